@@ -1,0 +1,103 @@
+# hprof-strip - see README.md. `make help` lists the targets.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARNFLAGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wundef -Wpointer-arith -Wvla -Wformat=2 -Wwrite-strings \
+            -Wimplicit-fallthrough -Wcast-qual
+STDFLAGS = -std=c11 -D_FILE_OFFSET_BITS=64
+ALL_CFLAGS = $(STDFLAGS) $(CFLAGS) $(WARNFLAGS) $(EXTRA_CFLAGS) -MMD -MP
+LDLIBS_CLI =
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+BUILD ?= build
+CORE_SRC = src/alloc.c src/error.c src/format.c src/reader.c src/out.c \
+           src/rules.c src/filter.c src/heap.c
+CLI_SRC  = src/main.c src/io.c
+CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
+CLI_OBJ  = $(CLI_SRC:src/%.c=$(BUILD)/%.o)
+LIB      = $(BUILD)/libhprofstrip.a
+
+TEST_SRC = $(wildcard tests/test_*.c)
+TEST_HELPERS = tests/helpers.c
+TEST_BIN = $(BUILD)/run-tests
+
+.PHONY: all deps run test check test-asan bench install uninstall clean help
+
+all: hprof-strip
+
+help:
+	@echo "make            build ./hprof-strip"
+	@echo "make run        install dependencies, build, strip a bundled fixture"
+	@echo "make test       install dependencies, build, run the whole test suite"
+	@echo "make check      run the Criterion suite only (no installs)"
+	@echo "make test-asan  the suite under AddressSanitizer + UBSan"
+	@echo "make bench      throughput and peak memory against cat and zstd"
+	@echo "make install    install into DESTDIR/PREFIX"
+
+$(BUILD)/%.o: src/%.c
+	@mkdir -p $(BUILD)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(CORE_OBJ)
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
+
+hprof-strip: $(CLI_OBJ) $(LIB)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_CLI)
+
+# Installs the Debian packages the build and the tests need, when missing.
+deps:
+	$(Q)sh tools/install-deps.sh
+
+run: deps hprof-strip
+	./hprof-strip --stats fixtures/jvm17-64bit.hprof -f -o $(BUILD)/jvm17-64bit.stripped.hprof
+	@ls -l fixtures/jvm17-64bit.hprof $(BUILD)/jvm17-64bit.stripped.hprof
+
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(BUILD)/tests
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
+
+$(TEST_BIN): $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(LIB)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion
+
+check: hprof-strip $(TEST_BIN)
+	$(TEST_BIN) --jobs 2
+	sh tests/cli.sh ./hprof-strip
+
+test: deps
+	$(MAKE) EXTRA_CFLAGS=-Werror check
+
+# The same suite with AddressSanitizer and UBSan, in a separate build tree.
+test-asan: deps
+	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	    LDFLAGS="-fsanitize=address,undefined" EXTRA_CFLAGS=-Werror check
+
+bench: hprof-strip
+	sh bench/bench.sh
+
+install: hprof-strip
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 hprof-strip $(DESTDIR)$(BINDIR)/hprof-strip
+	install -m 644 man/hprof-strip.1 $(DESTDIR)$(MANDIR)/man1/hprof-strip.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/hprof-strip $(DESTDIR)$(MANDIR)/man1/hprof-strip.1
+
+clean:
+	rm -rf build build-asan hprof-strip
+
+-include $(wildcard $(BUILD)/*.d $(BUILD)/tests/*.d)

@@ -1,0 +1,65 @@
+/*
+ * error.c - status names and error records.
+ *
+ * The core formats its messages with vsnprintf (the one piece of stdio it
+ * uses): an error that names the byte and the record is worth more to a user
+ * than a bare code, and the caller gets it ready to print.
+ */
+#include "error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *hs_status_str(hs_status status)
+{
+    switch (status) {
+    case HS_OK: return "success";
+    case HS_E_MALFORMED: return "malformed input";
+    case HS_E_TRUNCATED: return "truncated input";
+    case HS_E_UNSUPPORTED: return "unsupported input";
+    case HS_E_READ: return "read error";
+    case HS_E_WRITE: return "write error";
+    case HS_E_LIMIT: return "memory limit reached";
+    case HS_E_NOMEM: return "out of memory";
+    case HS_E_USAGE: return "usage error";
+    }
+    return "unknown status";
+}
+
+static void fill(hs_error *e, hs_status code, uint64_t offset, const char *prefix,
+                 const char *fmt, va_list ap)
+{
+    size_t n;
+
+    e->code = code;
+    e->offset = offset;
+    e->record_offset = UINT64_MAX;
+    e->tag = -1;
+    e->subtag = -1;
+    n = (size_t)snprintf(e->message, sizeof e->message, "%s", prefix);
+    if (n < sizeof e->message)
+        vsnprintf(e->message + n, sizeof e->message - n, fmt, ap);
+}
+
+hs_status hs_fail(hs_error *e, hs_status code, uint64_t offset, const char *fmt, ...)
+{
+    char prefix[48];
+    va_list ap;
+
+    snprintf(prefix, sizeof prefix, "input byte %llu: ", (unsigned long long)offset);
+    va_start(ap, fmt);
+    fill(e, code, offset, prefix, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+hs_status hs_fail_plain(hs_error *e, hs_status code, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    fill(e, code, UINT64_MAX, "", fmt, ap);
+    va_end(ap);
+    return code;
+}

@@ -1,0 +1,157 @@
+/*
+ * filter_impl.h - the filter's state and the byte-moving primitives shared
+ * by filter.c (file header and top-level records) and heap.c (heap-dump
+ * sub-records and output segments).
+ *
+ * Moving bytes: input bytes that go out unchanged are never copied one
+ * record at a time. The filter keeps a *span*, the run of window bytes
+ * rd.buf[span .. rd.pos) that has been consumed and must still be copied to
+ * the current destination. Walking an unchanged record is just advancing
+ * rd.pos; the span is flushed with one write when something else must be
+ * written (a zeroed payload, a new header), when the destination changes,
+ * or before the window is refilled. In a dump that passes through unchanged
+ * the output is written straight from the read window, a window at a time.
+ *
+ * Destinations: DST_OUT is the output stream. DST_SEG is the heap-dump
+ * segment being built (re-encoding only): its length must be known before
+ * its header is written, so its bytes are staged in `seg` until it closes.
+ */
+#ifndef HS_FILTER_IMPL_H
+#define HS_FILTER_IMPL_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "format.h"
+#include "hprof_strip.h"
+#include "out.h"
+#include "reader.h"
+#include "rules.h"
+
+enum hs_dst { DST_OUT, DST_SEG };
+
+struct hs_filter {
+    hs_alloc alloc;
+    const hs_rules *rules;
+    hs_options opt;
+    hs_reader rd;
+    hs_out out;
+
+    /* the span: rd.buf[span .. rd.pos) is due to `dst` */
+    size_t span;
+    enum hs_dst dst;
+
+    /* file */
+    unsigned idsize;
+    int reencode;  /* heap records are re-segmented (see heap.c) */
+    int heap_open; /* heap records written since the last HEAP_DUMP_END */
+
+    /* the top-level record being read */
+    uint64_t rec_off, rec_end;
+    int rec_tag;
+    int subtag; /* heap sub-record being read, or -1 */
+    int prev_unknown_tag; /* tag of the previous record if unknown, else -1 */
+    uint64_t prev_off;
+
+    /* output segment under construction (re-encoding) */
+    uint8_t *seg;
+    size_t seg_cap, seg_len;
+    int seg_open;
+
+    /* Android heap context: the heap the input is in now, and the heap the
+     * open output segment is in (both reset to 0, the default heap, at the
+     * start of their segments) */
+    uint32_t in_heap;
+    uint64_t in_heap_name;
+    uint32_t out_heap;
+
+    hs_error err;
+    int failed, ran;
+    hs_stats st;
+};
+
+typedef struct hs_filter F;
+
+/* ---- error helpers (filter.c) -------------------------------------------- */
+
+/* Records an error located at input byte `off`, tagged with the current
+ * record and sub-record. */
+hs_status hs_filter_fail(F *f, hs_status code, uint64_t off, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Turns a failed reader/writer status into a full error. */
+hs_status hs_filter_io_fail(F *f, hs_status s, const char *what);
+
+/* ---- byte moving (filter.c) --------------------------------------------- */
+
+hs_status hs_dst_write(F *f, const void *p, size_t n);
+hs_status hs_span_flush(F *f);
+hs_status hs_need_slow(F *f, size_t n, const char *what);
+hs_status hs_copy_stream(F *f, uint64_t n, const char *what);
+hs_status hs_skip_stream(F *f, uint64_t n, const char *what);
+hs_status hs_fill_stream(F *f, uint8_t byte, uint64_t n, const char *what);
+
+static inline const uint8_t *hs_cur(const F *f)
+{
+    return f->rd.buf + f->rd.pos;
+}
+
+static inline uint64_t hs_offset(const F *f)
+{
+    return hs_reader_offset(&f->rd);
+}
+
+/* Makes `n` bytes available at hs_cur(); `what` names the data for the
+ * truncation message. */
+static inline hs_status hs_need(F *f, size_t n, const char *what)
+{
+    if (hs_reader_avail(&f->rd) >= n)
+        return HS_OK;
+    return hs_need_slow(f, n, what);
+}
+
+/* Consumes `n` available bytes, copying them to the destination. */
+static inline void hs_pass(F *f, size_t n)
+{
+    f->rd.pos += n;
+}
+
+/* Consumes `n` available bytes without copying them. */
+static inline hs_status hs_drop(F *f, size_t n)
+{
+    HS_TRY(hs_span_flush(f));
+    f->rd.pos += n;
+    f->span = f->rd.pos;
+    return HS_OK;
+}
+
+/* Writes bytes the filter made up (a new header) to the destination. */
+static inline hs_status hs_emit(F *f, const void *p, size_t n)
+{
+    HS_TRY(hs_span_flush(f));
+    return hs_dst_write(f, p, n);
+}
+
+static inline hs_status hs_set_dst(F *f, enum hs_dst dst)
+{
+    if (f->dst != dst) {
+        HS_TRY(hs_span_flush(f));
+        f->dst = dst;
+    }
+    return HS_OK;
+}
+
+/* ---- heap records (heap.c) ---------------------------------------------- */
+
+/* Body of a HEAP_DUMP or HEAP_DUMP_SEGMENT record whose 9-byte header is at
+ * hs_cur() and has been validated. */
+hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len);
+/* Closes the output segment under construction, if any. */
+hs_status hs_seg_close(F *f);
+/* Writes a HEAP_DUMP_END record (re-encoding, or a heap dump left open). */
+hs_status hs_heap_end(F *f);
+
+#endif

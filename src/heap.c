@@ -1,0 +1,416 @@
+/*
+ * heap.c - heap-dump records: walking sub-records, applying array rules,
+ * and packing the output into segments.
+ *
+ * Two ways out, chosen once per run (F.reencode):
+ *
+ *  - In place. When no rule changes a length, every heap record keeps its
+ *    header and its sub-records stream through, payloads zeroed or filled on
+ *    the way. Nothing is buffered; unchanged bytes leave straight from the
+ *    read window (see the span in filter_impl.h).
+ *
+ *  - Re-encoded. Input heap records are unwrapped and their surviving
+ *    sub-records packed into new HEAP_DUMP_SEGMENTs of at most seg_cap bytes,
+ *    staged in `seg` so each length is known before its header is written.
+ *    A sub-record larger than seg_cap gets a segment of its own whose length
+ *    is computed from the sub-record's header, and streams through unbuffered:
+ *    memory never depends on the size of an input record.
+ *
+ * Android heap context (HEAP_DUMP_INFO) is scoped to one segment and every
+ * segment starts in the default heap. When re-encoding, input HEAP_DUMP_INFOs
+ * only record the heap the input is in; before each sub-record the output
+ * segment is brought to that heap, by writing a HEAP_DUMP_INFO or, to get
+ * back to the default heap (which has no HEAP_DUMP_INFO), by starting a new
+ * segment. So a heap region split across output segments has its
+ * HEAP_DUMP_INFO repeated at the start of each.
+ */
+#include <string.h>
+
+#include "be.h"
+#include "filter_impl.h"
+
+/* ---- output segments ------------------------------------------------------- */
+
+static void put_record_header(uint8_t *h, unsigned tag, uint32_t len)
+{
+    h[0] = (uint8_t)tag;
+    hs_put_be32(h + 1, 0);
+    hs_put_be32(h + 5, len);
+}
+
+static hs_status out_write(F *f, const void *p, size_t n)
+{
+    return hs_out_write(&f->out, p, n) == HS_OK ? HS_OK : hs_filter_io_fail(f, HS_E_WRITE, "");
+}
+
+hs_status hs_seg_close(F *f)
+{
+    uint8_t h[HS_RECORD_HEADER];
+
+    if (!f->seg_open)
+        return HS_OK;
+    if (f->dst == DST_SEG)
+        HS_TRY(hs_span_flush(f));
+    if (f->seg_len) { /* never an empty segment: VisualVM rejects them */
+        put_record_header(h, HS_TAG_HEAP_DUMP_SEGMENT, (uint32_t)f->seg_len);
+        HS_TRY(out_write(f, h, sizeof h));
+        HS_TRY(out_write(f, f->seg, f->seg_len));
+        f->st.segments_out++;
+        f->st.records_out++;
+        f->heap_open = 1;
+    }
+    f->seg_len = 0;
+    f->seg_open = 0;
+    f->out_heap = 0;
+    return HS_OK;
+}
+
+hs_status hs_heap_end(F *f)
+{
+    uint8_t h[HS_RECORD_HEADER];
+
+    put_record_header(h, HS_TAG_HEAP_DUMP_END, 0);
+    HS_TRY(hs_set_dst(f, DST_OUT));
+    HS_TRY(hs_emit(f, h, sizeof h));
+    f->st.records_out++;
+    f->heap_open = 0;
+    return HS_OK;
+}
+
+static size_t info_size(const F *f)
+{
+    return 1 + 4 + f->idsize;
+}
+
+/* Writes a HEAP_DUMP_INFO for the input's current heap to the destination. */
+static hs_status write_info(F *f)
+{
+    uint8_t b[1 + 4 + 8];
+
+    b[0] = HS_SUB_HEAP_DUMP_INFO;
+    hs_put_be32(b + 1, f->in_heap);
+    hs_put_be_id(b + 5, f->in_heap_name, f->idsize);
+    f->out_heap = f->in_heap;
+    f->st.subrecords_out++;
+    return hs_emit(f, b, info_size(f));
+}
+
+/* Makes the destination ready for a sub-record of `size` output bytes
+ * (re-encoding only): joins the open segment when it fits and is in the
+ * right heap, else starts a new one, or a segment of its own when the
+ * sub-record is larger than a segment may be. */
+static hs_status begin_sub(F *f, uint64_t size)
+{
+    uint64_t head;
+
+    f->st.subrecords_out++;
+    if (!f->reencode)
+        return HS_OK;
+    if (f->seg_open) {
+        uint64_t pending = f->seg_len + (f->dst == DST_SEG ? f->rd.pos - f->span : 0);
+        int switch_heap = f->in_heap != f->out_heap;
+
+        head = switch_heap ? info_size(f) : 0;
+        if (!(switch_heap && f->in_heap == 0) && pending + head + size <= f->seg_cap)
+            return switch_heap ? write_info(f) : HS_OK;
+        HS_TRY(hs_seg_close(f));
+    }
+    head = f->in_heap ? info_size(f) : 0;
+    if (head + size > f->seg_cap) {
+        uint8_t h[HS_RECORD_HEADER];
+
+        if (head + size > UINT32_MAX)
+            return hs_filter_fail(f, HS_E_LIMIT, hs_offset(f),
+                                  "a %llu-byte sub-record does not fit in a heap-dump "
+                                  "segment", (unsigned long long)size);
+        put_record_header(h, HS_TAG_HEAP_DUMP_SEGMENT, (uint32_t)(head + size));
+        HS_TRY(hs_set_dst(f, DST_OUT));
+        HS_TRY(hs_emit(f, h, sizeof h));
+        f->st.segments_out++;
+        f->st.records_out++;
+        f->heap_open = 1;
+        f->out_heap = 0;
+        return head ? write_info(f) : HS_OK;
+    }
+    HS_TRY(hs_set_dst(f, DST_SEG));
+    f->seg_open = 1;
+    f->out_heap = 0;
+    return head ? write_info(f) : HS_OK;
+}
+
+/* Back to staging after a sub-record that had a segment of its own. */
+static hs_status end_sub(F *f)
+{
+    if (f->reencode && f->dst == DST_OUT) {
+        f->out_heap = 0;
+        return hs_set_dst(f, DST_SEG);
+    }
+    return HS_OK;
+}
+
+/* ---- sub-records ----------------------------------------------------------- */
+
+static hs_status within(F *f, uint64_t off, uint64_t size)
+{
+    if (size <= f->rec_end - off)
+        return HS_OK;
+    return hs_filter_fail(f, HS_E_MALFORMED, off,
+                          "%s runs past the end of its %s record (it needs %llu bytes, "
+                          "%llu are left)",
+                          hs_subtag_name((unsigned)f->subtag), hs_tag_name((unsigned)f->rec_tag),
+                          (unsigned long long)size, (unsigned long long)(f->rec_end - off));
+}
+
+/* A sub-record copied whole: `hdr` bytes available now, `payload` streamed. */
+static hs_status copy_sub(F *f, uint64_t off, size_t hdr, uint64_t payload)
+{
+    HS_TRY(within(f, off, hdr + payload));
+    HS_TRY(begin_sub(f, hdr + payload));
+    hs_pass(f, hdr);
+    HS_TRY(hs_copy_stream(f, payload, "a sub-record payload"));
+    return end_sub(f);
+}
+
+static hs_status prim_array(F *f, uint64_t off, size_t hdr)
+{
+    const uint8_t *p = hs_cur(f);
+    unsigned i = f->idsize, type = p[1 + i + 8];
+    uint64_t count = hs_be32(p + 1 + i + 4);
+    unsigned esize = hs_prim_size(type);
+    uint64_t payload, keep;
+    hs_arr_verdict v;
+
+    if (!esize)
+        return hs_filter_fail(f, HS_E_MALFORMED, off + 1 + i + 8,
+                              "PRIMITIVE_ARRAY_DUMP has element type %u", type);
+    payload = count * esize;
+    HS_TRY(within(f, off, hdr + payload));
+    f->st.primitive_arrays++;
+    v = hs_rules_array(f->rules, type, payload);
+    switch (v.action) {
+    case HS_ARR_KEEP:
+        return copy_sub(f, off, hdr, payload);
+    case HS_ARR_ZERO:
+    case HS_ARR_FILL:
+    case HS_ARR_PREFIX:
+        keep = v.action == HS_ARR_PREFIX && v.prefix < count ? v.prefix * esize
+               : v.action == HS_ARR_PREFIX                  ? payload
+                                                            : 0;
+        HS_TRY(begin_sub(f, hdr + payload));
+        hs_pass(f, hdr);
+        HS_TRY(hs_copy_stream(f, keep, "an array payload"));
+        HS_TRY(hs_fill_stream(f, v.action == HS_ARR_FILL ? v.fill : 0, payload - keep,
+                              "an array payload"));
+        f->st.payload_bytes_zeroed += payload - keep;
+        return end_sub(f);
+    case HS_ARR_EMPTY: {
+        uint8_t h[1 + 8 + 9];
+        memcpy(h, p, hdr);
+        hs_put_be32(h + 1 + i + 4, 0);
+        HS_TRY(begin_sub(f, hdr));
+        HS_TRY(hs_drop(f, hdr));
+        HS_TRY(hs_emit(f, h, hdr));
+        HS_TRY(hs_skip_stream(f, payload, "an array payload"));
+        f->st.payload_bytes_dropped += payload;
+        return end_sub(f);
+    }
+    case HS_ARR_DROP:
+        f->st.arrays_dropped++;
+        f->st.payload_bytes_dropped += payload;
+        return hs_skip_stream(f, hdr + payload, "an array payload");
+    }
+    return HS_OK;
+}
+
+/* Makes the first `k` bytes of the sub-record at `off` available, after
+ * checking they lie inside its record. */
+static hs_status need_in_record(F *f, uint64_t off, uint64_t k)
+{
+    HS_TRY(within(f, off, k));
+    return hs_need(f, (size_t)k, "a CLASS_DUMP");
+}
+
+static hs_status bad_field_type(F *f, uint64_t at, const char *table, unsigned n,
+                                unsigned type)
+{
+    return hs_filter_fail(f, HS_E_MALFORMED, at, "CLASS_DUMP %s entry %u has type %u", table,
+                          n, type);
+}
+
+/* CLASS_DUMP has three variable tables; walk them to find its size (at
+ * most about 2.4 MB, which the read window can always hold), then copy it. */
+static hs_status class_dump(F *f, uint64_t off)
+{
+    const unsigned i = f->idsize;
+    uint64_t k = 1 + 7 * (uint64_t)i + 8; /* at n_const */
+    unsigned n, j, type, w;
+
+    HS_TRY(need_in_record(f, off, k + 2));
+    n = hs_be16(hs_cur(f) + k);
+    k += 2;
+    for (j = 0; j < n; j++) { /* u2 index, u1 type, value */
+        HS_TRY(need_in_record(f, off, k + 3));
+        type = hs_cur(f)[k + 2];
+        if (!(w = hs_type_size(type, i)))
+            return bad_field_type(f, off + k + 2, "constant pool", j, type);
+        k += 3 + w;
+    }
+    HS_TRY(need_in_record(f, off, k + 2));
+    n = hs_be16(hs_cur(f) + k);
+    k += 2;
+    for (j = 0; j < n; j++) { /* id name, u1 type, value */
+        HS_TRY(need_in_record(f, off, k + i + 1));
+        type = hs_cur(f)[k + i];
+        if (!(w = hs_type_size(type, i)))
+            return bad_field_type(f, off + k + i, "static field", j, type);
+        k += i + 1 + w;
+    }
+    HS_TRY(need_in_record(f, off, k + 2));
+    n = hs_be16(hs_cur(f) + k);
+    k += 2;
+    for (j = 0; j < n; j++) { /* id name, u1 type */
+        HS_TRY(need_in_record(f, off, k + i + 1));
+        type = hs_cur(f)[k + i];
+        if (!hs_type_size(type, i))
+            return bad_field_type(f, off + k + i, "instance field", j, type);
+        k += i + 1;
+    }
+    HS_TRY(need_in_record(f, off, k));
+    f->st.class_dumps++;
+    return copy_sub(f, off, (size_t)k, 0);
+}
+
+static hs_status heap_info(F *f, size_t hdr)
+{
+    const uint8_t *p = hs_cur(f);
+
+    f->in_heap = hs_be32(p + 1);
+    f->in_heap_name = hs_be_id(p + 5, f->idsize);
+    if (!f->reencode) {
+        f->st.subrecords_out++;
+        hs_pass(f, hdr);
+        return HS_OK;
+    }
+    return hs_drop(f, hdr); /* written again where needed, see begin_sub */
+}
+
+static hs_status bad_subtag(F *f, uint64_t off, unsigned subtag)
+{
+    f->subtag = -1;
+    return hs_filter_fail(f, HS_E_MALFORMED, off,
+                          "unknown heap sub-record tag 0x%02x in the %s record at byte %llu "
+                          "(sub-records carry no length, so the rest cannot be read)",
+                          subtag, hs_tag_name((unsigned)f->rec_tag),
+                          (unsigned long long)f->rec_off);
+}
+
+static hs_status sub_record(F *f)
+{
+    const unsigned i = f->idsize;
+    uint64_t off = hs_offset(f);
+    const uint8_t *p;
+    unsigned subtag;
+    size_t fixed;
+
+    HS_TRY(hs_need(f, 1, "a sub-record tag"));
+    subtag = *hs_cur(f);
+    fixed = hs_sub_fixed_size(subtag, i);
+    if (!fixed)
+        return bad_subtag(f, off, subtag);
+    f->subtag = (int)subtag;
+    f->st.subrecords_in++;
+    HS_TRY(within(f, off, fixed));
+    HS_TRY(hs_need(f, fixed, "a sub-record header"));
+    p = hs_cur(f);
+    switch (subtag) {
+    case HS_SUB_CLASS_DUMP:
+        return class_dump(f, off);
+    case HS_SUB_INSTANCE_DUMP:
+        f->st.instances++;
+        return copy_sub(f, off, fixed, hs_be32(p + 1 + 2 * i + 4));
+    case HS_SUB_OBJ_ARRAY_DUMP:
+        f->st.object_arrays++;
+        return copy_sub(f, off, fixed, (uint64_t)hs_be32(p + 1 + i + 4) * i);
+    case HS_SUB_PRIM_ARRAY_DUMP:
+        return prim_array(f, off, fixed);
+    case HS_SUB_PRIM_ARRAY_NODATA:
+        if (!hs_prim_size(p[1 + i + 8]))
+            return hs_filter_fail(f, HS_E_MALFORMED, off + 1 + i + 8,
+                                  "PRIMITIVE_ARRAY_NODATA has element type %u", p[1 + i + 8]);
+        f->st.primitive_arrays++;
+        return copy_sub(f, off, fixed, 0);
+    case HS_SUB_HEAP_DUMP_INFO:
+        return heap_info(f, fixed);
+    default:
+        f->st.roots++;
+        return copy_sub(f, off, fixed, 0);
+    }
+}
+
+/* HotSpot 7/8 leaves a HEAP_DUMP's length at 0 when the dump stops before it
+ * seeks back to patch it. A zero-length heap record followed by a byte that
+ * can only start a sub-record is read as running to the end of the input. */
+static hs_status runs_to_eof(F *f, int *yes)
+{
+    hs_status s;
+    unsigned next;
+
+    *yes = 0;
+    HS_TRY(hs_span_flush(f));
+    s = hs_reader_fill(&f->rd, HS_RECORD_HEADER + 1);
+    f->span = f->rd.pos;
+    if (s == HS_E_TRUNCATED)
+        return HS_OK;
+    if (s != HS_OK)
+        return hs_filter_io_fail(f, s, "a record header");
+    next = hs_cur(f)[HS_RECORD_HEADER];
+    *yes = !hs_tag_known(next) && hs_sub_fixed_size(next, f->idsize) != 0;
+    return HS_OK;
+}
+
+hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len)
+{
+    int to_eof = 0;
+
+    if (body_len == 0)
+        HS_TRY(runs_to_eof(f, &to_eof));
+    if (to_eof)
+        f->rec_end = UINT64_MAX;
+    if (!f->reencode) {
+        hs_pass(f, HS_RECORD_HEADER);
+        f->st.records_out++;
+        if (tag == HS_TAG_HEAP_DUMP_SEGMENT)
+            f->heap_open = 1;
+    } else {
+        HS_TRY(hs_drop(f, HS_RECORD_HEADER));
+        HS_TRY(hs_set_dst(f, DST_SEG));
+    }
+    f->in_heap = 0;
+    f->in_heap_name = 0;
+    for (;;) {
+        if (to_eof) {
+            int at_end = 0;
+            if (hs_reader_avail(&f->rd) == 0) {
+                hs_status s;
+                HS_TRY(hs_span_flush(f));
+                s = hs_reader_at_end(&f->rd, &at_end);
+                f->span = f->rd.pos;
+                if (s != HS_OK)
+                    return hs_filter_io_fail(f, s, "a sub-record");
+            }
+            if (at_end)
+                break;
+        } else if (hs_offset(f) >= f->rec_end) {
+            break;
+        }
+        HS_TRY(sub_record(f));
+        f->subtag = -1;
+    }
+    if (f->reencode && tag == HS_TAG_HEAP_DUMP) {
+        /* one 1.0.1 HEAP_DUMP is one whole dump: close it as segments are */
+        HS_TRY(hs_seg_close(f));
+        if (f->heap_open)
+            HS_TRY(hs_heap_end(f));
+    }
+    return HS_OK;
+}

@@ -1,0 +1,169 @@
+/*
+ * hprof_strip.h - the hprof-strip library: a single-pass HPROF filter.
+ *
+ * This is the only public header. A program builds a rule set, creates a
+ * filter over it, and runs the filter once over a byte source into a byte
+ * sink:
+ *
+ *     hs_rules *rules = hs_rules_create(NULL);
+ *     hs_rules_preset(rules, "default", NULL);
+ *     hs_filter *f = hs_filter_create(rules, NULL, NULL);
+ *     hs_source in = { my_read, my_ctx };
+ *     hs_sink out = { my_write, my_ctx };
+ *     if (hs_filter_run(f, &in, &out) != HS_OK)
+ *         fprintf(stderr, "%s\n", hs_filter_error(f)->message);
+ *     hs_filter_free(f);
+ *     hs_rules_free(rules);
+ *
+ * The library does no I/O of its own: it pulls bytes through the source's
+ * read callback and pushes bytes through the sink's write callback. It never
+ * seeks, never looks at how the input was split into reads, and keeps its
+ * memory bounded: a fixed read buffer, a fixed output buffer, a fixed segment
+ * buffer, and what the rules must remember (the held STRING records and GC
+ * roots, each under a cap set in hs_options). No allocation is ever sized
+ * from a length found in the input.
+ *
+ * A pull design (the filter calls read) rather than a push design (the
+ * caller hands in buffers) keeps the decoder a plain top-down reader of the
+ * format that can be audited against the spec in one sitting; a push API can
+ * be layered on it with a thread if a caller ever needs one.
+ *
+ * Objects are not thread-safe; distinct filters may run in parallel and may
+ * share one rule set, which is read-only once built.
+ */
+#ifndef HPROF_STRIP_H
+#define HPROF_STRIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HS_VERSION_STRING "0.1.0"
+
+/* ---- status codes ------------------------------------------------------ */
+
+typedef enum {
+    HS_OK = 0,
+    HS_E_MALFORMED = -1,   /* the input breaks the HPROF format */
+    HS_E_TRUNCATED = -2,   /* the input ended inside a record */
+    HS_E_UNSUPPORTED = -3, /* not an HPROF we can read (version, id size) */
+    HS_E_READ = -4,        /* the source's read callback failed */
+    HS_E_WRITE = -5,       /* the sink's write callback failed */
+    HS_E_LIMIT = -6,       /* a configured memory cap was reached */
+    HS_E_NOMEM = -7,       /* the allocator failed */
+    HS_E_USAGE = -8        /* the API was misused (bad argument, bad rule) */
+} hs_status;
+
+/* A short static description of a status code, e.g. "truncated input". */
+const char *hs_status_str(hs_status status);
+
+/* Everything known about the first error a filter met. */
+typedef struct {
+    hs_status code;
+    uint64_t offset;        /* input byte where the problem was found */
+    uint64_t record_offset; /* start of the enclosing top-level record, or
+                               UINT64_MAX outside any record */
+    int tag;                /* top-level tag of that record, or -1 */
+    int subtag;             /* heap sub-record tag, or -1 */
+    char message[320];      /* one line, no program name, no newline, e.g.
+                               "input byte 1234: PRIMITIVE_ARRAY_DUMP has
+                               element type 13" */
+} hs_error;
+
+/* ---- memory ------------------------------------------------------------ */
+
+/* Optional allocator. NULL anywhere an hs_alloc is taken means malloc/free. */
+typedef struct {
+    void *(*alloc)(void *opaque, size_t size);
+    void (*free)(void *opaque, void *ptr);
+    void *opaque;
+} hs_alloc;
+
+/* ---- byte source and sink ---------------------------------------------- */
+
+/* read: fill at most `cap` bytes of `buf`; return the count (> 0), 0 at the
+ * end of the input, or -1 on failure (the filter then fails with HS_E_READ;
+ * the caller keeps errno or its own error state). Short reads are fine. */
+typedef struct {
+    long (*read)(void *ctx, void *buf, size_t cap);
+    void *ctx;
+} hs_source;
+
+/* write: consume all `len` bytes of `buf`; return 0, or -1 on failure (the
+ * filter then fails with HS_E_WRITE). */
+typedef struct {
+    int (*write)(void *ctx, const void *buf, size_t len);
+    void *ctx;
+} hs_sink;
+
+/* ---- rules --------------------------------------------------------------- */
+
+typedef struct hs_rules hs_rules;
+
+/* An empty rule set changes nothing (the `none` preset). NULL on no memory. */
+hs_rules *hs_rules_create(const hs_alloc *alloc);
+void hs_rules_free(hs_rules *rules); /* NULL is fine */
+
+/* Apply a built-in preset on top of what `rules` holds: "none", "default".
+ * Returns HS_OK, or HS_E_USAGE for an unknown name (and fills `err` when it
+ * is not NULL). */
+hs_status hs_rules_preset(hs_rules *rules, const char *name, hs_error *err);
+
+/* ---- filter -------------------------------------------------------------- */
+
+typedef struct {
+    /* Re-encode heap dumps into fresh segments even when no rule changes a
+     * length (normally such records pass through byte for byte). */
+    int repack;
+    /* Cap, in bytes, of a heap-dump segment built by the filter; 0 means the
+     * default (1 MiB, like HotSpot). Sub-records larger than the cap get a
+     * segment of their own and stream through without buffering. */
+    size_t segment_cap;
+    /* Size of the read buffer; 0 means the default (1 MiB). */
+    size_t read_buffer;
+} hs_options;
+
+typedef struct hs_filter hs_filter;
+
+/* Creates a filter applying `rules` (which must outlive the filter and stay
+ * unchanged while it runs). `opt` and `alloc` may be NULL. NULL on no memory. */
+hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
+                            const hs_alloc *alloc);
+void hs_filter_free(hs_filter *f); /* NULL is fine */
+
+/* Reads the whole input from `src` and writes the filtered dump to `dst`.
+ * Returns HS_OK when the input was read to its end and everything was
+ * written; otherwise the error code, with details in hs_filter_error().
+ * Output already passed to the sink before an error stays written: callers
+ * writing to a file should write to a temporary name and discard it on error.
+ * A filter runs once; a second call returns HS_E_USAGE. */
+hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst);
+
+/* The error of the last run, or NULL when it succeeded or has not run. */
+const hs_error *hs_filter_error(const hs_filter *f);
+
+/* Counters filled as the filter runs. */
+typedef struct {
+    uint64_t bytes_in, bytes_out;
+    uint64_t records_in, records_out;         /* top-level records */
+    uint64_t subrecords_in, subrecords_out;   /* heap sub-records */
+    uint64_t segments_out;                    /* heap records written */
+    uint64_t instances, object_arrays, primitive_arrays, class_dumps, roots;
+    uint64_t payload_bytes_zeroed;            /* array bytes zeroed or filled */
+    uint64_t payload_bytes_dropped;           /* array bytes removed */
+    uint64_t arrays_dropped;
+    uint64_t strings_in, strings_out;
+    uint64_t roots_dropped;
+    uint64_t objects_dropped;                 /* by heap rules */
+    uint64_t held_bytes_peak;                 /* peak memory held for strings/roots */
+} hs_stats;
+
+void hs_filter_stats(const hs_filter *f, hs_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,92 @@
+/*
+ * reader.c - the pull reader: window management and reads.
+ */
+#include "reader.h"
+
+#include <string.h>
+
+#include "alloc.h"
+
+hs_status hs_reader_init(hs_reader *r, const hs_alloc *a, size_t cap, size_t max)
+{
+    memset(r, 0, sizeof *r);
+    r->alloc = a;
+    r->cap = cap;
+    r->max = max > cap ? max : cap;
+    r->buf = hs_malloc(a, cap);
+    return r->buf ? HS_OK : HS_E_NOMEM;
+}
+
+void hs_reader_free(hs_reader *r)
+{
+    hs_free(r->alloc, r->buf);
+    r->buf = NULL;
+}
+
+static hs_status grow(hs_reader *r, size_t n)
+{
+    size_t cap = r->cap;
+    uint8_t *nb;
+
+    if (n > r->max)
+        return HS_E_LIMIT;
+    while (cap < n)
+        cap = cap > r->max / 2 ? r->max : cap * 2;
+    nb = hs_realloc(r->alloc, r->buf, r->end, cap);
+    if (!nb)
+        return HS_E_NOMEM;
+    r->buf = nb;
+    r->cap = cap;
+    return HS_OK;
+}
+
+hs_status hs_reader_fill(hs_reader *r, size_t n)
+{
+    size_t have = r->end - r->pos;
+
+    if (have >= n)
+        return HS_OK;
+    if (r->pos > 0) {
+        memmove(r->buf, r->buf + r->pos, have);
+        r->base += r->pos;
+        r->pos = 0;
+        r->end = have;
+    }
+    if (n > r->cap) {
+        hs_status s = grow(r, n);
+        if (s != HS_OK)
+            return s;
+    }
+    while (r->end < n) {
+        long got;
+        if (r->eof)
+            return HS_E_TRUNCATED;
+        got = r->src.read(r->src.ctx, r->buf + r->end, r->cap - r->end);
+        if (got < 0) {
+            r->failed = 1;
+            return HS_E_READ;
+        }
+        if (got == 0)
+            r->eof = 1;
+        else
+            r->end += (size_t)got;
+    }
+    return HS_OK;
+}
+
+hs_status hs_reader_at_end(hs_reader *r, int *at_end)
+{
+    hs_status s;
+
+    if (r->end > r->pos) {
+        *at_end = 0;
+        return HS_OK;
+    }
+    s = hs_reader_fill(r, 1);
+    if (s == HS_E_TRUNCATED) {
+        *at_end = 1;
+        return HS_OK;
+    }
+    *at_end = 0;
+    return s;
+}

@@ -1,0 +1,57 @@
+/*
+ * reader.h - a pull reader over an hs_source with a window of contiguous
+ * bytes and absolute input offsets.
+ *
+ *     buf: [ consumed | pos .. end: available | free ]
+ *
+ * Decoding code asks for the next n bytes to be contiguous (hs_reader_fill)
+ * and then reads them in place; payloads larger than the window are taken a
+ * window at a time. The window only grows (up to `max`) when a record that
+ * must be seen whole, a CLASS_DUMP, is larger than it.
+ */
+#ifndef HS_READER_H
+#define HS_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hprof_strip.h"
+
+typedef struct {
+    hs_source src;
+    const hs_alloc *alloc;
+    uint8_t *buf;
+    size_t cap;      /* current window size */
+    size_t max;      /* largest window fill() may grow to */
+    size_t pos, end; /* available bytes are buf[pos..end) */
+    uint64_t base;   /* input offset of buf[0] */
+    int eof;         /* the source said end of input */
+    int failed;      /* the source's read callback failed */
+} hs_reader;
+
+hs_status hs_reader_init(hs_reader *r, const hs_alloc *a, size_t cap, size_t max);
+void hs_reader_free(hs_reader *r);
+
+static inline size_t hs_reader_avail(const hs_reader *r)
+{
+    return r->end - r->pos;
+}
+
+/* Input offset of the next unread byte. */
+static inline uint64_t hs_reader_offset(const hs_reader *r)
+{
+    return r->base + r->pos;
+}
+
+/* Makes at least `n` bytes available at buf[pos], moving the unread bytes to
+ * the front of the window first (so pointers into the window die). Reads as
+ * much as the window holds, in as few calls as the source allows. Returns
+ * HS_OK, HS_E_TRUNCATED when the input ends first (whatever did arrive stays
+ * available), HS_E_READ, HS_E_LIMIT when n > max, or HS_E_NOMEM. */
+hs_status hs_reader_fill(hs_reader *r, size_t n);
+
+/* True when no byte is left: the window is empty and the source is at its
+ * end. May read to find out. */
+hs_status hs_reader_at_end(hs_reader *r, int *at_end);
+
+#endif
