@@ -21,6 +21,7 @@ Q = @
 endif
 
 BUILD ?= build
+BIN ?= hprof-strip
 CORE_SRC = src/alloc.c src/error.c src/format.c src/reader.c src/out.c \
            src/rules.c src/filter.c src/heap.c
 CLI_SRC  = src/main.c src/io.c
@@ -34,7 +35,7 @@ TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: all deps run test check test-asan bench install uninstall clean help
 
-all: hprof-strip
+all: $(BIN)
 
 help:
 	@echo "make            build ./hprof-strip"
@@ -54,7 +55,7 @@ $(LIB): $(CORE_OBJ)
 	$(Q)rm -f $@
 	$(Q)ar rcs $@ $^
 
-hprof-strip: $(CLI_OBJ) $(LIB)
+$(BIN): $(CLI_OBJ) $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_CLI)
 
@@ -72,24 +73,24 @@ $(BUILD)/tests/%.o: tests/%.c
 	$(Q)$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
 
 $(TEST_BIN): $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(LIB)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion -lxxhash
 
-check: hprof-strip $(TEST_BIN)
+check: $(BIN) $(TEST_BIN)
 	$(TEST_BIN) --jobs 2
-	sh tests/cli.sh ./hprof-strip
+	sh tests/cli.sh ./$(BIN)
 
 test: deps
 	$(MAKE) EXTRA_CFLAGS=-Werror check
 
 # The same suite with AddressSanitizer and UBSan, in a separate build tree.
 test-asan: deps
-	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	$(MAKE) BUILD=build-asan BIN=build-asan/hprof-strip CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	    LDFLAGS="-fsanitize=address,undefined" EXTRA_CFLAGS=-Werror check
 
 bench: hprof-strip
 	sh bench/bench.sh
 
-install: hprof-strip
+install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 hprof-strip $(DESTDIR)$(BINDIR)/hprof-strip
 	install -m 644 man/hprof-strip.1 $(DESTDIR)$(MANDIR)/man1/hprof-strip.1

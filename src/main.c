@@ -201,8 +201,12 @@ int main(int argc, char **argv)
         signal(SIGTERM, on_signal);
         signal(SIGHUP, on_signal);
     }
-    /* A closed pipe downstream is an error to report, not a silent death. */
+    /* A closed pipe downstream, or a file-size limit, is an error to report
+     * (write fails with EPIPE or EFBIG), not a silent death by signal. */
     signal(SIGPIPE, SIG_IGN);
+#ifdef SIGXFSZ
+    signal(SIGXFSZ, SIG_IGN);
+#endif
 
     filter = hs_filter_create(rules, &opt, NULL);
     if (!filter) {

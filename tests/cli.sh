@@ -1,0 +1,84 @@
+#!/bin/sh
+# tests/cli.sh - the command line as users meet it: options, files, exit
+# codes, messages on stderr only. Usage: sh tests/cli.sh ./hprof-strip
+set -u
+BIN=${1:-./hprof-strip}
+FIX=fixtures/jvm17-64bit.hprof
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+# expect_rc WANT DESCRIPTION -- the last command's status was saved in $rc
+expect_rc() { if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit $rc, expected $1"; fi; }
+expect_grep() { if grep -q -- "$1" "$2"; then ok; else bad "$3: '$1' not in $(cat "$2")"; fi; }
+expect_empty() { if [ ! -s "$1" ]; then ok; else bad "$2: not empty: $(head -c 200 "$1")"; fi; }
+
+# --help and --version go to stdout and succeed
+"$BIN" --help >"$T/out" 2>"$T/err"; rc=$?
+expect_rc 0 "--help"; expect_grep "Usage:" "$T/out" "--help"; expect_empty "$T/err" "--help stderr"
+"$BIN" --version >"$T/out" 2>"$T/err"; rc=$?
+expect_rc 0 "--version"; expect_grep "hprof-strip [0-9]" "$T/out" "--version"
+
+# usage errors: exit 2, message on stderr, nothing on stdout
+"$BIN" --no-such-option <"$FIX" >"$T/out" 2>"$T/err"; rc=$?
+expect_rc 2 "unknown option"; expect_grep "unknown option" "$T/err" "unknown option"
+expect_empty "$T/out" "unknown option stdout"
+"$BIN" -p nonesuch <"$FIX" >"$T/out" 2>"$T/err"; rc=$?
+expect_rc 2 "unknown preset"; expect_grep "nonesuch" "$T/err" "unknown preset"
+"$BIN" a b c >"$T/out" 2>"$T/err"; rc=$?
+expect_rc 2 "extra argument"
+
+# identity through stdin/stdout, and through named files, with nothing on stderr
+"$BIN" -p none <"$FIX" >"$T/out" 2>"$T/err"; rc=$?
+expect_rc 0 "identity"; cmp -s "$FIX" "$T/out" && ok || bad "identity differs"
+expect_empty "$T/err" "identity stderr"
+"$BIN" -p none "$FIX" "$T/named.hprof" 2>"$T/err"; rc=$?
+expect_rc 0 "named files"; cmp -s "$FIX" "$T/named.hprof" && ok || bad "named output differs"
+"$BIN" -p none - - <"$FIX" >"$T/out"; rc=$?
+expect_rc 0 "dash names"; cmp -s "$FIX" "$T/out" && ok || bad "dash output differs"
+
+# -o: existing file refused without -f, replaced with it
+"$BIN" -p none -o "$T/named.hprof" <"$FIX" 2>"$T/err"; rc=$?
+expect_rc 2 "-o over an existing file"; expect_grep "already exists" "$T/err" "-o existing"
+"$BIN" -f -o "$T/named.hprof" <"$FIX" 2>"$T/err"; rc=$?
+expect_rc 0 "-o -f"; cmp -s "$FIX" "$T/named.hprof" && bad "-f did not replace" || ok
+
+# bad input: exit 1, offset in the message, no output file left with -o
+printf 'this is not a heap dump\n' >"$T/text"
+"$BIN" -o "$T/never.hprof" "$T/text" 2>"$T/err"; rc=$?
+expect_rc 1 "text input"; expect_grep "text, not an HPROF" "$T/err" "text input"
+[ -e "$T/never.hprof" ] && bad "output left behind" || ok
+[ "$(ls "$T" | grep -c tmp)" -eq 0 ] && ok || bad "temporary file left behind: $(ls "$T")"
+"$BIN" <../shared/corpus/bad-corrupt-length-1.hprof >/dev/null 2>"$T/err"; rc=$?
+if [ -e ../shared/corpus/bad-corrupt-length-1.hprof ]; then
+    expect_rc 1 "corrupt corpus file"; expect_grep "input byte 304367" "$T/err" "corrupt offset"
+fi
+
+# truncated input: exit 3 with the offset where the data ends
+head -c 1000000 "$FIX" >"$T/cut.hprof"
+"$BIN" <"$T/cut.hprof" >/dev/null 2>"$T/err"; rc=$?
+expect_rc 3 "truncated"; expect_grep "input byte 1000000: input ends inside" "$T/err" "truncated"
+
+# I/O errors: exit 4 with a message
+"$BIN" "$T/does-not-exist" >/dev/null 2>"$T/err"; rc=$?
+expect_rc 4 "missing input"; expect_grep "does-not-exist" "$T/err" "missing input"
+if [ -w /dev/full ]; then
+    "$BIN" -p none <"$FIX" >/dev/full 2>"$T/err"; rc=$?
+    expect_rc 4 "full disk"; expect_grep "No space left" "$T/err" "full disk"
+fi
+# a reader that goes away: an error, never a silent success
+("$BIN" -p none <"$FIX"; echo $? >"$T/rc") 2>"$T/err" | head -c 100 >/dev/null
+rc=$(cat "$T/rc")
+expect_rc 4 "closed pipe"; expect_grep "Broken pipe" "$T/err" "closed pipe"
+
+# a terminal on stdout is refused unless forced (script(1) provides one)
+if command -v script >/dev/null 2>&1; then
+    script -qec "$BIN < $FIX" /dev/null >"$T/tty" 2>&1; rc=$?
+    expect_rc 2 "binary to a terminal"; expect_grep "refusing" "$T/tty" "tty refusal"
+fi
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,419 @@
+/*
+ * fuzz_filter.c - libFuzzer harness over the whole library pipeline:
+ * rules -> filter -> memory source -> memory sink, then the output through a
+ * second (preset none) filter.
+ *
+ * Input layout. Byte 0 is a selector, the rest is the dump:
+ *
+ *   bit 0      preset: 0 = none, 1 = default
+ *   bit 1      hs_options.repack
+ *   bit 2      small segment_cap (32..4096, below the library's 64 minimum on
+ *              purpose now and then) instead of the default
+ *   bit 3      small read_buffer (32..4096) instead of the default
+ *   bits 4..7  how many bytes the memory source returns per read, see
+ *              chunk_mode(): whole, fixed 1..511, or a pseudo-random sequence
+ *
+ * The small sizes and the random read sequence are derived from the selector
+ * and the input length, so an input always replays the same way.
+ *
+ * An input that itself starts with "JAVA PROFILE 1.0" is a raw dump (a
+ * fixture, or a file from /work/shared/corpus used as a seed): all of it is
+ * the dump and the selector is a hash of its bytes.
+ *
+ * Invariants checked (any failure aborts with a message naming it):
+ *   - hs_filter_run returns HS_OK or one of the negative hs_status codes;
+ *   - on failure hs_filter_error() is non-NULL, its code is the returned
+ *     status, its message is non-empty, NUL-terminated and one line; on
+ *     success it is NULL;
+ *   - a second hs_filter_run on the same filter returns HS_E_USAGE;
+ *   - stats: on success bytes_out equals what the sink received and bytes_in
+ *     is the dump's length (on failure bytes_out may count buffered bytes that
+ *     never reached the sink, so it is only checked to be >=);
+ *   - the source is never asked for 0 bytes, nor read again after it said
+ *     end of input; the sink is never written after it failed;
+ *   - the output never exceeds OUT_CAP(n) (bounded amplification);
+ *   - preset none, repack off, success: output == input byte for byte (see
+ *     FUZZ_STRICT_IDENTITY below for the one tolerated difference);
+ *   - the output of a successful run goes through a second filter (preset
+ *     none, repack off, default options) with HS_OK and comes out unchanged
+ *     (it is valid, closed HPROF);
+ *   - every allocation made through hs_alloc is freed once hs_filter_free
+ *     and hs_rules_free have run, and no single allocation and no total of
+ *     live bytes exceeds the library's documented fixed buffers.
+ */
+#define _POSIX_C_SOURCE 200809L /* strnlen */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hprof_strip.h"
+
+/* The library closes a heap dump left open at the end of the input (segments
+ * with no HEAP_DUMP_END) by appending one, even with preset none and no
+ * repack. Built with -DFUZZ_STRICT_IDENTITY=1 the harness rejects that too;
+ * by default it tolerates exactly that 9-byte suffix so fuzzing goes on. */
+#ifndef FUZZ_STRICT_IDENTITY
+#define FUZZ_STRICT_IDENTITY 0
+#endif
+
+/* Output may grow a little when re-encoding (segment headers, repeated
+ * HEAP_DUMP_INFOs, HEAP_DUMP_END records, a 1.0 header becoming 1.0.2), never
+ * by more than this. */
+#define OUT_CAP(n) ((size_t)(n) * 8u + 4096u)
+
+/* Fixed buffers of the library: 1 MiB read buffer (may grow to 4 MiB for a
+ * CLASS_DUMP), 1 MiB output buffer, segment buffer (1 MiB default). Nothing
+ * is sized from the input, so live memory stays under this. */
+#define MAX_LIVE_BYTES ((size_t)8 << 20)
+
+#define CHECK(cond, ...)                                                        \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            fprintf(stderr, "fuzz_filter: invariant failed: %s (%s:%d)\n  ",   \
+                    #cond, __FILE__, __LINE__);                                 \
+            fprintf(stderr, __VA_ARGS__);                                       \
+            fputc('\n', stderr);                                                \
+            abort();                                                            \
+        }                                                                       \
+    } while (0)
+
+/* ---- counting allocator ---------------------------------------------------- */
+
+typedef struct {
+    size_t live_count, live_bytes, peak_bytes, biggest;
+    size_t total_allocs;
+} counter;
+
+typedef union {
+    size_t size;
+    max_align_t align;
+} block_head;
+
+static void *count_alloc(void *opaque, size_t size)
+{
+    counter *c = opaque;
+    block_head *h;
+
+    CHECK(size > 0, "hs_alloc asked for 0 bytes");
+    CHECK(size <= MAX_LIVE_BYTES, "one allocation of %zu bytes", size);
+    h = malloc(sizeof *h + size);
+    if (!h)
+        return NULL;
+    h->size = size;
+    c->live_count++;
+    c->live_bytes += size;
+    c->total_allocs++;
+    if (c->live_bytes > c->peak_bytes)
+        c->peak_bytes = c->live_bytes;
+    if (size > c->biggest)
+        c->biggest = size;
+    CHECK(c->live_bytes <= MAX_LIVE_BYTES, "%zu bytes live at once", c->live_bytes);
+    return h + 1;
+}
+
+static void count_free(void *opaque, void *p)
+{
+    counter *c = opaque;
+    block_head *h;
+
+    if (!p)
+        return;
+    h = (block_head *)p - 1;
+    CHECK(c->live_count > 0, "free with no live allocation");
+    CHECK(c->live_bytes >= h->size, "free of more bytes than are live");
+    c->live_count--;
+    c->live_bytes -= h->size;
+    free(h);
+}
+
+/* ---- memory source ---------------------------------------------------------- */
+
+typedef struct {
+    const uint8_t *data;
+    size_t len, pos;
+    unsigned mode;   /* selector bits 4..7 */
+    uint64_t rng;    /* for the pseudo-random modes */
+    int saw_eof;
+    size_t reads;
+} msource;
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Bytes the source hands out per read in `mode`; 0 = as many as asked. */
+static size_t chunk_mode(msource *s)
+{
+    static const size_t fixed[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 13, 17, 31, 64, 511};
+
+    if (s->mode < sizeof fixed / sizeof fixed[0])
+        return fixed[s->mode];
+    if (s->mode == 14)
+        return 1 + (size_t)(splitmix(&s->rng) % 16);
+    return 1 + (size_t)(splitmix(&s->rng) % 4096);
+}
+
+static long msource_read(void *ctx, void *buf, size_t cap)
+{
+    msource *s = ctx;
+    size_t n = s->len - s->pos, k;
+
+    s->reads++;
+    CHECK(buf != NULL, "read into a NULL buffer");
+    CHECK(cap > 0, "read asked for 0 bytes (a 0 return would mean end of input)");
+    CHECK(!s->saw_eof, "read again after the source reported end of input");
+    if (n == 0) {
+        s->saw_eof = 1;
+        return 0;
+    }
+    if (n > cap)
+        n = cap;
+    k = chunk_mode(s);
+    if (k && n > k)
+        n = k;
+    memcpy(buf, s->data + s->pos, n);
+    s->pos += n;
+    return (long)n;
+}
+
+/* ---- memory sink ------------------------------------------------------------ */
+
+typedef struct {
+    uint8_t *buf; /* holds min(total, cap) bytes */
+    size_t cap, len;
+    uint64_t total;
+    int overflow, failed_once;
+} msink;
+
+static int msink_write(void *ctx, const void *p, size_t n)
+{
+    msink *k = ctx;
+
+    CHECK(!k->failed_once, "write after the sink reported failure");
+    CHECK(n == 0 || p != NULL, "write from a NULL buffer");
+    if (n > k->cap - k->len) {
+        k->overflow = 1;
+        k->failed_once = 1;
+        return -1;
+    }
+    memcpy(k->buf + k->len, p, n);
+    k->len += n;
+    k->total += n;
+    return 0;
+}
+
+/* ---- one filter run ---------------------------------------------------------- */
+
+typedef struct {
+    int preset_default, repack;
+    size_t segment_cap, read_buffer;
+    unsigned chunk;
+} config;
+
+static void check_error(const hs_filter *f, hs_status s, const char *which)
+{
+    const hs_error *e = hs_filter_error(f);
+    size_t n;
+
+    if (s == HS_OK) {
+        CHECK(e == NULL, "%s: hs_filter_error is not NULL after HS_OK", which);
+        return;
+    }
+    CHECK(s >= HS_E_USAGE && s <= HS_E_MALFORMED, "%s: status %d is not an hs_status", which,
+          (int)s);
+    CHECK(e != NULL, "%s: status %d (%s) but hs_filter_error is NULL", which, (int)s,
+          hs_status_str(s));
+    CHECK(e->code == s, "%s: returned %d but the error says %d", which, (int)s, (int)e->code);
+    n = strnlen(e->message, sizeof e->message);
+    CHECK(n < sizeof e->message, "%s: error message not NUL-terminated", which);
+    CHECK(n > 0, "%s: empty error message for status %d", which, (int)s);
+    CHECK(memchr(e->message, '\n', n) == NULL, "%s: error message has a newline: %s", which,
+          e->message);
+}
+
+/* Runs one filter over `in`; the output lands in `out` (caller frees
+ * out->buf). Returns the status. */
+static hs_status run_filter(const config *cfg, const uint8_t *in, size_t len, msink *out,
+                            uint64_t seed, const char *which, hs_error *err_out)
+{
+    counter cnt = {0};
+    hs_alloc a = {count_alloc, count_free, &cnt};
+    hs_options opt = {0};
+    hs_rules *rules;
+    hs_filter *f;
+    hs_status s, s2;
+    hs_error perr;
+    hs_stats st;
+    msource src = {in, len, 0, cfg->chunk, seed, 0, 0};
+    hs_source hsrc = {msource_read, &src};
+    hs_sink hsink = {msink_write, out};
+
+    memset(out, 0, sizeof *out);
+    out->cap = OUT_CAP(len);
+    out->buf = malloc(out->cap ? out->cap : 1);
+    CHECK(out->buf != NULL, "harness out of memory");
+
+    rules = hs_rules_create(&a);
+    CHECK(rules != NULL, "%s: hs_rules_create failed", which);
+    s = hs_rules_preset(rules, cfg->preset_default ? "default" : "none", &perr);
+    CHECK(s == HS_OK, "%s: hs_rules_preset failed: %d", which, (int)s);
+
+    opt.repack = cfg->repack;
+    opt.segment_cap = cfg->segment_cap;
+    opt.read_buffer = cfg->read_buffer;
+    f = hs_filter_create(rules, &opt, &a);
+    CHECK(f != NULL, "%s: hs_filter_create failed", which);
+    CHECK(hs_filter_error(f) == NULL, "%s: error before the run", which);
+
+    s = hs_filter_run(f, &hsrc, &hsink);
+    check_error(f, s, which);
+    CHECK(!out->overflow, "%s: output passed %zu bytes for a %zu-byte input", which, out->cap,
+          len);
+    if (s == HS_E_WRITE)
+        CHECK(0, "%s: HS_E_WRITE but the sink never failed", which);
+    if (s == HS_E_READ)
+        CHECK(0, "%s: HS_E_READ but the source never failed", which);
+    if (s == HS_E_USAGE)
+        CHECK(0, "%s: HS_E_USAGE from a first run with valid arguments: %s", which,
+              hs_filter_error(f)->message);
+    if (s == HS_E_NOMEM)
+        CHECK(0, "%s: HS_E_NOMEM but the allocator never failed", which);
+    memset(err_out, 0, sizeof *err_out);
+    if (s != HS_OK)
+        *err_out = *hs_filter_error(f);
+
+    hs_filter_stats(f, &st);
+    /* On failure what sits in the output buffer is counted in bytes_out but
+     * never reaches the sink, so only success makes them equal. */
+    CHECK(s == HS_OK ? st.bytes_out == out->total : st.bytes_out >= out->total,
+          "%s: stats say %llu bytes out, the sink got %llu", which,
+          (unsigned long long)st.bytes_out, (unsigned long long)out->total);
+    if (s == HS_OK) {
+        CHECK(st.bytes_in == len, "%s: stats say %llu bytes in, the input has %zu", which,
+              (unsigned long long)st.bytes_in, len);
+        CHECK(src.pos == len, "%s: HS_OK before the input was read to its end", which);
+    }
+
+    /* a filter runs once */
+    s2 = hs_filter_run(f, &hsrc, &hsink);
+    CHECK(s2 == HS_E_USAGE, "%s: second hs_filter_run returned %d", which, (int)s2);
+    CHECK(hs_filter_error(f) != NULL, "%s: no error after a second run", which);
+
+    hs_filter_free(f);
+    hs_rules_free(rules);
+    CHECK(cnt.live_count == 0 && cnt.live_bytes == 0,
+          "%s: leak: %zu allocations (%zu bytes) still live after free", which, cnt.live_count,
+          cnt.live_bytes);
+    return s;
+}
+
+/* ---- the entry point ----------------------------------------------------------- */
+
+static uint64_t fnv1a(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    while (n--)
+        h = (h ^ *p++) * 0x100000001b3ull;
+    return h;
+}
+
+static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    size_t i = 0;
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
+}
+
+/* FUZZ_VERBOSE=1 in the environment prints each input's configuration and
+ * outcome (for replay). */
+static int verbose(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("FUZZ_VERBOSE");
+        v = e && *e && *e != '0';
+    }
+    return v;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const uint8_t heap_end[9] = {0x2c, 0, 0, 0, 0, 0, 0, 0, 0};
+    config cfg, cfg2;
+    const uint8_t *dump;
+    size_t len;
+    unsigned sel;
+    uint64_t seed;
+    msink out, out2;
+    hs_error err;
+    hs_status s;
+
+    if (size == 0)
+        return 0;
+    if (size >= 16 && memcmp(data, "JAVA PROFILE 1.0", 16) == 0) {
+        dump = data;
+        len = size;
+        sel = (unsigned)(fnv1a(data, size) & 0xff);
+    } else {
+        sel = data[0];
+        dump = data + 1;
+        len = size - 1;
+    }
+    seed = ((uint64_t)len << 8) ^ sel;
+
+    memset(&cfg, 0, sizeof cfg);
+    cfg.preset_default = sel & 1;
+    cfg.repack = (sel >> 1) & 1;
+    if (sel & 4)
+        cfg.segment_cap = 32 + (size_t)(splitmix(&seed) % (4096 - 32 + 1));
+    if (sel & 8)
+        cfg.read_buffer = 32 + (size_t)(splitmix(&seed) % (4096 - 32 + 1));
+    cfg.chunk = sel >> 4;
+
+    s = run_filter(&cfg, dump, len, &out, seed, "first run", &err);
+    if (verbose())
+        fprintf(stderr, "fuzz_filter: sel 0x%02x (%s%s seg %zu rbuf %zu chunk %u) %zu -> "
+                        "%zu bytes: %s%s%s\n",
+                sel, cfg.preset_default ? "default" : "none", cfg.repack ? " repack" : "",
+                cfg.segment_cap, cfg.read_buffer, cfg.chunk, len, out.len, hs_status_str(s),
+                s == HS_OK ? "" : ": ", err.message);
+    if (s == HS_OK) {
+        if (!cfg.preset_default && !cfg.repack) {
+            int same = out.len == len && memcmp(out.buf, dump, len) == 0;
+            int closed = !FUZZ_STRICT_IDENTITY && out.len == len + sizeof heap_end &&
+                         memcmp(out.buf, dump, len) == 0 &&
+                         memcmp(out.buf + len, heap_end, sizeof heap_end) == 0;
+            size_t n = out.len < len ? out.len : len;
+            CHECK(same || closed,
+                  "identity: preset none without repack changed the dump (%zu bytes in, %zu "
+                  "out, first difference at byte %zu)",
+                  len, out.len, first_diff(out.buf, dump, n));
+        }
+
+        /* the output is valid, closed HPROF: a preset-none pass takes it and
+         * gives it back unchanged */
+        memset(&cfg2, 0, sizeof cfg2);
+        cfg2.chunk = cfg.chunk;
+        s = run_filter(&cfg2, out.buf, out.len, &out2, seed ^ 0x5555, "second run", &err);
+        CHECK(s == HS_OK, "round trip: the output of a successful run fails a preset-none "
+                          "pass with status %d: %s",
+              (int)s, err.message);
+        CHECK(out2.len == out.len && memcmp(out2.buf, out.buf, out.len) == 0,
+              "round trip: a preset-none pass changed the first run's output (%zu -> %zu "
+              "bytes, first difference at byte %zu)",
+              out.len, out2.len,
+              first_diff(out.buf, out2.buf, out.len < out2.len ? out.len : out2.len));
+        free(out2.buf);
+    }
+    free(out.buf);
+    return 0;
+}

@@ -1,0 +1,722 @@
+/*
+ * helpers.c - see helpers.h.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "helpers.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+/* ---- memory source and sink -------------------------------------------- */
+
+long mem_read(void *ctx, void *buf, size_t cap)
+{
+    mem_src *s = ctx;
+    size_t n = s->len - s->pos;
+
+    if (s->chunk && n > s->chunk)
+        n = s->chunk;
+    if (n > cap)
+        n = cap;
+    if (s->fail_at >= 0 && s->pos + n >= (size_t)s->fail_at && s->pos < s->len)
+        return -1;
+    memcpy(buf, s->data + s->pos, n);
+    s->pos += n;
+    return (long)n;
+}
+
+int mem_write(void *ctx, const void *buf, size_t len)
+{
+    mem_sink *s = ctx;
+
+    if (s->fail_after && s->len + len > s->fail_after)
+        return -1;
+    if (s->len + len > s->cap) {
+        size_t cap = s->cap ? s->cap : 4096;
+        while (cap < s->len + len)
+            cap *= 2;
+        s->data = realloc(s->data, cap);
+        if (!s->data)
+            abort();
+        s->cap = cap;
+    }
+    memcpy(s->data + s->len, buf, len);
+    s->len += len;
+    return 0;
+}
+
+run_result run_filter(const uint8_t *in, size_t len, const char *preset, const hs_options *opt,
+                      size_t chunk)
+{
+    run_result r;
+    mem_src src = {in, len, 0, chunk, -1};
+    mem_sink sink = {NULL, 0, 0, 0};
+    hs_source s = {mem_read, &src};
+    hs_sink k = {mem_write, &sink};
+    hs_rules *rules = hs_rules_create(NULL);
+    hs_filter *f;
+
+    memset(&r, 0, sizeof r);
+    if (!rules || hs_rules_preset(rules, preset, &r.err) != HS_OK) {
+        r.status = HS_E_USAGE;
+        hs_rules_free(rules);
+        return r;
+    }
+    f = hs_filter_create(rules, opt, NULL);
+    r.status = hs_filter_run(f, &s, &k);
+    if (r.status != HS_OK)
+        r.err = *hs_filter_error(f);
+    hs_filter_stats(f, &r.st);
+    hs_filter_free(f);
+    hs_rules_free(rules);
+    r.out = sink.data;
+    r.out_len = sink.len;
+    return r;
+}
+
+void run_result_free(run_result *r)
+{
+    free(r->out);
+    r->out = NULL;
+}
+
+/* ---- files ------------------------------------------------------------- */
+
+uint8_t *load_file(const char *path, size_t *len)
+{
+    size_t n = strlen(path), cap = 1 << 20, got = 0;
+    int gz = n > 3 && strcmp(path + n - 3, ".gz") == 0;
+    FILE *fp;
+    uint8_t *buf;
+
+    if (gz) {
+        char cmd[4200];
+        FILE *probe = fopen(path, "rb");
+        if (!probe)
+            return NULL;
+        fclose(probe);
+        snprintf(cmd, sizeof cmd, "gzip -dc '%s'", path);
+        fp = popen(cmd, "r");
+    } else {
+        fp = fopen(path, "rb");
+    }
+    if (!fp)
+        return NULL;
+    buf = malloc(cap);
+    for (;;) {
+        size_t k;
+        if (got == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+        k = fread(buf + got, 1, cap - got, fp);
+        if (k == 0)
+            break;
+        got += k;
+    }
+    if (gz)
+        pclose(fp);
+    else
+        fclose(fp);
+    *len = got;
+    return buf;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void add_dir(char **list, size_t *n, size_t max, const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t first = *n;
+
+    if (!d)
+        return;
+    while ((e = readdir(d)) && *n < max) {
+        size_t len = strlen(e->d_name);
+        int hprof = len > 6 && strcmp(e->d_name + len - 6, ".hprof") == 0;
+        int gz = len > 9 && strcmp(e->d_name + len - 9, ".hprof.gz") == 0;
+        if ((!hprof && !gz) || strncmp(e->d_name, "bad-", 4) == 0)
+            continue;
+        list[*n] = malloc(strlen(dir) + len + 2);
+        sprintf(list[*n], "%s/%s", dir, e->d_name);
+        (*n)++;
+    }
+    closedir(d);
+    qsort(list + first, *n - first, sizeof *list, by_name);
+}
+
+const char *const *dump_paths(void)
+{
+    static char *list[128];
+    static int done;
+    size_t n = 0;
+
+    if (!done) {
+        add_dir(list, &n, 120, "../shared/corpus");
+        add_dir(list, &n, 120, "fixtures");
+        done = 1;
+    }
+    return (const char *const *)list;
+}
+
+/* ---- dumpgen ----------------------------------------------------------- */
+
+static void grow(dump *d, size_t n)
+{
+    if (d->len + n > d->cap) {
+        while (d->len + n > d->cap)
+            d->cap = d->cap ? d->cap * 2 : 256;
+        d->p = realloc(d->p, d->cap);
+        if (!d->p)
+            abort();
+    }
+}
+
+void dg_bytes(dump *d, const void *p, size_t n)
+{
+    grow(d, n);
+    memcpy(d->p + d->len, p, n);
+    d->len += n;
+}
+
+void dg_u1(dump *d, unsigned v)
+{
+    uint8_t b = (uint8_t)v;
+    dg_bytes(d, &b, 1);
+}
+
+void dg_u2(dump *d, unsigned v)
+{
+    dg_u1(d, v >> 8);
+    dg_u1(d, v);
+}
+
+void dg_u4(dump *d, uint32_t v)
+{
+    dg_u2(d, v >> 16);
+    dg_u2(d, v & 0xffff);
+}
+
+void dg_u8(dump *d, uint64_t v)
+{
+    dg_u4(d, (uint32_t)(v >> 32));
+    dg_u4(d, (uint32_t)v);
+}
+
+void dg_id(dump *d, uint64_t v)
+{
+    if (d->idsize == 8)
+        dg_u8(d, v);
+    else
+        dg_u4(d, (uint32_t)v);
+}
+
+void dg_init(dump *d, const char *version, unsigned idsize)
+{
+    memset(d, 0, sizeof *d);
+    d->idsize = idsize;
+    dg_bytes(d, version, strlen(version) + 1);
+    dg_u4(d, idsize);
+    dg_u8(d, 0x0000018c12345678ull);
+}
+
+void dg_free(dump *d)
+{
+    free(d->p);
+    memset(d, 0, sizeof *d);
+}
+
+void dg_begin(dump *d, unsigned tag)
+{
+    d->rec = d->len;
+    dg_u1(d, tag);
+    dg_u4(d, 0);
+    dg_u4(d, 0);
+}
+
+void dg_end(dump *d)
+{
+    uint32_t n = (uint32_t)(d->len - d->rec - 9);
+    uint8_t *p = d->p + d->rec + 5;
+
+    p[0] = (uint8_t)(n >> 24);
+    p[1] = (uint8_t)(n >> 16);
+    p[2] = (uint8_t)(n >> 8);
+    p[3] = (uint8_t)n;
+}
+
+void dg_string(dump *d, uint64_t id, const char *text)
+{
+    dg_begin(d, 0x01);
+    dg_id(d, id);
+    dg_bytes(d, text, strlen(text));
+    dg_end(d);
+}
+
+void dg_load_class(dump *d, uint32_t serial, uint64_t class_id, uint64_t name_id)
+{
+    dg_begin(d, 0x02);
+    dg_u4(d, serial);
+    dg_id(d, class_id);
+    dg_u4(d, 1);
+    dg_id(d, name_id);
+    dg_end(d);
+}
+
+void dg_root(dump *d, unsigned subtag, uint64_t obj)
+{
+    dg_u1(d, subtag);
+    dg_id(d, obj);
+    switch (subtag) {
+    case 0x01: dg_id(d, 0x7777); break;                    /* JNI global: ref id */
+    case 0x02: case 0x03: case 0x08: case 0x8E:            /* thread, depth/trace */
+        dg_u4(d, 1);
+        dg_u4(d, 0xffffffffu);
+        break;
+    case 0x04: case 0x06: dg_u4(d, 1); break;              /* thread serial */
+    default: break;
+    }
+}
+
+void dg_class(dump *d, uint64_t id, uint64_t super, uint64_t field_name_id)
+{
+    static const unsigned types[] = {2, 4, 5, 6, 7, 8, 9, 10, 11};
+    unsigned j;
+
+    dg_u1(d, 0x20);
+    dg_id(d, id);
+    dg_u4(d, 1);
+    dg_id(d, super);
+    dg_id(d, 0); /* loader */
+    dg_id(d, 0); /* signers */
+    dg_id(d, 0); /* protection domain */
+    dg_id(d, 0);
+    dg_id(d, 0);
+    dg_u4(d, 4 + d->idsize); /* instance size: an int and a reference */
+    dg_u2(d, 2);              /* constant pool: an int and an object */
+    dg_u2(d, 1);
+    dg_u1(d, 10);
+    dg_u4(d, 42);
+    dg_u2(d, 2);
+    dg_u1(d, 2);
+    dg_id(d, id);
+    dg_u2(d, 9); /* one static of each type */
+    for (j = 0; j < 9; j++) {
+        unsigned w = types[j] == 2 ? d->idsize : types[j] == 4 || types[j] == 8 ? 1
+                     : types[j] == 5 || types[j] == 9                            ? 2
+                     : types[j] == 6 || types[j] == 10                           ? 4
+                                                                                 : 8;
+        dg_id(d, field_name_id);
+        dg_u1(d, types[j]);
+        while (w--)
+            dg_u1(d, 0x5A);
+    }
+    dg_u2(d, 2); /* instance fields: int, object */
+    dg_id(d, field_name_id);
+    dg_u1(d, 10);
+    dg_id(d, field_name_id);
+    dg_u1(d, 2);
+}
+
+void dg_instance(dump *d, uint64_t id, uint64_t class_id, uint32_t n, uint8_t fill)
+{
+    dg_u1(d, 0x21);
+    dg_id(d, id);
+    dg_u4(d, 1);
+    dg_id(d, class_id);
+    dg_u4(d, n);
+    while (n--)
+        dg_u1(d, fill);
+}
+
+void dg_obj_array(dump *d, uint64_t id, uint64_t class_id, uint32_t count)
+{
+    uint32_t j;
+
+    dg_u1(d, 0x22);
+    dg_id(d, id);
+    dg_u4(d, 1);
+    dg_u4(d, count);
+    dg_id(d, class_id);
+    for (j = 0; j < count; j++)
+        dg_id(d, id + 8 * (j + 1));
+}
+
+void dg_prim_array(dump *d, uint64_t id, unsigned type, uint32_t count, uint8_t fill)
+{
+    static const unsigned size[] = {0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8};
+    uint64_t n = (uint64_t)count * (type < 12 ? size[type] : 1);
+
+    dg_u1(d, 0x23);
+    dg_id(d, id);
+    dg_u4(d, 1);
+    dg_u4(d, count);
+    dg_u1(d, type);
+    grow(d, (size_t)n);
+    memset(d->p + d->len, fill, (size_t)n);
+    d->len += (size_t)n;
+}
+
+void dg_heap_info(dump *d, uint32_t heap, uint64_t name_id)
+{
+    dg_u1(d, 0xFE);
+    dg_u4(d, heap);
+    dg_id(d, name_id);
+}
+
+void dg_everything(dump *d, unsigned idsize, int android)
+{
+    static const unsigned roots[] = {0xFF, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
+    static const unsigned aroots[] = {0x89, 0x8A, 0x8B, 0x8C, 0x8D, 0x8E, 0x90};
+    unsigned j, t;
+
+    dg_init(d, android ? "JAVA PROFILE 1.0.3" : "JAVA PROFILE 1.0.2", idsize);
+    dg_begin(d, 0x0E); /* CONTROL_SETTINGS */
+    dg_u4(d, 3);
+    dg_u2(d, 4);
+    dg_end(d);
+    dg_string(d, 0x100, "java.lang.Object");
+    dg_string(d, 0x108, "value");
+    dg_string(d, 0x110, "main");
+    dg_string(d, 0x118, "app");
+    dg_string(d, 0x120, "");
+    dg_load_class(d, 1, 0x1000, 0x100);
+    dg_begin(d, 0x04); /* STACK_FRAME */
+    dg_id(d, 1);
+    dg_id(d, 0x110);
+    dg_id(d, 0x108);
+    dg_id(d, 0x120);
+    dg_u4(d, 1);
+    dg_u4(d, 0xfffffffdu);
+    dg_end(d);
+    dg_begin(d, 0x05); /* STACK_TRACE with one frame */
+    dg_u4(d, 1);
+    dg_u4(d, 1);
+    dg_u4(d, 1);
+    dg_id(d, 1);
+    dg_end(d);
+    dg_begin(d, 0x06); /* ALLOC_SITES with two sites */
+    dg_u2(d, 1);
+    dg_u4(d, 0);
+    dg_u4(d, 100);
+    dg_u4(d, 2);
+    dg_u8(d, 100);
+    dg_u8(d, 2);
+    dg_u4(d, 2);
+    for (j = 0; j < 2; j++) {
+        dg_u1(d, 0);
+        dg_u4(d, 1);
+        dg_u4(d, 1);
+        dg_u4(d, 50);
+        dg_u4(d, 1);
+        dg_u4(d, 50);
+        dg_u4(d, 1);
+    }
+    dg_end(d);
+    dg_begin(d, 0x07); /* HEAP_SUMMARY */
+    dg_u4(d, 100);
+    dg_u4(d, 2);
+    dg_u8(d, 100);
+    dg_u8(d, 2);
+    dg_end(d);
+    dg_begin(d, 0x0A); /* START_THREAD */
+    dg_u4(d, 1);
+    dg_id(d, 0x2000);
+    dg_u4(d, 1);
+    dg_id(d, 0x110);
+    dg_id(d, 0x110);
+    dg_id(d, 0);
+    dg_end(d);
+    dg_begin(d, 0x0D); /* CPU_SAMPLES with two traces */
+    dg_u4(d, 3);
+    dg_u4(d, 2);
+    dg_u4(d, 2);
+    dg_u4(d, 1);
+    dg_u4(d, 1);
+    dg_u4(d, 1);
+    dg_end(d);
+    dg_begin(d, 0x42); /* a tag no writer uses: carried by its length */
+    dg_bytes(d, "opaque", 6);
+    dg_end(d);
+
+    dg_begin(d, 0x1C);
+    for (j = 0; j < sizeof roots / sizeof roots[0]; j++)
+        dg_root(d, roots[j], 0x3000 + 8 * j);
+    if (android)
+        for (j = 0; j < sizeof aroots / sizeof aroots[0]; j++)
+            dg_root(d, aroots[j], 0x3000 + 8 * j);
+    if (android)
+        dg_heap_info(d, 'A', 0x118);
+    dg_class(d, 0x1000, 0, 0x108);
+    dg_instance(d, 0x3000, 0x1000, 4 + idsize, 0x11);
+    dg_obj_array(d, 0x3008, 0x1000, 3);
+    for (t = 4; t <= 11; t++)
+        dg_prim_array(d, 0x4000 + 8 * t, t, 5, 0xA5);
+    dg_prim_array(d, 0x5000, 8, 0, 0);
+    if (android) { /* PRIMITIVE_ARRAY_NODATA: header only */
+        dg_u1(d, 0xC3);
+        dg_id(d, 0x5008);
+        dg_u4(d, 1);
+        dg_u4(d, 7);
+        dg_u1(d, 10);
+    }
+    dg_end(d);
+    dg_begin(d, 0x0B); /* END_THREAD */
+    dg_u4(d, 1);
+    dg_end(d);
+    dg_begin(d, 0x03); /* UNLOAD_CLASS */
+    dg_u4(d, 1);
+    dg_end(d);
+    dg_begin(d, 0x2C);
+    dg_end(d);
+}
+
+/* ---- walk -------------------------------------------------------------- */
+
+typedef struct {
+    const uint8_t *p;
+    size_t n, at;
+    unsigned id;
+    walk_result *w;
+    XXH3_state_t *h;
+    unsigned flags;
+} walker;
+
+static uint64_t rd(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    while (n--)
+        v = v << 8 | *p++;
+    return v;
+}
+
+static int fail(walker *k, const char *what)
+{
+    snprintf(k->w->error, sizeof k->w->error, "byte %zu: %s", k->at, what);
+    return -1;
+}
+
+static unsigned tsize(unsigned t, unsigned id)
+{
+    switch (t) {
+    case 1: case 2: return id;
+    case 4: case 8: return 1;
+    case 5: case 9: return 2;
+    case 6: case 10: return 4;
+    case 7: case 11: return 8;
+    default: return 0;
+    }
+}
+
+/* Size of the sub-record at p (tag included), or 0 when it is invalid. */
+static uint64_t sub_size(const uint8_t *p, size_t avail, unsigned id)
+{
+    uint64_t k, n, j;
+    unsigned w;
+
+#define NEED(x) do { if ((uint64_t)(x) > avail) return 0; } while (0)
+    NEED(1);
+    switch (p[0]) {
+    case 0xFF: case 0x05: case 0x07: case 0x89: case 0x8A: case 0x8B: case 0x8C:
+    case 0x8D: case 0x90: return 1 + id;
+    case 0x01: return 1 + 2 * id;
+    case 0x04: case 0x06: return 1 + id + 4;
+    case 0x02: case 0x03: case 0x08: case 0x8E: return 1 + id + 8;
+    case 0xFE: return 1 + 4 + id;
+    case 0xC3: return 1 + id + 9;
+    case 0x21:
+        NEED(1 + 2 * id + 8);
+        return 1 + 2 * id + 8 + rd(p + 1 + 2 * id + 4, 4);
+    case 0x22:
+        NEED(1 + 2 * id + 8);
+        return 1 + 2 * id + 8 + rd(p + 1 + id + 4, 4) * id;
+    case 0x23:
+        NEED(1 + id + 9);
+        w = tsize(p[1 + id + 8], id);
+        if (!w || p[1 + id + 8] < 4)
+            return 0;
+        return 1 + id + 9 + rd(p + 1 + id + 4, 4) * w;
+    case 0x20:
+        k = 1 + 7 * id + 8;
+        NEED(k + 2);
+        n = rd(p + k, 2);
+        k += 2;
+        for (j = 0; j < n; j++) {
+            NEED(k + 3);
+            if (!(w = tsize(p[k + 2], id)))
+                return 0;
+            k += 3 + w;
+        }
+        NEED(k + 2);
+        n = rd(p + k, 2);
+        k += 2;
+        for (j = 0; j < n; j++) {
+            NEED(k + id + 1);
+            if (!(w = tsize(p[k + id], id)))
+                return 0;
+            k += id + 1 + w;
+        }
+        NEED(k + 2);
+        n = rd(p + k, 2);
+        k += 2;
+        for (j = 0; j < n; j++) {
+            NEED(k + id + 1);
+            if (!tsize(p[k + id], id))
+                return 0;
+            k += id + 1;
+        }
+        return k;
+    default: return 0;
+    }
+#undef NEED
+}
+
+static void hash_zeros(XXH3_state_t *h, uint64_t n)
+{
+    static const uint8_t zeros[4096];
+    while (n) {
+        size_t k = n < sizeof zeros ? (size_t)n : sizeof zeros;
+        XXH3_64bits_update(h, zeros, k);
+        n -= k;
+    }
+}
+
+static int walk_heap(walker *k, size_t end)
+{
+    walk_result *w = k->w;
+    uint32_t heap = 0;
+    uint64_t subs = 0;
+    size_t start = k->at;
+
+    while (k->at < end) {
+        const uint8_t *p = k->p + k->at;
+        uint64_t sz = sub_size(p, end - k->at, k->id);
+        unsigned tag = p[0];
+        uint8_t hb[4];
+
+        if (!sz)
+            return fail(k, "bad or overlong sub-record");
+        if (sz > end - k->at)
+            return fail(k, "sub-record runs past its heap record");
+        w->subrecords++;
+        if (tag == 0xFE) {
+            w->heap_infos++;
+            heap = (uint32_t)rd(p + 1, 4);
+            k->at += (size_t)sz;
+            continue;
+        }
+        subs++;
+        hb[0] = (uint8_t)(heap >> 24), hb[1] = (uint8_t)(heap >> 16);
+        hb[2] = (uint8_t)(heap >> 8), hb[3] = (uint8_t)heap;
+        XXH3_64bits_update(k->h, hb, 4);
+        if (tag == 0x23) {
+            size_t hdr = 1 + k->id + 9;
+            size_t j;
+            w->primitive_arrays++;
+            w->payload_bytes += sz - hdr;
+            for (j = hdr; j < sz; j++)
+                w->nonzero_payload_bytes += p[j] != 0;
+            if (k->flags & WALK_ZERO_PAYLOADS) {
+                XXH3_64bits_update(k->h, p, hdr);
+                hash_zeros(k->h, sz - hdr);
+            } else {
+                XXH3_64bits_update(k->h, p, (size_t)sz);
+            }
+        } else {
+            XXH3_64bits_update(k->h, p, (size_t)sz);
+            if (tag == 0x21)
+                w->instances++;
+            else if (tag == 0x22)
+                w->object_arrays++;
+            else if (tag == 0x20)
+                w->class_dumps++;
+            else if (tag == 0xC3)
+                w->primitive_arrays++;
+            else
+                w->roots++;
+        }
+        k->at += (size_t)sz;
+    }
+    if (end - start > w->max_segment)
+        w->max_segment = end - start;
+    if (subs > 1 && end - start > w->max_multi_segment)
+        w->max_multi_segment = end - start;
+    if (subs == 0)
+        w->empty_heap_records++;
+    return 0;
+}
+
+walk_result walk_dump(const uint8_t *p, size_t n, unsigned flags)
+{
+    walk_result w;
+    walker k;
+    const uint8_t *nul;
+    unsigned last_tag = 0;
+
+    memset(&w, 0, sizeof w);
+    memset(&k, 0, sizeof k);
+    k.p = p;
+    k.n = n;
+    k.w = &w;
+    k.flags = flags;
+    nul = memchr(p, 0, n < 24 ? n : 24);
+    if (!nul || (size_t)(nul - p) + 13 > n) {
+        snprintf(w.error, sizeof w.error, "bad header");
+        return w;
+    }
+    memcpy(w.version, p, (size_t)(nul - p));
+    k.at = (size_t)(nul - p) + 1;
+    k.id = w.idsize = (unsigned)rd(p + k.at, 4);
+    k.at += 12;
+    k.h = XXH3_createState();
+    XXH3_64bits_reset(k.h);
+    XXH3_64bits_update(k.h, p + k.at - 12, 4);
+    while (k.at < n) {
+        unsigned tag;
+        uint64_t len;
+        if (n - k.at < 9) {
+            fail(&k, "truncated record header");
+            goto out;
+        }
+        tag = p[k.at];
+        len = rd(p + k.at + 5, 4);
+        if (len > n - k.at - 9) {
+            fail(&k, "record runs past the end");
+            goto out;
+        }
+        w.records++;
+        last_tag = tag;
+        if (tag == 0x0C || tag == 0x1C) {
+            size_t end = k.at + 9 + (size_t)len;
+            w.heap_records++;
+            k.at += 9;
+            if (walk_heap(&k, end) != 0)
+                goto out;
+            continue;
+        }
+        if (tag == 0x2C) {
+            w.heap_dump_ends++;
+        } else if (tag == 0x01) {
+            w.strings++;
+            if (!(flags & WALK_NO_STRINGS))
+                XXH3_64bits_update(k.h, p + k.at, 1), XXH3_64bits_update(k.h, p + k.at + 9, (size_t)len);
+        } else {
+            XXH3_64bits_update(k.h, p + k.at, 1);
+            XXH3_64bits_update(k.h, p + k.at + 9, (size_t)len);
+        }
+        k.at += 9 + (size_t)len;
+    }
+    w.ok = 1;
+    w.ends_with_heap_dump_end = last_tag == 0x2C;
+out:
+    w.digest = XXH3_64bits_digest(k.h);
+    XXH3_freeState(k.h);
+    return w;
+}

@@ -1,0 +1,123 @@
+/*
+ * helpers.h - what the test suites share: memory sources and sinks, running
+ * a filter over a buffer, loading corpus files, building dumps by hand
+ * (dumpgen) and an independent reader that summarizes a dump (walk).
+ *
+ * The walker is written separately from the library on purpose: a test that
+ * checks the library's output with the library's own decoder proves little.
+ */
+#ifndef TEST_HELPERS_H
+#define TEST_HELPERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hprof_strip.h"
+
+/* ---- memory source and sink -------------------------------------------- */
+
+typedef struct {
+    const uint8_t *data;
+    size_t len, pos;
+    size_t chunk;   /* most bytes returned per read; 0 = all */
+    int fail_at;    /* fail the read that would pass this offset; -1 = never */
+} mem_src;
+
+long mem_read(void *ctx, void *buf, size_t cap);
+
+typedef struct {
+    uint8_t *data;
+    size_t len, cap;
+    size_t fail_after; /* fail once this many bytes were written; 0 = never */
+} mem_sink;
+
+int mem_write(void *ctx, const void *buf, size_t len);
+
+typedef struct {
+    hs_status status;
+    uint8_t *out;
+    size_t out_len;
+    hs_error err;
+    hs_stats st;
+} run_result;
+
+/* Runs a filter with `preset` (and optional `opt`) over `in`, reading
+ * `chunk` bytes at a time (0 = all at once). */
+run_result run_filter(const uint8_t *in, size_t len, const char *preset, const hs_options *opt,
+                      size_t chunk);
+void run_result_free(run_result *r);
+
+/* ---- files ------------------------------------------------------------- */
+
+/* Whole file in memory (gzip files decompressed through `gzip -dc`). NULL
+ * when missing. */
+uint8_t *load_file(const char *path, size_t *len);
+
+/* The corpus files (every .hprof and .hprof.gz of ../shared/corpus, the corrupt
+ * ones excluded) followed by the fixtures; NULL-terminated, static. */
+const char *const *dump_paths(void);
+
+/* ---- dumpgen: dumps built by hand ---------------------------------------- */
+
+typedef struct {
+    uint8_t *p;
+    size_t len, cap;
+    unsigned idsize;
+    size_t rec; /* start of the open record, for dg_end */
+} dump;
+
+void dg_init(dump *d, const char *version, unsigned idsize);
+void dg_free(dump *d);
+void dg_u1(dump *d, unsigned v);
+void dg_u2(dump *d, unsigned v);
+void dg_u4(dump *d, uint32_t v);
+void dg_u8(dump *d, uint64_t v);
+void dg_id(dump *d, uint64_t v);
+void dg_bytes(dump *d, const void *p, size_t n);
+void dg_begin(dump *d, unsigned tag); /* opens a record, length patched by dg_end */
+void dg_end(dump *d);
+void dg_string(dump *d, uint64_t id, const char *text);
+void dg_load_class(dump *d, uint32_t serial, uint64_t class_id, uint64_t name_id);
+
+/* Sub-records, written into the open heap record. */
+void dg_root(dump *d, unsigned subtag, uint64_t obj); /* extra fields zeroed */
+void dg_class(dump *d, uint64_t id, uint64_t super, uint64_t field_name_id);
+void dg_instance(dump *d, uint64_t id, uint64_t class_id, uint32_t n, uint8_t fill);
+void dg_obj_array(dump *d, uint64_t id, uint64_t class_id, uint32_t count);
+void dg_prim_array(dump *d, uint64_t id, unsigned type, uint32_t count, uint8_t fill);
+void dg_heap_info(dump *d, uint32_t heap, uint64_t name_id);
+
+/* A complete dump that uses every top-level tag and every sub-record tag
+ * the format defines (Android ones when `android`). */
+void dg_everything(dump *d, unsigned idsize, int android);
+
+/* ---- walk: an independent reader --------------------------------------- */
+
+typedef struct {
+    int ok;
+    char error[200];
+    char version[24];
+    unsigned idsize;
+    uint64_t records, heap_records, subrecords, strings, heap_dump_ends;
+    uint64_t instances, object_arrays, primitive_arrays, class_dumps, roots, heap_infos;
+    uint64_t empty_heap_records;
+    uint64_t max_segment;         /* largest heap record body */
+    uint64_t max_multi_segment;   /* largest heap record holding 2+ sub-records
+                                     other than HEAP_DUMP_INFO */
+    uint64_t nonzero_payload_bytes;
+    uint64_t payload_bytes;
+    int ends_with_heap_dump_end;
+    /* XXH3 of the dump's content, blind to segmentation and to where
+     * HEAP_DUMP_INFOs stand: every non-heap record (tag and body) and every
+     * sub-record (its bytes and the heap it is in), in order. */
+    uint64_t digest;
+} walk_result;
+
+enum {
+    WALK_ZERO_PAYLOADS = 1, /* hash primitive-array payloads as zeros */
+    WALK_NO_STRINGS = 2     /* leave STRING records out of the digest */
+};
+
+walk_result walk_dump(const uint8_t *p, size_t n, unsigned flags);
+
+#endif
