@@ -23,7 +23,8 @@ endif
 BUILD ?= build
 BIN ?= hprof-strip
 CORE_SRC = src/alloc.c src/error.c src/format.c src/reader.c src/out.c \
-           src/rules.c src/filter.c src/heap.c
+           src/rules.c src/rulefile.c src/filter.c src/heap.c src/strings.c \
+           src/strtab.c src/rootq.c src/idmap.c
 CLI_SRC  = src/main.c src/io.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:src/%.c=$(BUILD)/%.o)

@@ -19,6 +19,7 @@
  * dump can always be seen whole. */
 #define MAX_READ_WINDOW (4u << 20)
 #define MIN_BUFFER 64u
+#define DEFAULT_MAX_HELD (1ull << 30)
 
 /* ---- lifecycle ------------------------------------------------------------ */
 
@@ -47,6 +48,10 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     if (f->opt.segment_cap < MIN_BUFFER)
         f->opt.segment_cap = MIN_BUFFER;
     f->seg_cap = f->opt.segment_cap;
+    if (!f->opt.max_held)
+        f->opt.max_held = DEFAULT_MAX_HELD;
+    hs_strtab_init(&f->strings, &f->alloc);
+    hs_rootq_init(&f->roots, &f->alloc);
     f->subtag = -1;
     f->rec_tag = -1;
     f->prev_unknown_tag = -1;
@@ -70,6 +75,8 @@ void hs_filter_free(hs_filter *f)
     a = f->alloc;
     hs_reader_free(&f->rd);
     hs_out_free(&f->out);
+    hs_strtab_free(&f->strings);
+    hs_rootq_free(&f->roots);
     hs_free(&a, f->seg);
     hs_free(&a, f);
 }
@@ -84,6 +91,7 @@ void hs_filter_stats(const hs_filter *f, hs_stats *out)
     *out = f->st;
     out->bytes_in = hs_offset(f);
     out->bytes_out = f->out.total;
+    out->strings_dropped = f->strings.held_count; /* held, never used */
 }
 
 /* ---- errors ---------------------------------------------------------------- */
@@ -424,6 +432,69 @@ static hs_status check_record_length(F *f, unsigned tag, uint64_t len)
     }
 }
 
+/* Offsets, within a record body, of the string ids it refers to. */
+static unsigned string_refs(unsigned tag, unsigned i, unsigned at[3])
+{
+    switch (tag) {
+    case HS_TAG_LOAD_CLASS: /* u4 serial, id class, u4 trace, id name */
+        at[0] = 4 + i + 4;
+        return 1;
+    case HS_TAG_STACK_FRAME: /* id frame, id method, id signature, id source */
+        at[0] = i, at[1] = 2 * i, at[2] = 3 * i;
+        return 3;
+    case HS_TAG_START_THREAD: /* u4, id thread, u4, id name, id group, id parent */
+        at[0] = 4 + i + 4, at[1] = at[0] + i, at[2] = at[1] + i;
+        return 3;
+    default:
+        return 0;
+    }
+}
+
+/* Any record but the heap ones: copied by its length, after the strings it
+ * names when unused strings are being dropped. */
+static hs_status plain_record(F *f, unsigned tag, uint64_t len)
+{
+    unsigned at[3], n, j;
+
+    if (f->reencode) {
+        /* a top-level record ends the open segment (held roots stay held) */
+        HS_TRY(hs_seg_close(f));
+        HS_TRY(hs_set_dst(f, DST_OUT));
+    }
+    if (tag == HS_TAG_STRING && f->rules->drop_unused_strings)
+        return hs_str_record(f, len);
+    if (tag == HS_TAG_STRING)
+        f->st.strings_in++, f->st.strings_out++;
+    n = f->rules->drop_unused_strings ? string_refs(tag, f->idsize, at) : 0;
+    if (n) { /* fixed-size bodies, checked already */
+        HS_TRY(hs_need(f, HS_RECORD_HEADER + (size_t)len, "a record body"));
+        for (j = 0; j < n; j++)
+            HS_TRY(hs_str_use(f, hs_be_id(hs_cur(f) + HS_RECORD_HEADER + at[j], f->idsize)));
+    }
+    hs_pass(f, HS_RECORD_HEADER);
+    HS_TRY(hs_copy_stream(f, len, "a record body"));
+    f->st.records_out++;
+    return HS_OK;
+}
+
+static hs_status heap_dump_end(F *f)
+{
+    if (f->reencode) {
+        HS_TRY(hs_heap_finish(f));
+        HS_TRY(hs_set_dst(f, DST_OUT));
+        if (!f->heap_open) {
+            /* the heap dump it closed was already closed (or was empty after
+             * filtering): a second end would start a new dump */
+            f->heap_open = 0;
+            return hs_drop(f, HS_RECORD_HEADER);
+        }
+    }
+    hs_pass(f, HS_RECORD_HEADER);
+    f->st.records_out++;
+    f->heap_open = 0;
+    return HS_OK;
+}
+
 static hs_status record(F *f)
 {
     const uint8_t *p;
@@ -440,31 +511,12 @@ static hs_status record(F *f)
     f->st.records_in++;
     HS_TRY(check_record_length(f, tag, len));
 
-    if (tag == HS_TAG_HEAP_DUMP || tag == HS_TAG_HEAP_DUMP_SEGMENT) {
+    if (tag == HS_TAG_HEAP_DUMP || tag == HS_TAG_HEAP_DUMP_SEGMENT)
         HS_TRY(hs_heap_record(f, tag, len));
-    } else {
-        if (f->reencode) {
-            HS_TRY(hs_seg_close(f));
-            HS_TRY(hs_set_dst(f, DST_OUT));
-        }
-        if (tag == HS_TAG_HEAP_DUMP_END) {
-            if (f->reencode && !f->heap_open) {
-                /* the heap dump it closed was already closed (or was empty
-                 * after filtering): a second end would start a new dump */
-                HS_TRY(hs_drop(f, HS_RECORD_HEADER));
-            } else {
-                hs_pass(f, HS_RECORD_HEADER);
-                f->st.records_out++;
-            }
-            f->heap_open = 0;
-        } else {
-            if (tag == HS_TAG_STRING)
-                f->st.strings_in++, f->st.strings_out++;
-            hs_pass(f, HS_RECORD_HEADER);
-            HS_TRY(hs_copy_stream(f, len, "a record body"));
-            f->st.records_out++;
-        }
-    }
+    else if (tag == HS_TAG_HEAP_DUMP_END)
+        HS_TRY(heap_dump_end(f));
+    else
+        HS_TRY(plain_record(f, tag, len));
     if (!hs_tag_known(tag)) {
         f->prev_unknown_tag = (int)tag;
         f->prev_off = f->rec_off;
@@ -497,7 +549,7 @@ static hs_status run(F *f)
         HS_TRY(record(f));
     }
     if (f->reencode)
-        HS_TRY(hs_seg_close(f));
+        HS_TRY(hs_heap_finish(f));
     if (f->heap_open)
         HS_TRY(hs_heap_end(f));
     HS_TRY(hs_span_flush(f));
@@ -520,6 +572,7 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
     f->rd.src = *src;
     f->out.sink = *dst;
     f->reencode = f->opt.repack || hs_rules_change_lengths(f->rules);
+    f->drop_heaps = hs_rules_drop_any_heap(f->rules);
     if (f->reencode) {
         f->seg = hs_malloc(&f->alloc, f->seg_cap);
         if (!f->seg)

@@ -26,7 +26,9 @@
 #include "hprof_strip.h"
 #include "out.h"
 #include "reader.h"
+#include "rootq.h"
 #include "rules.h"
+#include "strtab.h"
 
 enum hs_dst { DST_OUT, DST_SEG };
 
@@ -64,6 +66,11 @@ struct hs_filter {
     uint32_t in_heap;
     uint64_t in_heap_name;
     uint32_t out_heap;
+
+    /* what the rules must remember */
+    hs_strtab strings; /* STRING records held until first use */
+    hs_rootq roots;    /* roots held until their object goes by */
+    int drop_heaps;    /* some heap's objects are dropped */
 
     hs_error err;
     int failed, ran;
@@ -144,6 +151,16 @@ static inline hs_status hs_set_dst(F *f, enum hs_dst dst)
     return HS_OK;
 }
 
+/* ---- strings (strings.c) ------------------------------------------------ */
+
+/* A record about to be written refers to string `id`: write the STRING
+ * first if it is held. */
+hs_status hs_str_use(F *f, uint64_t id);
+/* A STRING record whose header is at hs_cur(): hold it or pass it on. */
+hs_status hs_str_record(F *f, uint64_t len);
+/* Fails with HS_E_LIMIT when held strings and roots pass opt.max_held. */
+hs_status hs_check_held(F *f);
+
 /* ---- heap records (heap.c) ---------------------------------------------- */
 
 /* Body of a HEAP_DUMP or HEAP_DUMP_SEGMENT record whose 9-byte header is at
@@ -153,5 +170,8 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len);
 hs_status hs_seg_close(F *f);
 /* Writes a HEAP_DUMP_END record (re-encoding, or a heap dump left open). */
 hs_status hs_heap_end(F *f);
+/* Before a heap dump ends: writes the roots still held and closes the open
+ * segment. */
+hs_status hs_heap_finish(F *f);
 
 #endif

@@ -106,6 +106,8 @@ static hs_status begin_sub(F *f, uint64_t size)
     f->st.subrecords_out++;
     if (!f->reencode)
         return HS_OK;
+    if (f->in_heap && f->in_heap != f->out_heap)
+        HS_TRY(hs_str_use(f, f->in_heap_name)); /* may close the segment */
     if (f->seg_open) {
         uint64_t pending = f->seg_len + (f->dst == DST_SEG ? f->rd.pos - f->span : 0);
         int switch_heap = f->in_heap != f->out_heap;
@@ -171,6 +173,94 @@ static hs_status copy_sub(F *f, uint64_t off, size_t hdr, uint64_t payload)
     return end_sub(f);
 }
 
+/* Writes (or, with `drop`, discards) the roots held for object `id`. */
+static hs_status release_roots(F *f, uint64_t id, int drop)
+{
+    uint32_t ref = hs_rootq_take(&f->roots, id);
+
+    while (ref) {
+        hs_root_slot *s = hs_rootq_slot(&f->roots, ref);
+        uint32_t next = s->next;
+        if (drop) {
+            f->st.roots_dropped++;
+        } else {
+            HS_TRY(begin_sub(f, s->len));
+            HS_TRY(hs_emit(f, s->bytes, s->len));
+            HS_TRY(end_sub(f));
+        }
+        hs_rootq_put_back(&f->roots, ref);
+        ref = next;
+    }
+    return HS_OK;
+}
+
+/* Heap rules for the object whose header is at hs_cur(): sets `*dropped`
+ * when its heap is dropped (its roots go with it), else writes the roots
+ * held for it. */
+static hs_status heap_rules(F *f, int *dropped)
+{
+    uint64_t id;
+
+    *dropped = 0;
+    if (!f->drop_heaps)
+        return HS_OK;
+    id = hs_be_id(hs_cur(f) + 1, f->idsize);
+    *dropped = hs_rules_heap_dropped(f->rules, f->in_heap);
+    return release_roots(f, id, *dropped);
+}
+
+/* An instance or array: dropped with its heap, or copied. */
+static hs_status object(F *f, uint64_t off, size_t hdr, uint64_t payload)
+{
+    int dropped;
+
+    HS_TRY(within(f, off, hdr + payload));
+    HS_TRY(heap_rules(f, &dropped));
+    if (dropped) {
+        f->st.objects_dropped++;
+        return hs_skip_stream(f, hdr + payload, "a dropped object");
+    }
+    return copy_sub(f, off, hdr, payload);
+}
+
+static hs_status root(F *f, uint64_t off, unsigned subtag, size_t fixed)
+{
+    f->st.roots++;
+    if (f->rules->drop_root[subtag]) {
+        f->st.roots_dropped++;
+        return hs_drop(f, fixed);
+    }
+    if (f->drop_heaps) {
+        /* held until its object shows which heap it is in (rootq.h) */
+        if (hs_rootq_add(&f->roots, hs_be_id(hs_cur(f) + 1, f->idsize), hs_cur(f), fixed) !=
+            HS_OK)
+            return hs_filter_io_fail(f, HS_E_NOMEM, "");
+        HS_TRY(hs_drop(f, fixed));
+        return hs_check_held(f);
+    }
+    return copy_sub(f, off, fixed, 0);
+}
+
+hs_status hs_heap_finish(F *f)
+{
+    uint32_t ref;
+
+    /* roots whose object never came: they dangled in the input too */
+    f->in_heap = 0;
+    while ((ref = hs_rootq_take_any(&f->roots)) != 0) {
+        while (ref) {
+            hs_root_slot *s = hs_rootq_slot(&f->roots, ref);
+            uint32_t next = s->next;
+            HS_TRY(begin_sub(f, s->len));
+            HS_TRY(hs_emit(f, s->bytes, s->len));
+            HS_TRY(end_sub(f));
+            hs_rootq_put_back(&f->roots, ref);
+            ref = next;
+        }
+    }
+    return hs_seg_close(f);
+}
+
 static hs_status prim_array(F *f, uint64_t off, size_t hdr)
 {
     const uint8_t *p = hs_cur(f);
@@ -186,6 +276,16 @@ static hs_status prim_array(F *f, uint64_t off, size_t hdr)
     payload = count * esize;
     HS_TRY(within(f, off, hdr + payload));
     f->st.primitive_arrays++;
+    if (f->drop_heaps) {
+        int dropped;
+        HS_TRY(heap_rules(f, &dropped));
+        if (dropped) {
+            f->st.objects_dropped++;
+            return hs_skip_stream(f, hdr + payload, "a dropped object");
+        }
+        p = hs_cur(f); /* roots may have been written: the window stays, but
+                          keep p honest */
+    }
     v = hs_rules_array(f->rules, type, payload);
     switch (v.action) {
     case HS_ARR_KEEP:
@@ -237,6 +337,30 @@ static hs_status bad_field_type(F *f, uint64_t at, const char *table, unsigned n
                           n, type);
 }
 
+/* Writes the field names of the CLASS_DUMP at hs_cur() (whole in the
+ * window, and already checked by class_dump) if they are held. */
+static hs_status class_dump_strings(F *f)
+{
+    const unsigned i = f->idsize;
+    size_t k = 1 + 7 * (size_t)i + 8;
+    unsigned n, j, pass;
+
+    n = hs_be16(hs_cur(f) + k);
+    k += 2;
+    for (j = 0; j < n; j++)
+        k += 3 + hs_type_size(hs_cur(f)[k + 2], i);
+    for (pass = 0; pass < 2; pass++) { /* statics, then instance fields */
+        n = hs_be16(hs_cur(f) + k);
+        k += 2;
+        for (j = 0; j < n; j++) {
+            unsigned type = hs_cur(f)[k + i];
+            HS_TRY(hs_str_use(f, hs_be_id(hs_cur(f) + k, i)));
+            k += i + 1 + (pass == 0 ? hs_type_size(type, i) : 0);
+        }
+    }
+    return HS_OK;
+}
+
 /* CLASS_DUMP has three variable tables; walk them to find its size (at
  * most about 2.4 MB, which the read window can always hold), then copy it. */
 static hs_status class_dump(F *f, uint64_t off)
@@ -277,6 +401,11 @@ static hs_status class_dump(F *f, uint64_t off)
     }
     HS_TRY(need_in_record(f, off, k));
     f->st.class_dumps++;
+    if (f->rules->drop_unused_strings)
+        HS_TRY(class_dump_strings(f));
+    if (f->drop_heaps) /* class dumps are never dropped: boot classes live in
+                          the image heap, and dropping them orphans Strings */
+        HS_TRY(release_roots(f, hs_be_id(hs_cur(f) + 1, i), 0));
     return copy_sub(f, off, (size_t)k, 0);
 }
 
@@ -327,10 +456,10 @@ static hs_status sub_record(F *f)
         return class_dump(f, off);
     case HS_SUB_INSTANCE_DUMP:
         f->st.instances++;
-        return copy_sub(f, off, fixed, hs_be32(p + 1 + 2 * i + 4));
+        return object(f, off, fixed, hs_be32(p + 1 + 2 * i + 4));
     case HS_SUB_OBJ_ARRAY_DUMP:
         f->st.object_arrays++;
-        return copy_sub(f, off, fixed, (uint64_t)hs_be32(p + 1 + i + 4) * i);
+        return object(f, off, fixed, (uint64_t)hs_be32(p + 1 + i + 4) * i);
     case HS_SUB_PRIM_ARRAY_DUMP:
         return prim_array(f, off, fixed);
     case HS_SUB_PRIM_ARRAY_NODATA:
@@ -338,12 +467,11 @@ static hs_status sub_record(F *f)
             return hs_filter_fail(f, HS_E_MALFORMED, off + 1 + i + 8,
                                   "PRIMITIVE_ARRAY_NODATA has element type %u", p[1 + i + 8]);
         f->st.primitive_arrays++;
-        return copy_sub(f, off, fixed, 0);
+        return object(f, off, fixed, 0);
     case HS_SUB_HEAP_DUMP_INFO:
         return heap_info(f, fixed);
     default:
-        f->st.roots++;
-        return copy_sub(f, off, fixed, 0);
+        return root(f, off, subtag, fixed);
     }
 }
 
@@ -408,7 +536,7 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len)
     }
     if (f->reencode && tag == HS_TAG_HEAP_DUMP) {
         /* one 1.0.1 HEAP_DUMP is one whole dump: close it as segments are */
-        HS_TRY(hs_seg_close(f));
+        HS_TRY(hs_heap_finish(f));
         if (f->heap_open)
             HS_TRY(hs_heap_end(f));
     }

@@ -107,10 +107,28 @@ typedef struct hs_rules hs_rules;
 hs_rules *hs_rules_create(const hs_alloc *alloc);
 void hs_rules_free(hs_rules *rules); /* NULL is fine */
 
-/* Apply a built-in preset on top of what `rules` holds: "none", "default".
- * Returns HS_OK, or HS_E_USAGE for an unknown name (and fills `err` when it
- * is not NULL). */
+/* Applies a built-in preset on top of what `rules` holds: "default" (zero
+ * every primitive-array payload, drop unused strings), "none" (clear every
+ * rule: change nothing), "android-app" (default, and drop the objects of
+ * the zygote and image heaps). Returns HS_OK, or HS_E_USAGE for an unknown
+ * name (and fills `err` when it is not NULL). */
 hs_status hs_rules_preset(hs_rules *rules, const char *name, hs_error *err);
+
+/* One line describing a preset, or NULL for an unknown name. */
+const char *hs_preset_summary(const char *name);
+
+/* Applies rule-file text on top of what `rules` holds (the grammar is in
+ * the man page and at the top of rulefile.c). `origin` names the text in
+ * messages (a file name). On a mistake returns HS_E_USAGE with `err` (when
+ * not NULL) saying "ORIGIN:LINE:COL: what"; the rules applied before the
+ * bad line stay applied. */
+hs_status hs_rules_parse(hs_rules *rules, const char *text, size_t len, const char *origin,
+                         hs_error *err);
+
+/* Writes `rules` as rule-file text that parses back to the same rule set,
+ * NUL-terminated, into buf[cap]. Returns the length of the full text (which
+ * did not fit when it is >= cap, as with snprintf). */
+size_t hs_rules_print(const hs_rules *rules, char *buf, size_t cap);
 
 /* ---- filter -------------------------------------------------------------- */
 
@@ -124,6 +142,10 @@ typedef struct {
     size_t segment_cap;
     /* Size of the read buffer; 0 means the default (1 MiB). */
     size_t read_buffer;
+    /* Most bytes the filter may hold for STRING records waiting for their
+     * first user and GC roots waiting for their object; 0 means the default
+     * (1 GiB). Past it the run fails with HS_E_LIMIT. */
+    uint64_t max_held;
 } hs_options;
 
 typedef struct hs_filter hs_filter;
@@ -155,9 +177,10 @@ typedef struct {
     uint64_t payload_bytes_zeroed;            /* array bytes zeroed or filled */
     uint64_t payload_bytes_dropped;           /* array bytes removed */
     uint64_t arrays_dropped;
-    uint64_t strings_in, strings_out;
+    uint64_t strings_in, strings_out, strings_dropped;
     uint64_t roots_dropped;
     uint64_t objects_dropped;                 /* by heap rules */
+    uint64_t roots_held_peak;                 /* most roots held at once */
     uint64_t held_bytes_peak;                 /* peak memory held for strings/roots */
 } hs_stats;
 

@@ -1,18 +1,39 @@
 /*
- * rules.c - rule set lifecycle, presets and verdicts.
+ * rules.c - rule set lifecycle and verdicts.
  */
 #include "rules.h"
 
 #include <string.h>
 
 #include "alloc.h"
-#include "error.h"
 #include "format.h"
 
-#define ALL_PRIMITIVE_TYPES                                                    \
-    (uint16_t)(1u << HS_TYPE_BOOLEAN | 1u << HS_TYPE_CHAR | 1u << HS_TYPE_FLOAT | \
-               1u << HS_TYPE_DOUBLE | 1u << HS_TYPE_BYTE | 1u << HS_TYPE_SHORT |  \
-               1u << HS_TYPE_INT | 1u << HS_TYPE_LONG)
+const hs_name hs_heap_names[] = {
+    {"default", 0}, {"app", 'A'}, {"zygote", 'Z'}, {"image", 'I'}, {NULL, 0}};
+
+const hs_name hs_root_names[] = {
+    {"unknown", HS_SUB_ROOT_UNKNOWN},
+    {"jni-global", HS_SUB_ROOT_JNI_GLOBAL},
+    {"jni-local", HS_SUB_ROOT_JNI_LOCAL},
+    {"java-frame", HS_SUB_ROOT_JAVA_FRAME},
+    {"native-stack", HS_SUB_ROOT_NATIVE_STACK},
+    {"sticky-class", HS_SUB_ROOT_STICKY_CLASS},
+    {"thread-block", HS_SUB_ROOT_THREAD_BLOCK},
+    {"monitor-used", HS_SUB_ROOT_MONITOR_USED},
+    {"thread-object", HS_SUB_ROOT_THREAD_OBJ},
+    {"interned-string", HS_SUB_ROOT_INTERNED_STRING},
+    {"finalizing", HS_SUB_ROOT_FINALIZING},
+    {"debugger", HS_SUB_ROOT_DEBUGGER},
+    {"reference-cleanup", HS_SUB_ROOT_REFERENCE_CLEANUP},
+    {"vm-internal", HS_SUB_ROOT_VM_INTERNAL},
+    {"jni-monitor", HS_SUB_ROOT_JNI_MONITOR},
+    {"unreachable", HS_SUB_ROOT_UNREACHABLE},
+    {NULL, 0}};
+
+const hs_name hs_type_names[] = {
+    {"boolean", HS_TYPE_BOOLEAN}, {"char", HS_TYPE_CHAR}, {"float", HS_TYPE_FLOAT},
+    {"double", HS_TYPE_DOUBLE},   {"byte", HS_TYPE_BYTE}, {"short", HS_TYPE_SHORT},
+    {"int", HS_TYPE_INT},         {"long", HS_TYPE_LONG}, {NULL, 0}};
 
 hs_rules *hs_rules_create(const hs_alloc *alloc)
 {
@@ -34,37 +55,53 @@ void hs_rules_free(hs_rules *r)
     }
 }
 
-static void add_array_rule(hs_rules *r, uint16_t types, uint64_t min_bytes,
-                           hs_arr_action action)
+void hs_rules_reset(hs_rules *r)
 {
-    hs_arr_rule *ar;
+    hs_alloc a = r->alloc;
 
-    if (r->n_arr == HS_MAX_ARRAY_RULES) /* keep the newest: drop the oldest */
-        memmove(r->arr, r->arr + 1, sizeof r->arr - sizeof r->arr[0]), r->n_arr--;
-    ar = &r->arr[r->n_arr++];
-    memset(ar, 0, sizeof *ar);
-    ar->types = types;
-    ar->min_bytes = min_bytes;
-    ar->verdict.action = action;
+    memset(r, 0, sizeof *r);
+    r->alloc = a;
 }
 
-hs_status hs_rules_preset(hs_rules *r, const char *name, hs_error *err)
+int hs_rules_add_array(hs_rules *r, uint16_t types, uint64_t min_bytes, hs_arr_verdict v)
 {
-    if (strcmp(name, "none") == 0) {
+    hs_arr_rule *ar;
+    unsigned i;
+
+    /* A rule for every type with no size bound hides all before it. */
+    if ((types & HS_ALL_PRIMITIVES) == HS_ALL_PRIMITIVES && min_bytes == 0)
         r->n_arr = 0;
-        r->drop_unused_strings = 0;
-        memset(r->drop_root, 0, sizeof r->drop_root);
-        r->n_drop_heap = 0;
-        return HS_OK;
-    }
-    if (strcmp(name, "default") == 0) {
-        add_array_rule(r, ALL_PRIMITIVE_TYPES, 0, HS_ARR_ZERO);
-        r->drop_unused_strings = 1;
-        return HS_OK;
-    }
-    if (err)
-        hs_fail_plain(err, HS_E_USAGE, "unknown preset '%s' (try none, default)", name);
-    return HS_E_USAGE;
+    /* an identical condition is replaced in place */
+    for (i = 0; i < r->n_arr; i++)
+        if (r->arr[i].types == types && r->arr[i].min_bytes == min_bytes) {
+            memmove(r->arr + i, r->arr + i + 1, (r->n_arr - i - 1) * sizeof r->arr[0]);
+            r->n_arr--;
+            break;
+        }
+    if (r->n_arr == HS_MAX_ARRAY_RULES)
+        return -1;
+    ar = &r->arr[r->n_arr++];
+    ar->types = types;
+    ar->min_bytes = min_bytes;
+    ar->verdict = v;
+    return 0;
+}
+
+int hs_rules_set_heap(hs_rules *r, uint32_t heap, int drop)
+{
+    unsigned i;
+
+    for (i = 0; i < r->n_heaps; i++)
+        if (r->heaps[i].heap == heap) {
+            r->heaps[i].drop = drop;
+            return 0;
+        }
+    if (r->n_heaps == HS_MAX_HEAP_RULES)
+        return -1;
+    r->heaps[r->n_heaps].heap = heap;
+    r->heaps[r->n_heaps].drop = drop;
+    r->n_heaps++;
+    return 0;
 }
 
 hs_arr_verdict hs_rules_array(const hs_rules *r, unsigned type, uint64_t nbytes)
@@ -80,11 +117,31 @@ hs_arr_verdict hs_rules_array(const hs_rules *r, unsigned type, uint64_t nbytes)
     return keep;
 }
 
+int hs_rules_heap_dropped(const hs_rules *r, uint32_t heap)
+{
+    unsigned i;
+
+    for (i = 0; i < r->n_heaps; i++)
+        if (r->heaps[i].heap == heap)
+            return r->heaps[i].drop;
+    return 0;
+}
+
+int hs_rules_drop_any_heap(const hs_rules *r)
+{
+    unsigned i;
+
+    for (i = 0; i < r->n_heaps; i++)
+        if (r->heaps[i].drop)
+            return 1;
+    return 0;
+}
+
 int hs_rules_change_lengths(const hs_rules *r)
 {
     unsigned i;
 
-    if (r->drop_unused_strings || r->n_drop_heap)
+    if (r->drop_unused_strings || hs_rules_drop_any_heap(r))
         return 1;
     for (i = 0; i < 256; i++)
         if (r->drop_root[i])

@@ -1,10 +1,10 @@
 /*
  * rules.h - the in-memory rule set and its pure verdict functions.
  *
- * A rule set is built once (from presets and rule files) and then only read.
- * Array rules are kept in the order they were given; the last one that
- * matches an array wins, which is what "later lines override earlier ones"
- * means for a rule file.
+ * A rule set is built once (from presets and rule files, rulefile.c) and
+ * then only read. Array rules are kept in the order they were given and the
+ * last one that matches an array wins; heap, root and string settings are
+ * simply overwritten. Either way "later lines override earlier ones".
  */
 #ifndef HS_RULES_H
 #define HS_RULES_H
@@ -34,8 +34,14 @@ typedef struct {
     hs_arr_verdict verdict;
 } hs_arr_rule;
 
-#define HS_MAX_ARRAY_RULES 64
-#define HS_MAX_HEAP_RULES 8
+#define HS_MAX_ARRAY_RULES 256
+#define HS_MAX_HEAP_RULES 16
+#define HS_ALL_PRIMITIVES ((uint16_t)0x0ff0) /* types 4 (boolean) .. 11 (long) */
+
+typedef struct {
+    uint32_t heap; /* heap id from HEAP_DUMP_INFO: 'A' app, 'Z' zygote, ... */
+    int drop;
+} hs_heap_rule;
 
 struct hs_rules {
     hs_alloc alloc;
@@ -43,15 +49,35 @@ struct hs_rules {
     unsigned n_arr;
     int drop_unused_strings;
     uint8_t drop_root[256]; /* by sub-record tag */
-    uint32_t drop_heap[HS_MAX_HEAP_RULES];
-    unsigned n_drop_heap;
+    hs_heap_rule heaps[HS_MAX_HEAP_RULES];
+    unsigned n_heaps;
 };
 
 /* What to do with a primitive array of `type` whose payload is `nbytes`. */
 hs_arr_verdict hs_rules_array(const hs_rules *r, unsigned type, uint64_t nbytes);
 
-/* True when some rule can change the length of a heap record, so heap
- * records must be re-segmented rather than passed through in place. */
+/* True when the objects of heap `heap` are to be dropped. */
+int hs_rules_heap_dropped(const hs_rules *r, uint32_t heap);
+/* True when some heap's objects are dropped. */
+int hs_rules_drop_any_heap(const hs_rules *r);
+
+/* True when some rule can change the length of a heap record (or must
+ * insert records between segments), so heap records must be re-encoded
+ * rather than passed through in place. */
 int hs_rules_change_lengths(const hs_rules *r);
+
+/* Building blocks for rulefile.c. Return 0, or -1 when a table is full. */
+int hs_rules_add_array(hs_rules *r, uint16_t types, uint64_t min_bytes, hs_arr_verdict v);
+int hs_rules_set_heap(hs_rules *r, uint32_t heap, int drop);
+void hs_rules_reset(hs_rules *r);
+
+/* Names for heaps and root kinds, shared by the parser and the printer. */
+typedef struct {
+    const char *name;
+    unsigned code;
+} hs_name;
+extern const hs_name hs_heap_names[];   /* terminated by a NULL name */
+extern const hs_name hs_root_names[];   /* terminated by a NULL name */
+extern const hs_name hs_type_names[];   /* primitive types; NULL-terminated */
 
 #endif

@@ -480,14 +480,102 @@ void dg_everything(dump *d, unsigned idsize, int android)
 
 /* ---- walk -------------------------------------------------------------- */
 
+/* A small growable hash set of ids, for the string checks. */
+typedef struct {
+    uint64_t *k;
+    uint8_t *used;
+    size_t cap, n;
+} idset;
+
+static size_t idset_slot(uint64_t id, size_t cap)
+{
+    return (size_t)((id * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
+
+static int idset_has(const idset *s, uint64_t id)
+{
+    size_t i;
+    if (!s->cap)
+        return 0;
+    for (i = idset_slot(id, s->cap); s->used[i]; i = (i + 1) & (s->cap - 1))
+        if (s->k[i] == id)
+            return 1;
+    return 0;
+}
+
+static void idset_add(idset *s, uint64_t id)
+{
+    size_t i;
+    if (idset_has(s, id))
+        return;
+    if ((s->n + 1) * 2 > s->cap) {
+        idset old = *s;
+        size_t j;
+        s->cap = s->cap ? s->cap * 2 : 1024;
+        s->k = calloc(s->cap, sizeof *s->k);
+        s->used = calloc(s->cap, 1);
+        s->n = 0;
+        for (j = 0; j < old.cap; j++)
+            if (old.used[j])
+                idset_add(s, old.k[j]);
+        free(old.k);
+        free(old.used);
+    }
+    for (i = idset_slot(id, s->cap); s->used[i]; i = (i + 1) & (s->cap - 1))
+        ;
+    s->used[i] = 1;
+    s->k[i] = id;
+    s->n++;
+}
+
+static void idset_free(idset *s)
+{
+    free(s->k);
+    free(s->used);
+}
+
+typedef struct {
+    uint64_t *v;
+    size_t n, cap;
+} idvec;
+
+static void idvec_push(idvec *v, uint64_t id)
+{
+    if (v->n == v->cap) {
+        v->cap = v->cap ? v->cap * 2 : 1024;
+        v->v = realloc(v->v, v->cap * sizeof *v->v);
+    }
+    v->v[v->n++] = id;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int ids_contain(const uint64_t *ids, size_t n, uint64_t id)
+{
+    return n && bsearch(&id, ids, n, sizeof id, cmp_u64) != NULL;
+}
+
 typedef struct {
     const uint8_t *p;
     size_t n, at;
     unsigned id;
     walk_result *w;
-    XXH3_state_t *h;
+    XXH3_state_t *h, *happ;
     unsigned flags;
+    idset defined, used, string_ids;
+    idvec dropped, roots;
 } walker;
+
+static void use_string(walker *k, uint64_t id)
+{
+    if (id && !idset_has(&k->defined, id))
+        k->w->string_refs_undefined++;
+    idset_add(&k->used, id);
+}
 
 static uint64_t rd(const uint8_t *p, unsigned n)
 {
@@ -609,8 +697,44 @@ static int walk_heap(walker *k, size_t end)
         if (tag == 0xFE) {
             w->heap_infos++;
             heap = (uint32_t)rd(p + 1, 4);
+            use_string(k, rd(p + 5, k->id));
             k->at += (size_t)sz;
             continue;
+        }
+        if (tag == 0x21 || tag == 0x22 || tag == 0x23 || tag == 0xC3) {
+            int slot = heap == 0 ? 0 : heap == 'A' ? 1 : heap == 'Z' ? 2 : heap == 'I' ? 3 : 4;
+            w->objects_in_heap[slot]++;
+            if ((slot == 2 || slot == 3) && (k->flags & WALK_COLLECT))
+                idvec_push(&k->dropped, rd(p + 1, k->id));
+            if (slot == 1) {
+                size_t hdr = tag == 0x23 ? 1 + k->id + 9 : (size_t)sz;
+                XXH3_64bits_update(k->happ, p, hdr);
+                if (tag == 0x23 && (k->flags & WALK_ZERO_PAYLOADS))
+                    hash_zeros(k->happ, sz - hdr);
+                else
+                    XXH3_64bits_update(k->happ, p + hdr, (size_t)sz - hdr);
+            }
+        } else if (tag == 0x20) {
+            /* field names: walk the class dump's tables */
+            uint64_t q = 1 + 7 * k->id + 8, j, cnt;
+            cnt = rd(p + q, 2);
+            q += 2;
+            for (j = 0; j < cnt; j++)
+                q += 3 + tsize(p[q + 2], k->id);
+            cnt = rd(p + q, 2);
+            q += 2;
+            for (j = 0; j < cnt; j++) {
+                use_string(k, rd(p + q, k->id));
+                q += k->id + 1 + tsize(p[q + k->id], k->id);
+            }
+            cnt = rd(p + q, 2);
+            q += 2;
+            for (j = 0; j < cnt; j++) {
+                use_string(k, rd(p + q, k->id));
+                q += k->id + 1;
+            }
+        } else if ((k->flags & WALK_COLLECT)) {
+            idvec_push(&k->roots, rd(p + 1, k->id));
         }
         subs++;
         hb[0] = (uint8_t)(heap >> 24), hb[1] = (uint8_t)(heap >> 16);
@@ -677,6 +801,8 @@ walk_result walk_dump(const uint8_t *p, size_t n, unsigned flags)
     k.at += 12;
     k.h = XXH3_createState();
     XXH3_64bits_reset(k.h);
+    k.happ = XXH3_createState();
+    XXH3_64bits_reset(k.happ);
     XXH3_64bits_update(k.h, p + k.at - 12, 4);
     while (k.at < n) {
         unsigned tag;
@@ -708,15 +834,48 @@ walk_result walk_dump(const uint8_t *p, size_t n, unsigned flags)
             if (!(flags & WALK_NO_STRINGS))
                 XXH3_64bits_update(k.h, p + k.at, 1), XXH3_64bits_update(k.h, p + k.at + 9, (size_t)len);
         } else {
+            const uint8_t *b = p + k.at + 9;
             XXH3_64bits_update(k.h, p + k.at, 1);
-            XXH3_64bits_update(k.h, p + k.at + 9, (size_t)len);
+            XXH3_64bits_update(k.h, b, (size_t)len);
+            if (tag == 0x02 && len >= 8 + 2 * k.id)
+                use_string(&k, rd(b + 4 + k.id + 4, k.id));
+            if (tag == 0x04 && len >= 8 + 4 * k.id)
+                use_string(&k, rd(b + k.id, k.id)), use_string(&k, rd(b + 2 * k.id, k.id)),
+                    use_string(&k, rd(b + 3 * k.id, k.id));
+            if (tag == 0x0A && len >= 8 + 4 * k.id)
+                use_string(&k, rd(b + 8 + k.id, k.id)),
+                    use_string(&k, rd(b + 8 + 2 * k.id, k.id)),
+                    use_string(&k, rd(b + 8 + 3 * k.id, k.id));
         }
         k.at += 9 + (size_t)len;
     }
     w.ok = 1;
     w.ends_with_heap_dump_end = last_tag == 0x2C;
 out:
+    {
+        size_t j;
+        for (j = 0; j < k.string_ids.cap; j++)
+            if (k.string_ids.used[j] && !idset_has(&k.used, k.string_ids.k[j]))
+                w.strings_unused++;
+    }
     w.digest = XXH3_64bits_digest(k.h);
+    w.digest_app = XXH3_64bits_digest(k.happ);
     XXH3_freeState(k.h);
+    XXH3_freeState(k.happ);
+    idset_free(&k.defined);
+    idset_free(&k.used);
+    idset_free(&k.string_ids);
+    qsort(k.dropped.v, k.dropped.n, sizeof(uint64_t), cmp_u64);
+    w.dropped_heap_ids = k.dropped.v;
+    w.n_dropped_heap_ids = k.dropped.n;
+    w.root_ids = k.roots.v;
+    w.n_root_ids = k.roots.n;
     return w;
+}
+
+void walk_free(walk_result *w)
+{
+    free(w->dropped_heap_ids);
+    free(w->root_ids);
+    w->dropped_heap_ids = w->root_ids = NULL;
 }

@@ -111,13 +111,29 @@ typedef struct {
      * HEAP_DUMP_INFOs stand: every non-heap record (tag and body) and every
      * sub-record (its bytes and the heap it is in), in order. */
     uint64_t digest;
+    /* the same over the instances and arrays of the app heap ('A') only */
+    uint64_t digest_app;
+    /* instances and arrays per heap: default, app, zygote, image, other */
+    uint64_t objects_in_heap[5];
+    /* string references (LOAD_CLASS, STACK_FRAME, START_THREAD, CLASS_DUMP
+     * field names, HEAP_DUMP_INFO) to a non-zero id with no STRING before
+     * them, and STRING records nothing refers to */
+    uint64_t string_refs_undefined;
+    uint64_t strings_unused;
+    /* with WALK_COLLECT: ids of zygote/image objects, and of root targets */
+    uint64_t *dropped_heap_ids, *root_ids;
+    size_t n_dropped_heap_ids, n_root_ids;
 } walk_result;
 
 enum {
     WALK_ZERO_PAYLOADS = 1, /* hash primitive-array payloads as zeros */
-    WALK_NO_STRINGS = 2     /* leave STRING records out of the digest */
+    WALK_NO_STRINGS = 2,    /* leave STRING records out of the digest */
+    WALK_COLLECT = 4        /* fill dropped_heap_ids and root_ids */
 };
 
 walk_result walk_dump(const uint8_t *p, size_t n, unsigned flags);
+void walk_free(walk_result *w);
+/* True when sorted `ids` holds `id`. */
+int ids_contain(const uint64_t *ids, size_t n, uint64_t id);
 
 #endif

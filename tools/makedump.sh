@@ -40,7 +40,7 @@ case $size in ''|*[!0-9]*) die "SIZE_MB must be a whole number: $size" ;; esac
 [ "$size" -ge 8 ] || die "SIZE_MB must be at least 8"
 
 # Compile once (again when the source changes), via a private directory.
-if [ ! -f "$classes/MakeDump.class" ] || [ "$src" -nt "$classes/MakeDump.class" ]; then
+if [ ! -f "$classes/MakeDump.class" ] || [ -n "$(find "$src" -newer "$classes/MakeDump.class")" ]; then
     mkdir -p "$classes"
     stage=$(mktemp -d "$classes/.javac.XXXXXX")
     if ! "$JAVAC" -nowarn -encoding UTF-8 -d "$stage" "$src"; then

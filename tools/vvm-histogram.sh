@@ -32,7 +32,7 @@ die() { echo "vvm-histogram: $*" >&2; exit 2; }
 
 # Compile once. javac writes into a private directory first, and the class
 # files are then moved into place, so parallel runs never see half a class.
-if [ ! -f "$classes/Histogram.class" ] || [ "$src" -nt "$classes/Histogram.class" ]; then
+if [ ! -f "$classes/Histogram.class" ] || [ -n "$(find "$src" -newer "$classes/Histogram.class")" ]; then
     mkdir -p "$classes"
     stage=$(mktemp -d "$classes/.javac.XXXXXX")
     if ! "$JAVAC" -nowarn -encoding UTF-8 -d "$stage" -cp "$jar" "$src"; then
@@ -71,14 +71,16 @@ case $dump in
     -)    cat > "$tmp/$name" ;;
     *.gz) [ -r "$dump" ] || { echo "vvm-histogram: $dump: cannot read" >&2; exit 1; }
           gzip -dc "$dump" > "$tmp/$name" || { echo "vvm-histogram: $dump: gunzip failed" >&2; exit 1; } ;;
-    *)    [ -r "$dump" ] && [ -f "$dump" ] || { echo "vvm-histogram: $dump: cannot read" >&2; exit 1; }
+    *)    if [ ! -f "$dump" ] || [ ! -r "$dump" ]; then
+              echo "vvm-histogram: $dump: cannot read" >&2; exit 1
+          fi
           case $dump in /*) abs=$dump ;; *) abs=$(pwd)/$dump ;; esac
           ln -s "$abs" "$tmp/$name" ;;
 esac
 
 # Not exec: the EXIT trap must run to remove $tmp.
-# shellcheck disable=SC2086 # $opts and $VVM_JAVA_OPTS are word lists
 status=0
+# shellcheck disable=SC2086 # $opts and $VVM_JAVA_OPTS are word lists
 "$JAVA" -Djava.awt.headless=true -Djava.io.tmpdir="$tmp" \
     -Dvvm.histogram.name="$dump" ${VVM_JAVA_OPTS:-} \
     -cp "$jar:$classes" Histogram $opts "$tmp/$name" || status=$?

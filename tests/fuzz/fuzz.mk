@@ -35,6 +35,8 @@ FUZZ_SECONDS ?= 120
 FUZZ_MAX_LEN ?= 65536
 FUZZ_TIMEOUT ?= 10
 FUZZ_FLAGS   ?=
+# e.g. FUZZ_DEFS=-DFUZZ_STRICT_IDENTITY=1 (then make fuzz-clean first)
+FUZZ_DEFS    ?=
 FUZZ_OUT     ?= build-fuzz
 FUZZ_CORPUS  ?= $(FUZZ_DIR)/corpus-work
 FUZZ_SEEDS   ?= $(FUZZ_DIR)/seeds
@@ -51,7 +53,7 @@ FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fr
 # libFuzzer build: the library and the harness all with the same flags.
 FUZZ_CFLAGS ?= -O1 -g
 FUZZ_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_CFLAGS) $(FUZZ_WARN) -fsanitize=fuzzer,address,undefined \
-                   -fno-sanitize-recover=all -fno-omit-frame-pointer -I$(FUZZ_SRC_DIR) -MMD -MP
+                   -fno-sanitize-recover=all -fno-omit-frame-pointer -I$(FUZZ_SRC_DIR) $(FUZZ_DEFS) -MMD -MP
 FUZZ_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/fuzz/%.o) $(FUZZ_OUT)/fuzz/fuzz_filter.o
 FUZZ_BIN := $(FUZZ_OUT)/fuzz_filter
 
@@ -59,7 +61,7 @@ FUZZ_BIN := $(FUZZ_OUT)/fuzz_filter
 FUZZ_REPLAY_CC := $(if $(filter default,$(origin CC)),cc,$(CC))
 FUZZ_REPLAY_CFLAGS ?= -O1 -g
 FUZZ_REPLAY_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_REPLAY_CFLAGS) $(FUZZ_WARN) $(FUZZ_SAN) \
-                          -I$(FUZZ_SRC_DIR) -MMD -MP
+                          -I$(FUZZ_SRC_DIR) $(FUZZ_DEFS) -MMD -MP
 FUZZ_REPLAY_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/replay/%.o) \
                    $(FUZZ_OUT)/replay/fuzz_filter.o $(FUZZ_OUT)/replay/replay.o
 FUZZ_REPLAY_BIN := $(FUZZ_OUT)/fuzz_replay

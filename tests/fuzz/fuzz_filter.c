@@ -23,8 +23,10 @@
  * Invariants checked (any failure aborts with a message naming it):
  *   - hs_filter_run returns HS_OK or one of the negative hs_status codes;
  *   - on failure hs_filter_error() is non-NULL, its code is the returned
- *     status, its message is non-empty, NUL-terminated and one line; on
- *     success it is NULL;
+ *     status, its message is non-empty, NUL-terminated, one line with no control
+ *     characters, its
+ *     offsets lie inside the input, and the message shows no wrapped-around
+ *     number (>= 2^48); on success it is NULL;
  *   - a second hs_filter_run on the same filter returns HS_E_USAGE;
  *   - stats: on success bytes_out equals what the sink received and bytes_in
  *     is the dump's length (on failure bytes_out may count buffered bytes that
@@ -216,7 +218,69 @@ typedef struct {
     unsigned chunk;
 } config;
 
-static void check_error(const hs_filter *f, hs_status s, const char *which)
+/* FUZZ_KNOWN, a comma-separated list of ids in the environment, lets a
+ * fuzzing session go past library bugs already reported (each has a
+ * reproducer in regress/). Each id relaxes one check for one symptom only:
+ *   version-msg     the "unknown HPROF version" message may quote control
+ *                   characters from the input (newline)
+ *   missing-msg     a truncation message inside a zero-length heap record
+ *                   may show a wrapped "N of its M bytes are missing"
+ *   len0-end        a zero-length HEAP_DUMP_SEGMENT running to the end of
+ *                   the input gets a HEAP_DUMP_END appended, which the round
+ *                   trip then reads as sub-tag 0x2c
+ * Unset (the default, and for make fuzz-replay) everything is checked. */
+static int known(const char *id)
+{
+    const char *k = getenv("FUZZ_KNOWN"), *p;
+    size_t n = strlen(id);
+
+    if (!k)
+        return 0;
+    for (p = k; (p = strstr(p, id)) != NULL; p += n)
+        if ((p == k || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* True when `msg` holds a decimal number of 2^48 or more. Every number an
+ * error message has reason to show (offsets into an input of at most a few
+ * MB here, u4 lengths and counts times an element size) is far below; a
+ * bigger one is an unsigned wrap-around or a UINT64_MAX sentinel printed as
+ * a value. */
+static int has_wild_number(const char *msg)
+{
+    const char *p = msg;
+
+    while (*p) {
+        if (*p >= '0' && *p <= '9') {
+            uint64_t v = 0;
+            int big = 0;
+            while (*p >= '0' && *p <= '9') {
+                if (v >= ((uint64_t)1 << 48) / 10)
+                    big = 1;
+                else
+                    v = v * 10 + (uint64_t)(*p - '0');
+                p++;
+            }
+            if (big || v >= ((uint64_t)1 << 48))
+                return 1;
+        } else {
+            p++;
+        }
+    }
+    return 0;
+}
+
+/* One line of text: no newline, no other control character. */
+static int has_control(const char *msg)
+{
+    for (; *msg; msg++)
+        if ((unsigned char)*msg < 0x20 || *msg == 0x7f)
+            return 1;
+    return 0;
+}
+
+static void check_error(const hs_filter *f, hs_status s, size_t len, const char *which)
 {
     const hs_error *e = hs_filter_error(f);
     size_t n;
@@ -233,8 +297,20 @@ static void check_error(const hs_filter *f, hs_status s, const char *which)
     n = strnlen(e->message, sizeof e->message);
     CHECK(n < sizeof e->message, "%s: error message not NUL-terminated", which);
     CHECK(n > 0, "%s: empty error message for status %d", which, (int)s);
-    CHECK(memchr(e->message, '\n', n) == NULL, "%s: error message has a newline: %s", which,
-          e->message);
+    if (!(known("version-msg") && strstr(e->message, "unknown HPROF version")))
+        CHECK(!has_control(e->message), "%s: error message has a control character: %s",
+              which, e->message);
+    CHECK(e->offset == UINT64_MAX || e->offset <= len,
+          "%s: error offset %llu is past the end of the %zu-byte input: %s", which,
+          (unsigned long long)e->offset, len, e->message);
+    CHECK(e->record_offset == UINT64_MAX || e->record_offset < len,
+          "%s: error record offset %llu is past the end of the %zu-byte input: %s", which,
+          (unsigned long long)e->record_offset, len, e->message);
+    CHECK(e->tag >= -1 && e->tag <= 255 && e->subtag >= -1 && e->subtag <= 255,
+          "%s: error tag %d / subtag %d out of range", which, e->tag, e->subtag);
+    if (!(known("missing-msg") && strstr(e->message, "bytes are missing)")))
+        CHECK(!has_wild_number(e->message), "%s: error message shows a wrapped or sentinel "
+              "value: %s", which, e->message);
 }
 
 /* Runs one filter over `in`; the output lands in `out` (caller frees
@@ -272,7 +348,7 @@ static hs_status run_filter(const config *cfg, const uint8_t *in, size_t len, ms
     CHECK(hs_filter_error(f) == NULL, "%s: error before the run", which);
 
     s = hs_filter_run(f, &hsrc, &hsink);
-    check_error(f, s, which);
+    check_error(f, s, len, which);
     CHECK(!out->overflow, "%s: output passed %zu bytes for a %zu-byte input", which, out->cap,
           len);
     if (s == HS_E_WRITE)
@@ -404,6 +480,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memset(&cfg2, 0, sizeof cfg2);
         cfg2.chunk = cfg.chunk;
         s = run_filter(&cfg2, out.buf, out.len, &out2, seed ^ 0x5555, "second run", &err);
+        if (s != HS_OK && known("len0-end") &&
+            strstr(err.message, "unknown heap sub-record tag 0x2c")) {
+            free(out2.buf);
+            free(out.buf);
+            return 0;
+        }
         CHECK(s == HS_OK, "round trip: the output of a successful run fails a preset-none "
                           "pass with status %d: %s",
               (int)s, err.message);

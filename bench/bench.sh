@@ -1,0 +1,251 @@
+#!/bin/sh
+# bench/bench.sh - throughput and peak memory of hprof-strip against simple
+# baselines. Run by `make bench` (which builds ./hprof-strip first). This is a
+# benchmark, not a test: it never fails because something is slow.
+#
+#   sh bench/bench.sh                      # ~1 GiB inputs, 3 runs each
+#   BENCH_SIZE_MB=200 BENCH_RUNS=1 sh bench/bench.sh   # quick check
+#
+# Inputs, prepared once into bench/work/ and reused (delete them to rebuild):
+#   jvm-<N>mb.hprof      HotSpot 17 dump of ~N MiB from tools/makedump.sh
+#   android-<N>mb.hprof  the same heap as an Android 1.0.3 dump, made by
+#                        ../shared/tools/artsim (about 1.5 min per GB)
+#   jvm-oom-500mb-byte-array.hprof  the corpus dump whose bulk is one byte[]
+#
+# For every input, each command below runs BENCH_RUNS times (interleaved, so
+# slow drift hits all commands alike) and the table shows the median wall
+# time, MB/s of input (MB = 10^6 bytes), peak RSS (GNU time %M), and the
+# time relative to the baselines measured in the same run:
+#   cat IN > /dev/null                 reading the file: the floor
+#   cat IN | cat > /dev/null           the floor through a pipe
+#   zstd -3 -T0 -c IN > /dev/null      a fast general-purpose compressor
+#   hprof-conv [-z] IN OUT             Android inputs only; OUT is a real file
+#                                      in bench/work, deleted after each run
+# Results go to stdout and bench/RESULTS.md. Environment: BENCH_SIZE_MB
+# (default 1024), BENCH_RUNS (default 3), ARTSIM, HPROF_CONV.
+set -eu
+
+# Modes of hprof-strip to measure, one per line (the words are passed as
+# arguments). A mode that hprof-strip rejects as a usage error (exit 2),
+# e.g. an option or preset that does not exist yet, is listed as skipped.
+MODES='
+-p none
+-p default
+--repack -p none
+-p android-app
+-p privacy
+-z
+'
+
+cd "$(dirname "$0")/.."
+SIZE_MB=${BENCH_SIZE_MB:-1024}
+RUNS=${BENCH_RUNS:-3}
+WORK=bench/work
+STRIP=./hprof-strip
+ARTSIM=${ARTSIM:-../shared/tools/artsim}
+OOM_GZ=../shared/corpus/jvm-oom-500mb-byte-array.hprof.gz
+HPROF_CONV=${HPROF_CONV:-/usr/lib/android-sdk/platform-tools/hprof-conv}
+GNU_TIME=/usr/bin/time
+PROBE=fixtures/jvm17-64bit.hprof    # small valid dump to probe each mode with
+
+say() { echo "bench: $*" >&2; }
+die() { say "$*"; exit 1; }
+
+case $SIZE_MB in ''|*[!0-9]*) die "BENCH_SIZE_MB must be a whole number" ;; esac
+case $RUNS in ''|*[!0-9]*|0) die "BENCH_RUNS must be a positive whole number" ;; esac
+[ -x "$STRIP" ] || die "$STRIP not built; run make"
+
+# Install a Debian package when a tool is missing (as tools/install-deps.sh).
+install_pkg() {
+    say "installing $1"
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$1" >/dev/null 2>&1 ||
+        { $sudo apt-get update -qq >/dev/null 2>&1 &&
+          DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$1" >/dev/null 2>&1; }
+}
+[ -x "$GNU_TIME" ] || install_pkg time || die "GNU time ($GNU_TIME) is missing"
+command -v zstd >/dev/null 2>&1 || install_pkg zstd || die "zstd is missing"
+[ -x "$HPROF_CONV" ] || install_pkg hprof-conv || say "hprof-conv missing: no hprof-conv baseline"
+
+mkdir -p "$WORK"
+RAW=$WORK/raw.tsv           # input, label, seconds, peak KiB, exit status (one line per run)
+INPUTS=$WORK/inputs.tsv     # input, bytes, description
+SKIPPED=$WORK/skipped.tsv   # mode, reason
+: > "$RAW"; : > "$INPUTS"; : > "$SKIPPED"
+
+# ---- Inputs ---------------------------------------------------------------
+# Each is made under a temporary name and renamed, so an interrupted run
+# never leaves a half-written input to be reused later.
+
+jvm=$WORK/jvm-${SIZE_MB}mb.hprof
+if [ ! -s "$jvm" ]; then
+    say "making $jvm"
+    tools/makedump.sh "$SIZE_MB" "$jvm"
+fi
+
+android=$WORK/android-${SIZE_MB}mb.hprof
+if [ ! -s "$android" ]; then
+    if [ -x "$ARTSIM" ] || [ -f "$ARTSIM" ]; then
+        say "making $android with artsim (about 1.5 min per GB)"
+        rm -f "$WORK/.android.tmp.hprof"
+        python3 "$ARTSIM" "$jvm" "$WORK/.android.tmp.hprof" 2>"$WORK/artsim.log" ||
+            { cat "$WORK/artsim.log" >&2; rm -f "$WORK/.android.tmp.hprof"; die "artsim failed"; }
+        mv "$WORK/.android.tmp.hprof" "$android"
+    else
+        say "artsim not found at $ARTSIM: no Android input"
+        android=""
+    fi
+fi
+
+oom=$WORK/jvm-oom-500mb-byte-array.hprof
+if [ ! -s "$oom" ]; then
+    say "decompressing $OOM_GZ"
+    gzip -dc "$OOM_GZ" > "$oom.tmp" && mv "$oom.tmp" "$oom"
+fi
+
+# ---- Measuring ------------------------------------------------------------
+
+# run_once INPUT LABEL COMMAND: one timed run of the shell COMMAND, appended
+# to $RAW. Wall time from date(1) in ns; peak RSS of the whole command tree
+# from GNU time.
+run_once() {
+    t0=$(date +%s%N)
+    st=0
+    "$GNU_TIME" -f %M -o "$WORK/time.out" sh -c "$3" </dev/null 2>"$WORK/cmd.err" || st=$?
+    t1=$(date +%s%N)
+    rss=$(tail -n 1 "$WORK/time.out")
+    case $rss in ''|*[!0-9]*) rss=0 ;; esac
+    printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" \
+        "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')" \
+        "$rss" "$st" >> "$RAW"
+    if [ "$st" != 0 ]; then
+        say "$2 on $1 exited $st: $(head -n 1 "$WORK/cmd.err")"
+    fi
+}
+
+# Modes hprof-strip accepts: probe each on a small dump. Exit 2 means the
+# option or preset is unknown (skipped); anything else is measured, and a
+# failure on a real input then shows in the table.
+MODES_OK=$WORK/modes.txt
+: > "$MODES_OK"
+echo "$MODES" | while IFS= read -r mode; do
+    [ -n "$mode" ] || continue
+    st=0
+    # shellcheck disable=SC2086 # the mode is a word list
+    "$STRIP" $mode < "$PROBE" > /dev/null 2>"$WORK/probe.err" || st=$?
+    if [ "$st" = 2 ]; then
+        printf '%s\t%s\n' "$mode" "$(head -n 1 "$WORK/probe.err")" >> "$SKIPPED"
+        say "skipping mode '$mode': $(head -n 1 "$WORK/probe.err")"
+    else
+        echo "$mode" >> "$MODES_OK"
+    fi
+done
+
+# bench_input NAME PATH DESCRIPTION [android]: measures all commands on one input.
+bench_input() {
+    name=$1
+    input=$2
+    bytes=$(wc -c < "$input" | tr -d ' ')
+    printf '%s\t%s\t%s\n' "$name" "$bytes" "$3" >> "$INPUTS"
+    cat "$input" > /dev/null              # warm the page cache
+    conv_out=$WORK/hprof-conv.out.hprof
+    r=1
+    while [ "$r" -le "$RUNS" ]; do
+        say "$name: run $r of $RUNS"
+        run_once "$name" "cat" "cat $input > /dev/null"
+        run_once "$name" "cat | cat" "cat $input | cat > /dev/null"
+        run_once "$name" "zstd -3 -T0" "zstd -q -3 -T0 -c $input > /dev/null"
+        if [ "${4:-}" = android ] && [ -x "$HPROF_CONV" ]; then
+            run_once "$name" "hprof-conv" "$HPROF_CONV $input $conv_out"; rm -f "$conv_out"
+            run_once "$name" "hprof-conv -z" "$HPROF_CONV -z $input $conv_out"; rm -f "$conv_out"
+        fi
+        while IFS= read -r mode; do
+            run_once "$name" "hprof-strip $mode" "$STRIP $mode < $input > /dev/null"
+        done < "$MODES_OK"
+        r=$((r + 1))
+    done
+}
+
+bench_input "$(basename "$jvm")" "$jvm" "HotSpot 17 dump from tools/makedump.sh $SIZE_MB"
+if [ -n "$android" ]; then
+    bench_input "$(basename "$android")" "$android" \
+        "Android 1.0.3 dump made from the JVM dump by artsim" android
+fi
+bench_input "$(basename "$oom")" "$oom" "corpus: HotSpot 11 OOM dump, one ~500 MB byte[]"
+
+# ---- Report ---------------------------------------------------------------
+
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git status --porcelain -- src Makefile 2>/dev/null)" ]; then
+    commit="$commit (with uncommitted changes in src/ or Makefile)"
+fi
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+mem=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+
+report() {
+    echo "# hprof-strip benchmark"
+    echo
+    echo "- date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+    echo "- hprof-strip commit: $commit"
+    echo "- uname -a: \`$(uname -a)\`"
+    echo "- CPU: $cpu, $ncpu logical CPUs; memory $mem"
+    echo "- runs per command: $RUNS (median shown); MB = 10^6 bytes; RSS = peak resident set (GNU time %M)"
+    echo "- made by \`make bench\` (bench/bench.sh); input files cached in memory; output to /dev/null"
+    echo "  except hprof-conv, which writes a real file"
+    echo
+    echo "Inputs:"
+    echo
+    awk -F '\t' '{ printf "- `%s`: %s bytes (%.1f MB), %s\n", $1, $2, $2 / 1e6, $3 }' "$INPUTS"
+    if [ -s "$SKIPPED" ]; then
+        echo
+        echo "Modes skipped (hprof-strip exit 2):"
+        echo
+        awk -F '\t' '{ printf "- `%s`: %s\n", $1, $2 }' "$SKIPPED"
+    fi
+    echo
+    # One table per input: rows in first-run order; "x cat" etc. are this
+    # row's median time divided by the baseline's median time.
+    awk -F '\t' -v inputs="$INPUTS" '
+        function md(s) { gsub(/\|/, "\\|", s); return s }   # a | inside a table cell
+        function median(list,   n, a, i, j, t) {
+            n = split(list, a, " ")
+            for (i = 2; i <= n; i++)            # insertion sort (mawk has no asort)
+                for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+        }
+        BEGIN { while ((getline line < inputs) > 0) { split(line, f, "\t"); order[++ni] = f[1]; size[f[1]] = f[2] } }
+        {
+            k = $1 SUBSEP $2
+            if (!(k in times)) { nl[$1]++; label[$1, nl[$1]] = $2 }
+            times[k] = times[k] " " $3
+            if ($4 + 0 > rss[k]) rss[k] = $4 + 0
+            if ($5 != 0) fail[k] = $5
+        }
+        END {
+            nb = split("cat;cat | cat;zstd -3 -T0;hprof-conv;hprof-conv -z", base, ";")
+            for (i = 1; i <= ni; i++) {
+                in_ = order[i]
+                for (j = 1; j <= nl[in_]; j++) med[in_, label[in_, j]] = median(times[in_, label[in_, j]])
+                hdr = "| command | median s | MB/s | peak RSS MiB |"; sep = "|---|---:|---:|---:|"
+                nbi = 0
+                for (b = 1; b <= nb; b++)
+                    if ((in_, base[b]) in med && !((in_, base[b]) in fail)) {
+                        use[++nbi] = base[b]; hdr = hdr " x " md(base[b]) " |"; sep = sep "---:|"
+                    }
+                printf "### %s (%.1f MB)\n\n%s\n%s\n", in_, size[in_] / 1e6, hdr, sep
+                for (j = 1; j <= nl[in_]; j++) {
+                    l = label[in_, j]; k = in_ SUBSEP l; m = med[k]
+                    if (k in fail) { printf "| `%s` | FAILED (exit %s) |  |  |", md(l), fail[k]; for (b = 1; b <= nbi; b++) printf "  |"; print ""; continue }
+                    printf "| `%s` | %.3f | %.0f | %.1f |", md(l), m, (m > 0 ? size[in_] / 1e6 / m : 0), rss[k] / 1024
+                    for (b = 1; b <= nbi; b++) { d = med[in_, use[b]]; printf " %.2f |", (d > 0 ? m / d : 0) }
+                    print ""
+                }
+                print ""
+            }
+        }' "$RAW"
+}
+
+report | tee bench/RESULTS.md
+rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err"

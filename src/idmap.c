@@ -1,0 +1,131 @@
+/*
+ * idmap.c - see idmap.h.
+ */
+#include "idmap.h"
+
+#include <string.h>
+
+#include "alloc.h"
+
+static size_t slot_of(uint64_t key, size_t cap)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdull;
+    key ^= key >> 33;
+    return (size_t)key & (cap - 1);
+}
+
+void hs_idmap_init(hs_idmap *m, const hs_alloc *a)
+{
+    memset(m, 0, sizeof *m);
+    m->alloc = a;
+}
+
+void hs_idmap_free(hs_idmap *m)
+{
+    hs_free(m->alloc, m->keys);
+    hs_free(m->alloc, m->vals);
+    hs_free(m->alloc, m->used);
+    m->keys = m->vals = NULL;
+    m->used = NULL;
+    m->cap = m->count = 0;
+}
+
+uint64_t *hs_idmap_get(const hs_idmap *m, uint64_t key)
+{
+    size_t i;
+
+    if (!m->cap)
+        return NULL;
+    for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & (m->cap - 1))
+        if (m->keys[i] == key)
+            return &m->vals[i];
+    return NULL;
+}
+
+static void place(uint64_t *keys, uint64_t *vals, uint8_t *used, size_t cap, uint64_t key,
+                  uint64_t val)
+{
+    size_t i = slot_of(key, cap);
+
+    while (used[i])
+        i = (i + 1) & (cap - 1);
+    used[i] = 1;
+    keys[i] = key;
+    vals[i] = val;
+}
+
+static hs_status grow(hs_idmap *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 1024, i;
+    uint64_t *keys = hs_malloc(m->alloc, cap * sizeof *keys);
+    uint64_t *vals = hs_malloc(m->alloc, cap * sizeof *vals);
+    uint8_t *used = hs_calloc(m->alloc, cap);
+
+    if (!keys || !vals || !used || cap < m->cap) {
+        hs_free(m->alloc, keys);
+        hs_free(m->alloc, vals);
+        hs_free(m->alloc, used);
+        return HS_E_NOMEM;
+    }
+    for (i = 0; i < m->cap; i++)
+        if (m->used[i])
+            place(keys, vals, used, cap, m->keys[i], m->vals[i]);
+    hs_free(m->alloc, m->keys);
+    hs_free(m->alloc, m->vals);
+    hs_free(m->alloc, m->used);
+    m->keys = keys;
+    m->vals = vals;
+    m->used = used;
+    m->cap = cap;
+    return HS_OK;
+}
+
+hs_status hs_idmap_put(hs_idmap *m, uint64_t key, uint64_t val)
+{
+    uint64_t *v = hs_idmap_get(m, key);
+
+    if (v) {
+        *v = val;
+        return HS_OK;
+    }
+    /* keep the load under 3/4 so probes stay short */
+    if ((m->count + 1) * 4 > m->cap * 3) {
+        hs_status s = grow(m);
+        if (s != HS_OK)
+            return s;
+    }
+    place(m->keys, m->vals, m->used, m->cap, key, val);
+    m->count++;
+    return HS_OK;
+}
+
+void hs_idmap_remove(hs_idmap *m, uint64_t key)
+{
+    size_t mask = m->cap - 1, i, j;
+
+    if (!m->cap)
+        return;
+    for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & mask)
+        if (m->keys[i] == key)
+            break;
+    if (!m->used[i])
+        return;
+    /* Backward shift: pull later entries of the probe run into the hole when
+     * their home slot does not lie cyclically in (hole, their slot]. */
+    for (j = (i + 1) & mask; m->used[j]; j = (j + 1) & mask) {
+        size_t home = slot_of(m->keys[j], m->cap);
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            m->keys[i] = m->keys[j];
+            m->vals[i] = m->vals[j];
+            i = j;
+        }
+    }
+    m->used[i] = 0;
+    m->count--;
+}
+
+size_t hs_idmap_bytes(const hs_idmap *m)
+{
+    return m->cap * (2 * sizeof(uint64_t) + 1);
+}

@@ -1,0 +1,39 @@
+/*
+ * idmap.h - an open-addressing hash map from HPROF identifiers (u64) to
+ * u64 values, for the string table and the held GC roots.
+ *
+ * Linear probing with backward-shift deletion (no tombstones, so lookups
+ * stay short however many entries come and go). Identifiers are object and
+ * symbol addresses, mostly 8-aligned, so they are mixed with a 64-bit
+ * multiplicative hash before use.
+ */
+#ifndef HS_IDMAP_H
+#define HS_IDMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hprof_strip.h"
+
+typedef struct {
+    const hs_alloc *alloc;
+    uint64_t *keys;
+    uint64_t *vals;
+    uint8_t *used;
+    size_t cap; /* a power of two, or 0 before the first insert */
+    size_t count;
+} hs_idmap;
+
+void hs_idmap_init(hs_idmap *m, const hs_alloc *a);
+void hs_idmap_free(hs_idmap *m);
+/* The value stored for `key`, or NULL. The pointer dies at the next insert
+ * or remove. */
+uint64_t *hs_idmap_get(const hs_idmap *m, uint64_t key);
+/* Inserts or replaces. HS_E_NOMEM when growing fails (the map is intact). */
+hs_status hs_idmap_put(hs_idmap *m, uint64_t key, uint64_t val);
+/* Removes `key` if present. */
+void hs_idmap_remove(hs_idmap *m, uint64_t key);
+/* Bytes the map holds, for memory accounting. */
+size_t hs_idmap_bytes(const hs_idmap *m);
+
+#endif

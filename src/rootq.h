@@ -1,0 +1,57 @@
+/*
+ * rootq.h - GC roots held back while heaps are being dropped.
+ *
+ * ART writes its roots before the objects they name, so when a heap's
+ * objects are dropped the filter cannot yet tell which roots would dangle.
+ * Roots are parked here, keyed by the object id they name, until that
+ * object goes by: written just before it when it is kept, dropped with it
+ * when it is not. What is left when the heap dump ends names objects that
+ * never appeared, and is written then.
+ *
+ * Each root is a slot of at most 24 bytes (the longest root is 1 + 8 + 8);
+ * the roots of one id are chained through their slots, in arrival order.
+ */
+#ifndef HS_ROOTQ_H
+#define HS_ROOTQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hprof_strip.h"
+#include "idmap.h"
+
+#define HS_ROOT_MAX 17 /* 1 + 8 + 8: the largest root sub-record */
+
+typedef struct {
+    uint32_t next; /* slot index + 1 of the next root of the same id, 0 = none */
+    uint8_t len;
+    uint8_t bytes[HS_ROOT_MAX];
+} hs_root_slot;
+
+typedef struct {
+    const hs_alloc *alloc;
+    hs_idmap map; /* object id -> (first slot + 1) << 32 | (last slot + 1) */
+    hs_root_slot *slots;
+    uint32_t nslots, cap;
+    uint32_t free_list; /* slot index + 1, chained through next */
+    uint64_t count;     /* roots held now */
+    size_t cursor;      /* where hs_rootq_take_any looks first */
+} hs_rootq;
+
+void hs_rootq_init(hs_rootq *q, const hs_alloc *a);
+void hs_rootq_free(hs_rootq *q);
+hs_status hs_rootq_add(hs_rootq *q, uint64_t id, const uint8_t *bytes, size_t len);
+/* Detaches the roots held for `id` and returns the first slot index + 1 (0
+ * when none); walk them with hs_rootq_slot()/next and hand each back with
+ * hs_rootq_put_back(). */
+uint32_t hs_rootq_take(hs_rootq *q, uint64_t id);
+/* Detaches the roots of any one id still held, or returns 0 when empty. */
+uint32_t hs_rootq_take_any(hs_rootq *q);
+static inline hs_root_slot *hs_rootq_slot(hs_rootq *q, uint32_t ref)
+{
+    return &q->slots[ref - 1];
+}
+void hs_rootq_put_back(hs_rootq *q, uint32_t ref);
+size_t hs_rootq_bytes(const hs_rootq *q);
+
+#endif

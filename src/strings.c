@@ -1,0 +1,126 @@
+/*
+ * strings.c - dropping unused STRING records in one pass.
+ *
+ * A STRING is written only when a kept record refers to its id, and always
+ * before the first such record: readers (MAT, perflib, shark) resolve names
+ * as they read. So STRING records are held in the string table as they
+ * arrive and each is written just before its first user. Inside a heap dump
+ * that means closing the open segment first: a top-level record cannot
+ * stand inside a segment.
+ *
+ * References to strings: LOAD_CLASS (class name), STACK_FRAME (method name,
+ * signature, source file), START_THREAD (thread, group and parent group
+ * names), CLASS_DUMP (static and instance field names), HEAP_DUMP_INFO (heap
+ * name). Unknown top-level records cannot be read, so they refer to nothing.
+ */
+#include <string.h>
+
+#include "be.h"
+#include "filter_impl.h"
+
+hs_status hs_check_held(F *f)
+{
+    uint64_t held = hs_strtab_bytes(&f->strings) + hs_rootq_bytes(&f->roots);
+
+    if (held > f->st.held_bytes_peak)
+        f->st.held_bytes_peak = held;
+    if (f->roots.count > f->st.roots_held_peak)
+        f->st.roots_held_peak = f->roots.count;
+    if (held > f->opt.max_held)
+        return hs_filter_fail(f, HS_E_LIMIT, hs_offset(f),
+                              "the strings and roots held back need %llu bytes, more than "
+                              "the limit of %llu (raise it with --max-held)",
+                              (unsigned long long)held, (unsigned long long)f->opt.max_held);
+    return HS_OK;
+}
+
+static hs_status nomem(F *f)
+{
+    return hs_filter_io_fail(f, HS_E_NOMEM, "");
+}
+
+/* Writes the held STRING `id` to the output, outside any segment. */
+static hs_status emit_held(F *f, uint64_t id)
+{
+    uint8_t h[HS_RECORD_HEADER + 8];
+    uint32_t len;
+    const uint8_t *text = hs_strtab_text(&f->strings, id, &len);
+    const unsigned i = f->idsize;
+
+    HS_TRY(hs_seg_close(f));
+    HS_TRY(hs_set_dst(f, DST_OUT));
+    h[0] = HS_TAG_STRING;
+    hs_put_be32(h + 1, 0);
+    hs_put_be32(h + 5, i + len);
+    hs_put_be_id(h + 9, id, i);
+    HS_TRY(hs_emit(f, h, HS_RECORD_HEADER + i));
+    HS_TRY(hs_emit(f, text, len));
+    hs_strtab_release(&f->strings, id);
+    f->st.strings_out++;
+    f->st.records_out++;
+    return HS_OK;
+}
+
+hs_status hs_str_use(F *f, uint64_t id)
+{
+    if (!f->rules->drop_unused_strings)
+        return HS_OK;
+    switch (hs_strtab_state(&f->strings, id)) {
+    case HS_STR_HELD:
+        return emit_held(f, id);
+    case HS_STR_UNKNOWN:
+        /* used before defined: write the STRING as soon as it comes */
+        if (hs_strtab_set(&f->strings, id, HS_STR_WANTED) != HS_OK)
+            return nomem(f);
+        return hs_check_held(f);
+    default:
+        return HS_OK;
+    }
+}
+
+hs_status hs_str_record(F *f, uint64_t len)
+{
+    const unsigned i = f->idsize;
+    uint64_t id, left;
+    uint8_t *text;
+    int state;
+
+    f->st.strings_in++;
+    HS_TRY(hs_need(f, HS_RECORD_HEADER + i, "a STRING record"));
+    id = hs_be_id(hs_cur(f) + HS_RECORD_HEADER, i);
+    state = f->rules->drop_unused_strings ? hs_strtab_state(&f->strings, id) : HS_STR_EMITTED;
+    if (state == HS_STR_WANTED || state == HS_STR_EMITTED) {
+        if (f->rules->drop_unused_strings &&
+            hs_strtab_set(&f->strings, id, HS_STR_EMITTED) != HS_OK)
+            return nomem(f);
+        hs_pass(f, HS_RECORD_HEADER);
+        HS_TRY(hs_copy_stream(f, len, "a STRING record"));
+        f->st.strings_out++;
+        f->st.records_out++;
+        return HS_OK;
+    }
+    /* hold it: the record's length is a u4, so the text fits a u32 */
+    left = len - i;
+    if (hs_strtab_bytes(&f->strings) + left > f->opt.max_held)
+        return hs_filter_fail(f, HS_E_LIMIT, f->rec_off,
+                              "a %llu-byte STRING would take the strings held back past the "
+                              "limit of %llu bytes (raise it with --max-held)",
+                              (unsigned long long)len, (unsigned long long)f->opt.max_held);
+    if (hs_strtab_hold(&f->strings, id, (uint32_t)left, &text) != HS_OK)
+        return nomem(f);
+    HS_TRY(hs_drop(f, HS_RECORD_HEADER + i));
+    while (left) {
+        size_t k = hs_reader_avail(&f->rd);
+        if (!k) {
+            HS_TRY(hs_need_slow(f, 1, "a STRING record"));
+            k = hs_reader_avail(&f->rd);
+        }
+        if (k > left)
+            k = (size_t)left;
+        memcpy(text, hs_cur(f), k);
+        text += k;
+        left -= k;
+        HS_TRY(hs_drop(f, k));
+    }
+    return hs_check_held(f);
+}

@@ -1,0 +1,43 @@
+/*
+ * strtab.h - the string table: STRING records held back until something
+ * refers to them.
+ *
+ * Each id is in one of three states. HELD: its text is stored here and has
+ * not been written. EMITTED: written (its text is no longer kept). WANTED:
+ * referred to before any STRING with that id arrived, so the STRING is
+ * written as soon as it comes. Texts live in one arena; space freed by
+ * emitted strings is reclaimed by compaction when it is more than half.
+ */
+#ifndef HS_STRTAB_H
+#define HS_STRTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hprof_strip.h"
+#include "idmap.h"
+
+enum { HS_STR_UNKNOWN = 0, HS_STR_HELD = 1, HS_STR_EMITTED = 2, HS_STR_WANTED = 3 };
+
+typedef struct {
+    const hs_alloc *alloc;
+    hs_idmap map; /* id -> arena offset << 2 | state */
+    uint8_t *arena;
+    size_t len, cap, dead;
+    uint64_t held_count;
+} hs_strtab;
+
+void hs_strtab_init(hs_strtab *t, const hs_alloc *a);
+void hs_strtab_free(hs_strtab *t);
+int hs_strtab_state(const hs_strtab *t, uint64_t id);
+hs_status hs_strtab_set(hs_strtab *t, uint64_t id, int state);
+/* Reserves room for a `len`-byte text of `id` and returns where to copy it
+ * (valid until the next call into the table); the id becomes HELD. */
+hs_status hs_strtab_hold(hs_strtab *t, uint64_t id, uint32_t len, uint8_t **text);
+/* The text of a HELD id. */
+const uint8_t *hs_strtab_text(const hs_strtab *t, uint64_t id, uint32_t *len);
+/* Marks a HELD id EMITTED and gives its space back. */
+void hs_strtab_release(hs_strtab *t, uint64_t id);
+size_t hs_strtab_bytes(const hs_strtab *t);
+
+#endif
