@@ -22,7 +22,9 @@
 #   hprof-conv [-z] IN OUT             Android inputs only; OUT is a real file
 #                                      in bench/work, deleted after each run
 # Results go to stdout and bench/RESULTS.md. Environment: BENCH_SIZE_MB
-# (default 1024), BENCH_RUNS (default 3), ARTSIM, HPROF_CONV.
+# (default 1024), BENCH_RUNS (default 3), HPROF_STRIP (the binary to
+# measure, default ./hprof-strip; e.g. one built in a `git worktree` of a
+# given commit), ARTSIM, HPROF_CONV.
 set -eu
 
 # Modes of hprof-strip to measure, one per line (the words are passed as
@@ -41,7 +43,7 @@ cd "$(dirname "$0")/.."
 SIZE_MB=${BENCH_SIZE_MB:-1024}
 RUNS=${BENCH_RUNS:-3}
 WORK=bench/work
-STRIP=./hprof-strip
+STRIP_BIN=${HPROF_STRIP:-./hprof-strip}
 ARTSIM=${ARTSIM:-../shared/tools/artsim}
 OOM_GZ=../shared/corpus/jvm-oom-500mb-byte-array.hprof.gz
 HPROF_CONV=${HPROF_CONV:-/usr/lib/android-sdk/platform-tools/hprof-conv}
@@ -53,7 +55,7 @@ die() { say "$*"; exit 1; }
 
 case $SIZE_MB in ''|*[!0-9]*) die "BENCH_SIZE_MB must be a whole number" ;; esac
 case $RUNS in ''|*[!0-9]*|0) die "BENCH_RUNS must be a positive whole number" ;; esac
-[ -x "$STRIP" ] || die "$STRIP not built; run make"
+[ -x "$STRIP_BIN" ] || die "$STRIP_BIN not built; run make"
 
 # Install a Debian package when a tool is missing (as tools/install-deps.sh).
 install_pkg() {
@@ -69,6 +71,19 @@ command -v zstd >/dev/null 2>&1 || install_pkg zstd || die "zstd is missing"
 [ -x "$HPROF_CONV" ] || install_pkg hprof-conv || say "hprof-conv missing: no hprof-conv baseline"
 
 mkdir -p "$WORK"
+
+# Measure a private copy of the binary, so that a rebuild during the run
+# cannot mix two versions, and note which source it was built from.
+STRIP=$WORK/hprof-strip.bench
+cp "$STRIP_BIN" "$STRIP"
+strip_dir=$(cd "$(dirname "$STRIP_BIN")" && pwd)
+commit=$(git -C "$strip_dir" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git -C "$strip_dir" status --porcelain -- src Makefile 2>/dev/null)" ]; then
+    commit="$commit + uncommitted changes in src/ or Makefile"
+fi
+version=$("$STRIP" --version 2>/dev/null | head -n 1 || true)
+# The machine may be shared: note the load before and after.
+load_start=$(cut -d ' ' -f 1-3 /proc/loadavg)
 RAW=$WORK/raw.tsv           # input, label, seconds, peak KiB, exit status (one line per run)
 INPUTS=$WORK/inputs.tsv     # input, bytes, description
 SKIPPED=$WORK/skipped.tsv   # mode, reason
@@ -176,10 +191,6 @@ bench_input "$(basename "$oom")" "$oom" "corpus: HotSpot 11 OOM dump, one ~500 M
 
 # ---- Report ---------------------------------------------------------------
 
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git status --porcelain -- src Makefile 2>/dev/null)" ]; then
-    commit="$commit (with uncommitted changes in src/ or Makefile)"
-fi
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 mem=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
@@ -188,9 +199,10 @@ report() {
     echo "# hprof-strip benchmark"
     echo
     echo "- date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-    echo "- hprof-strip commit: $commit"
+    echo "- hprof-strip commit: $commit ($version, built in $strip_dir)"
     echo "- uname -a: \`$(uname -a)\`"
     echo "- CPU: $cpu, $ncpu logical CPUs; memory $mem"
+    echo "- load average (1/5/15 min) at start: $load_start; at end: $(cut -d ' ' -f 1-3 /proc/loadavg)"
     echo "- runs per command: $RUNS (median shown); MB = 10^6 bytes; RSS = peak resident set (GNU time %M)"
     echo "- made by \`make bench\` (bench/bench.sh); input files cached in memory; output to /dev/null"
     echo "  except hprof-conv, which writes a real file"
@@ -248,4 +260,4 @@ report() {
 }
 
 report | tee bench/RESULTS.md
-rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err"
+rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$STRIP"
