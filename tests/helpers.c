@@ -831,6 +831,8 @@ walk_result walk_dump(const uint8_t *p, size_t n, unsigned flags)
             w.heap_dump_ends++;
         } else if (tag == 0x01) {
             w.strings++;
+            idset_add(&k.defined, rd(p + k.at + 9, k.id));
+            idset_add(&k.string_ids, rd(p + k.at + 9, k.id));
             if (!(flags & WALK_NO_STRINGS))
                 XXH3_64bits_update(k.h, p + k.at, 1), XXH3_64bits_update(k.h, p + k.at + 9, (size_t)len);
         } else {

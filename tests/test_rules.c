@@ -1,0 +1,453 @@
+/*
+ * test_rules.c - what the rules remove, checked with the independent walker
+ * on real dumps and on hand-built ones; the rule-file grammar and its
+ * errors; presets printed and read back.
+ */
+#define _GNU_SOURCE /* memmem */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+
+/* ---- presets on the corpus ------------------------------------------------ */
+
+/* default: same objects, classes, field values (references included) and
+ * array lengths, no non-zero payload byte, no unused STRING, no reference
+ * to a string that is not there. */
+Test(presets, default_on_every_dump, .timeout = 300)
+{
+    const char *const *p;
+
+    for (p = dump_paths(); *p; p++) {
+        size_t len;
+        uint8_t *in = load_file(*p, &len);
+        run_result r = run_filter(in, len, "default", NULL, 0);
+        walk_result wi = walk_dump(in, len, WALK_ZERO_PAYLOADS | WALK_NO_STRINGS);
+        walk_result wo;
+
+        cr_assert_eq(r.status, HS_OK, "%s: %s", *p, r.err.message);
+        wo = walk_dump(r.out, r.out_len, WALK_ZERO_PAYLOADS | WALK_NO_STRINGS);
+        cr_expect(wo.ok, "%s: output: %s", *p, wo.error);
+        cr_expect_eq(wo.digest, wi.digest, "%s: content changed", *p);
+        cr_expect_eq(wo.instances, wi.instances, "%s", *p);
+        cr_expect_eq(wo.class_dumps, wi.class_dumps, "%s", *p);
+        cr_expect_eq(wo.primitive_arrays, wi.primitive_arrays, "%s", *p);
+        cr_expect_eq(wo.payload_bytes, wi.payload_bytes, "%s", *p);
+        cr_expect_eq(wo.roots, wi.roots, "%s", *p);
+        cr_expect_eq(wo.nonzero_payload_bytes, 0, "%s", *p);
+        cr_expect_eq(wo.strings_unused, 0, "%s: %llu unused strings left", *p,
+                     (unsigned long long)wo.strings_unused);
+        cr_expect_eq(wo.string_refs_undefined, wi.string_refs_undefined,
+                     "%s: %llu references to missing strings (input had %llu)", *p,
+                     (unsigned long long)wo.string_refs_undefined,
+                     (unsigned long long)wi.string_refs_undefined);
+        cr_expect_eq(wo.empty_heap_records, 0, "%s", *p);
+        cr_expect_eq(r.st.strings_out + r.st.strings_dropped, r.st.strings_in, "%s", *p);
+        cr_expect_eq(r.st.strings_out, wo.strings, "%s", *p);
+        run_result_free(&r);
+        free(in);
+    }
+}
+
+/* android-app: no zygote or image object left, every class dump kept, no
+ * root naming a dropped object, the app heap's objects unchanged. */
+Test(presets, android_app_on_android_dumps, .timeout = 120)
+{
+    const char *const *p;
+    int seen = 0;
+
+    for (p = dump_paths(); *p; p++) {
+        size_t len, j;
+        uint8_t *in;
+        run_result r;
+        walk_result wi, wo;
+
+        if (!strstr(*p, "android"))
+            continue;
+        seen++;
+        in = load_file(*p, &len);
+        wi = walk_dump(in, len, WALK_ZERO_PAYLOADS | WALK_COLLECT);
+        r = run_filter(in, len, "android-app", NULL, 1 + (len & 4095));
+        cr_assert_eq(r.status, HS_OK, "%s: %s", *p, r.err.message);
+        wo = walk_dump(r.out, r.out_len, WALK_ZERO_PAYLOADS | WALK_COLLECT);
+        cr_expect(wo.ok, "%s: %s", *p, wo.error);
+        cr_expect_eq(wo.objects_in_heap[2] + wo.objects_in_heap[3], 0, "%s", *p);
+        cr_expect_eq(wo.objects_in_heap[1], wi.objects_in_heap[1], "%s", *p);
+        cr_expect_eq(wo.digest_app, wi.digest_app, "%s: app objects changed", *p);
+        cr_expect_eq(wo.class_dumps, wi.class_dumps, "%s", *p);
+        cr_expect_eq(r.st.objects_dropped, wi.objects_in_heap[2] + wi.objects_in_heap[3]);
+        for (j = 0; j < wo.n_root_ids; j++)
+            cr_expect(!ids_contain(wi.dropped_heap_ids, wi.n_dropped_heap_ids, wo.root_ids[j]),
+                      "%s: a root still names dropped object 0x%llx", *p,
+                      (unsigned long long)wo.root_ids[j]);
+        cr_expect_eq(wo.n_root_ids + r.st.roots_dropped, wi.n_root_ids, "%s", *p);
+        cr_expect_eq(wo.strings_unused, 0, "%s", *p);
+        cr_expect_eq(wo.string_refs_undefined, 0, "%s", *p);
+        walk_free(&wi);
+        walk_free(&wo);
+        run_result_free(&r);
+        free(in);
+    }
+    cr_expect_geq(seen, 1);
+}
+
+/* ---- rules on hand-built dumps ---------------------------------------------- */
+
+static run_result run_rules(const dump *d, const char *text)
+{
+    hs_rules *rules = hs_rules_create(NULL);
+    hs_error err;
+    mem_src src = {d->p, d->len, 0, 0, -1};
+    mem_sink sink = {NULL, 0, 0, 0};
+    hs_source s = {mem_read, &src};
+    hs_sink k = {mem_write, &sink};
+    hs_filter *f;
+    run_result r;
+
+    memset(&r, 0, sizeof r);
+    cr_assert_eq(hs_rules_parse(rules, text, strlen(text), "test", &err), HS_OK, "%s",
+                 err.message);
+    f = hs_filter_create(rules, NULL, NULL);
+    r.status = hs_filter_run(f, &s, &k);
+    if (r.status != HS_OK)
+        r.err = *hs_filter_error(f);
+    hs_filter_stats(f, &r.st);
+    hs_filter_free(f);
+    hs_rules_free(rules);
+    r.out = sink.data;
+    r.out_len = sink.len;
+    return r;
+}
+
+/* Finds the first PRIMITIVE_ARRAY_DUMP with `id` in a dump with 4-byte ids;
+ * returns its offset or 0. */
+static size_t find_array(const run_result *r, uint32_t id)
+{
+    size_t i;
+    uint8_t pat[5] = {0x23, (uint8_t)(id >> 24), (uint8_t)(id >> 16), (uint8_t)(id >> 8),
+                      (uint8_t)id};
+
+    for (i = 31; i + 5 <= r->out_len; i++)
+        if (memcmp(r->out + i, pat, 5) == 0)
+            return i;
+    return 0;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void arrays_dump(dump *d)
+{
+    dg_init(d, "JAVA PROFILE 1.0.2", 4);
+    dg_begin(d, 0x1C);
+    dg_prim_array(d, 0x100, 8, 10, 'x');   /* byte[10] */
+    dg_prim_array(d, 0x200, 5, 10, 'y');   /* char[10] */
+    dg_prim_array(d, 0x300, 10, 1000, 7);  /* int[1000]: 4000 bytes */
+    dg_prim_array(d, 0x400, 11, 3, 9);     /* long[3] */
+    dg_end(d);
+    dg_begin(d, 0x2C);
+    dg_end(d);
+}
+
+Test(arrays, each_action)
+{
+    dump d;
+    run_result r;
+    size_t at;
+
+    arrays_dump(&d);
+    r = run_rules(&d, "preset none\n"
+                      "arrays byte fill '?'\n"
+                      "arrays char prefix 4   # keep 4 chars\n"
+                      "arrays int,long empty min 1K\n"
+                      "arrays long drop\n");
+    cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+    at = find_array(&r, 0x100);
+    cr_assert(at);
+    cr_expect_eq(be32(r.out + at + 9), 10);
+    cr_expect(memcmp(r.out + at + 14, "??????????", 10) == 0);
+    at = find_array(&r, 0x200);
+    cr_assert(at);
+    cr_expect_eq(be32(r.out + at + 9), 10);
+    cr_expect(memcmp(r.out + at + 14, "yyyyyyyy", 8) == 0);
+    cr_expect(memcmp(r.out + at + 22, "\0\0\0\0\0\0\0\0\0\0\0\0", 12) == 0);
+    at = find_array(&r, 0x300);
+    cr_assert(at);
+    cr_expect_eq(be32(r.out + at + 9), 0, "int[1000] should be empty");
+    cr_expect_eq(find_array(&r, 0x400), 0, "long[3] should be dropped");
+    cr_expect_eq(r.st.arrays_dropped, 1);
+    cr_expect_eq(r.st.payload_bytes_dropped, 4000 + 24);
+    cr_expect(walk_dump(r.out, r.out_len, 0).ok);
+    run_result_free(&r);
+
+    /* a later rule overrides: all zero after the specific ones */
+    r = run_rules(&d, "arrays byte keep\narrays all zero\n");
+    cr_assert_eq(r.status, HS_OK);
+    cr_expect_eq(walk_dump(r.out, r.out_len, 0).nonzero_payload_bytes, 0);
+    run_result_free(&r);
+
+    /* min: only arrays of at least 4000 bytes are zeroed */
+    r = run_rules(&d, "preset none\narrays all zero min 4000\n");
+    cr_assert_eq(r.status, HS_OK);
+    cr_expect_eq(walk_dump(r.out, r.out_len, 0).nonzero_payload_bytes, 10 + 20 + 24);
+    cr_expect_eq(r.out_len, d.len, "zeroing keeps every length");
+    run_result_free(&r);
+    dg_free(&d);
+}
+
+Test(roots, drop_by_kind)
+{
+    dump d;
+    run_result r;
+    walk_result w;
+
+    dg_everything(&d, 8, 1);
+    r = run_rules(&d, "preset none\nroots vm-internal,sticky-class drop\n");
+    cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+    w = walk_dump(r.out, r.out_len, 0);
+    cr_expect(w.ok);
+    cr_expect_eq(w.roots, 14);
+    cr_expect_eq(r.st.roots_dropped, 2);
+    run_result_free(&r);
+    r = run_rules(&d, "roots all drop\nroots unknown keep\n");
+    cr_assert_eq(r.status, HS_OK);
+    cr_expect_eq(walk_dump(r.out, r.out_len, 0).roots, 1);
+    run_result_free(&r);
+    dg_free(&d);
+}
+
+/* Roots come before their objects (as ART writes them): those naming a
+ * dropped object go, the others are written (before their object), and
+ * roots naming objects that never appear survive at the end. */
+Test(heaps, roots_follow_their_objects)
+{
+    dump d;
+    run_result r;
+    walk_result w;
+
+    dg_init(&d, "JAVA PROFILE 1.0.3", 4);
+    dg_string(&d, 0x10, "zygote");
+    dg_string(&d, 0x11, "app");
+    dg_begin(&d, 0x1C);
+    dg_root(&d, 0x8D, 0x100); /* names a zygote object */
+    dg_root(&d, 0x05, 0x100);
+    dg_root(&d, 0xFF, 0x200); /* names an app object */
+    dg_root(&d, 0xFF, 0x999); /* names nothing */
+    dg_root(&d, 0x05, 0x50);  /* names a class */
+    dg_end(&d);
+    dg_begin(&d, 0x1C);
+    dg_heap_info(&d, 'Z', 0x10);
+    dg_instance(&d, 0x100, 0x50, 4, 1);
+    dg_heap_info(&d, 'A', 0x11);
+    dg_instance(&d, 0x200, 0x50, 4, 1);
+    dg_class(&d, 0x50, 0, 0x11);
+    dg_end(&d);
+    dg_begin(&d, 0x2C);
+    dg_end(&d);
+    r = run_rules(&d, "preset android-app\n");
+    cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+    w = walk_dump(r.out, r.out_len, WALK_COLLECT);
+    cr_expect(w.ok, "%s", w.error);
+    cr_expect_eq(w.instances, 1);
+    cr_expect_eq(w.class_dumps, 1);
+    cr_expect_eq(w.roots, 3);
+    cr_expect_eq(r.st.roots_dropped, 2);
+    cr_expect(w.ends_with_heap_dump_end);
+    cr_expect_eq(w.strings_unused, 0, "the zygote name is unused once its objects are gone");
+    cr_expect_eq(w.string_refs_undefined, 0);
+    walk_free(&w);
+    run_result_free(&r);
+    dg_free(&d);
+}
+
+/* `heap default drop` on a JVM dump drops every object, keeps the classes. */
+Test(heaps, default_heap)
+{
+    size_t len;
+    uint8_t *in = load_file("fixtures/jvm17-64bit.hprof", &len);
+    dump d = {in, len, len, 8, 0};
+    run_result r = run_rules(&d, "heap default drop\n");
+    walk_result wi = walk_dump(in, len, 0), wo;
+
+    cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+    wo = walk_dump(r.out, r.out_len, 0);
+    cr_expect(wo.ok);
+    cr_expect_eq(wo.instances + wo.object_arrays + wo.primitive_arrays, 0);
+    cr_expect_eq(wo.class_dumps, wi.class_dumps);
+    run_result_free(&r);
+    free(in);
+}
+
+/* ---- strings ---------------------------------------------------------------- */
+
+Test(strings, held_until_first_use)
+{
+    dump d;
+    run_result r;
+    walk_result w;
+
+    dg_init(&d, "JAVA PROFILE 1.0.2", 8);
+    dg_string(&d, 1, "used.by.LoadClass");
+    dg_string(&d, 2, "unused");
+    dg_string(&d, 3, "fieldName");
+    dg_string(&d, 4, "also unused");
+    dg_load_class(&d, 1, 0x100, 1);
+    dg_load_class(&d, 2, 0x108, 5); /* 5 comes later: used before defined */
+    dg_string(&d, 5, "late");
+    dg_begin(&d, 0x1C);
+    dg_instance(&d, 0x200, 0x100, 16, 0);
+    dg_class(&d, 0x100, 0, 3); /* first user of 3: inside a segment */
+    dg_end(&d);
+    dg_begin(&d, 0x2C);
+    dg_end(&d);
+    r = run_rules(&d, "preset default\n");
+    cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+    w = walk_dump(r.out, r.out_len, 0);
+    cr_expect(w.ok, "%s", w.error);
+    cr_expect_eq(w.strings, 3);
+    cr_expect_eq(w.strings_unused, 0);
+    cr_expect_eq(w.string_refs_undefined, 1, "only the one used before it was defined");
+    cr_expect_eq(r.st.strings_dropped, 2);
+    cr_expect(memmem(r.out, r.out_len, "unused", 6) == NULL);
+    /* "fieldName" stands between two segments, before the class dump */
+    cr_expect_eq(w.heap_records, 2);
+    run_result_free(&r);
+    dg_free(&d);
+}
+
+Test(strings, limit)
+{
+    size_t len;
+    uint8_t *in = load_file("fixtures/jvm17-64bit.hprof", &len);
+    hs_options opt;
+    run_result r;
+
+    memset(&opt, 0, sizeof opt);
+    opt.max_held = 100000;
+    r = run_filter(in, len, "default", &opt, 0);
+    cr_expect_eq(r.status, HS_E_LIMIT);
+    cr_expect(strstr(r.err.message, "--max-held") != NULL, "%s", r.err.message);
+    run_result_free(&r);
+    free(in);
+}
+
+/* ---- the rule-file grammar ------------------------------------------------------- */
+
+static void expect_parse_error(const char *text, const char *where, const char *what)
+{
+    hs_rules *rules = hs_rules_create(NULL);
+    hs_error err;
+
+    cr_expect_eq(hs_rules_parse(rules, text, strlen(text), "x.rules", &err), HS_E_USAGE,
+                 "'%s' parsed", text);
+    cr_expect(strncmp(err.message, where, strlen(where)) == 0, "'%s': got '%s', want '%s'",
+              text, err.message, where);
+    cr_expect(strstr(err.message, what) != NULL, "'%s': got '%s', want '%s'", text,
+              err.message, what);
+    hs_rules_free(rules);
+}
+
+Test(rulefile, errors)
+{
+    expect_parse_error("frobnicate all\n", "x.rules:1:1:", "unknown directive 'frobnicate'");
+    expect_parse_error("# ok\n\narrays\n", "x.rules:3:", "missing words");
+    expect_parse_error("arrays bytes zero\n", "x.rules:1:8:", "unknown array type 'bytes'");
+    expect_parse_error("arrays byte,chr zero\n", "x.rules:1:13:", "unknown array type 'chr'");
+    expect_parse_error("arrays all shred\n", "x.rules:1:12:", "unknown array action 'shred'");
+    expect_parse_error("arrays all fill\n", "x.rules:1:16:", "'fill' needs a value");
+    expect_parse_error("arrays all fill 256\n", "x.rules:1:17:", "fill takes a byte");
+    expect_parse_error("arrays all fill ab\n", "x.rules:1:17:", "fill takes a byte");
+    expect_parse_error("arrays all prefix -1\n", "x.rules:1:19:", "prefix takes a number");
+    expect_parse_error("arrays all zero max 4\n", "x.rules:1:17:", "expected 'min SIZE'");
+    expect_parse_error("arrays all zero min\n", "x.rules:1:20:", "'min' needs a size");
+    expect_parse_error("arrays all zero min 4X\n", "x.rules:1:21:", "bad size '4X'");
+    expect_parse_error("arrays all zero min 4 5\n", "x.rules:1:23:", "unexpected '5'");
+    expect_parse_error("strings maybe\n", "x.rules:1:9:", "expected 'keep' or 'drop-unused'");
+    expect_parse_error("strings\n", "x.rules:1:", "missing words");
+    expect_parse_error("heap zygot drop\n", "x.rules:1:6:", "unknown heap 'zygot'");
+    expect_parse_error("heap zygote remove\n", "x.rules:1:13:", "expected 'keep' or 'drop'");
+    expect_parse_error("heap zygote drop now\n", "x.rules:1:18:", "unexpected 'now'");
+    expect_parse_error("roots jni-globl drop\n", "x.rules:1:7:", "unknown root kind 'jni-globl'");
+    expect_parse_error("preset fast\n", "x.rules:1:8:", "unknown preset 'fast'");
+    expect_parse_error("arrays a b c d e f g h i\n", "x.rules:1:", "too many words");
+    expect_parse_error("  \tarrays all zero\n\t heap 0x5A drop\nheap foo bar\n", "x.rules:3:6:",
+                       "unknown heap 'foo'");
+}
+
+Test(rulefile, accepted_forms)
+{
+    hs_rules *rules = hs_rules_create(NULL);
+    static const char text[] = "# a comment line\n"
+                               "preset none   # trailing comment\n"
+                               "arrays byte,char fill '#'\n"
+                               "arrays all fill 0x3f min 2M\n"
+                               "arrays int prefix 8 min 64\n"
+                               "heap 90 drop\n"
+                               "heap image drop\n"
+                               "heap image keep\n"
+                               "roots all keep\n"
+                               "roots debugger,jni-monitor drop\n"
+                               "strings drop-unused\r\n";
+    char buf[2048], buf2[2048];
+    hs_rules *again = hs_rules_create(NULL);
+    hs_error err;
+
+    cr_assert_eq(hs_rules_parse(rules, text, sizeof text - 1, "t", &err), HS_OK, "%s",
+                 err.message);
+    hs_rules_print(rules, buf, sizeof buf);
+    cr_expect(strstr(buf, "arrays char,byte fill '#'\n") != NULL, "%s", buf);
+    cr_expect(strstr(buf, "arrays all fill '?' min 2097152\n") != NULL, "%s", buf);
+    cr_expect(strstr(buf, "arrays int prefix 8 min 64\n") != NULL, "%s", buf);
+    cr_expect(strstr(buf, "heap zygote drop\n") != NULL, "%s", buf);
+    cr_expect(strstr(buf, "heap image keep\n") != NULL, "%s", buf);
+    cr_expect(strstr(buf, "roots debugger,jni-monitor drop\n") != NULL, "%s", buf);
+    cr_expect(strstr(buf, "strings drop-unused\n") != NULL, "%s", buf);
+    /* what is printed parses back to the same rules */
+    cr_assert_eq(hs_rules_parse(again, buf, strlen(buf), "printed", &err), HS_OK, "%s",
+                 err.message);
+    hs_rules_print(again, buf2, sizeof buf2);
+    cr_expect_str_eq(buf2, buf);
+    hs_rules_free(rules);
+    hs_rules_free(again);
+}
+
+Test(rulefile, presets_print_and_read_back)
+{
+    static const char *const names[] = {"none", "default", "android-app"};
+    size_t i;
+
+    for (i = 0; i < 3; i++) {
+        hs_rules *a = hs_rules_create(NULL), *b = hs_rules_create(NULL);
+        char pa[1024], pb[1024];
+        cr_assert_eq(hs_rules_preset(a, names[i], NULL), HS_OK);
+        hs_rules_print(a, pa, sizeof pa);
+        cr_assert_eq(hs_rules_parse(b, pa, strlen(pa), names[i], NULL), HS_OK);
+        hs_rules_print(b, pb, sizeof pb);
+        cr_expect_str_eq(pa, pb);
+        cr_expect_not_null(hs_preset_summary(names[i]));
+        hs_rules_free(a);
+        hs_rules_free(b);
+    }
+}
+
+/* Presets and rule files combine in order: android-app then a file. */
+Test(rulefile, presets_combine)
+{
+    hs_rules *r = hs_rules_create(NULL);
+    char buf[1024];
+
+    cr_assert_eq(hs_rules_preset(r, "android-app", NULL), HS_OK);
+    cr_assert_eq(hs_rules_parse(r, "heap image keep\narrays char fill '?'\n", 37, "x", NULL),
+                 HS_OK);
+    hs_rules_print(r, buf, sizeof buf);
+    cr_expect(strstr(buf, "heap zygote drop\nheap image keep\n") != NULL, "%s", buf);
+    cr_expect(strstr(buf, "arrays all zero\narrays char fill '?'\n") != NULL, "%s", buf);
+    /* none clears everything before it */
+    cr_assert_eq(hs_rules_preset(r, "none", NULL), HS_OK);
+    hs_rules_print(r, buf, sizeof buf);
+    cr_expect_str_eq(buf, "strings keep\narrays all keep\n");
+    hs_rules_free(r);
+}
