@@ -42,7 +42,7 @@ help:
 	@echo "make            build ./hprof-strip"
 	@echo "make run        install dependencies, build, strip a bundled fixture"
 	@echo "make test       install dependencies, build, run the whole test suite"
-	@echo "make check      run the Criterion suite only (no installs)"
+	@echo "make check      run the Criterion suites and CLI checks (no installs)"
 	@echo "make test-asan  the suite under AddressSanitizer + UBSan"
 	@echo "make bench      throughput and peak memory against cat and zstd"
 	@echo "make install    install into DESTDIR/PREFIX"
@@ -80,8 +80,11 @@ check: $(BIN) $(TEST_BIN)
 	$(TEST_BIN) --jobs 2
 	sh tests/cli.sh ./$(BIN)
 
+# The whole suite: warnings as errors, Criterion suites, CLI checks, and the
+# outputs checked by parsers nobody here wrote (hprof-conv, VisualVM).
 test: deps
 	$(MAKE) EXTRA_CFLAGS=-Werror check
+	sh tests/external.sh ./$(BIN)
 
 # The same suite with AddressSanitizer and UBSan, in a separate build tree.
 test-asan: deps

@@ -78,6 +78,7 @@ void hs_filter_free(hs_filter *f)
     hs_strtab_free(&f->strings);
     hs_rootq_free(&f->roots);
     hs_free(&a, f->seg);
+    hs_free(&a, f->stage);
     hs_free(&a, f);
 }
 
@@ -141,7 +142,7 @@ hs_status hs_filter_io_fail(F *f, hs_status s, const char *what)
     describe_place(f, place, sizeof place);
     switch (s) {
     case HS_E_TRUNCATED:
-        if (f->rec_off != UINT64_MAX && f->rec_end > end)
+        if (f->rec_off != UINT64_MAX && f->rec_end > end && f->rec_end != UINT64_MAX)
             return hs_filter_fail(f, s, end,
                                   "input ends inside %s (reading %s; %llu of its %llu "
                                   "bytes are missing)",
@@ -296,6 +297,23 @@ static const char *sniff(const uint8_t *p, size_t n)
     return "not an HPROF heap dump (it does not start with \"JAVA PROFILE 1.0\")";
 }
 
+/* Quotes the version string with anything unprintable escaped: an error
+ * message is one line of text whatever the input holds. */
+static hs_status unknown_version(F *f, const uint8_t *p, size_t n)
+{
+    char q[4 * HS_VERSION_MAX + 1];
+    size_t i, k = 0;
+
+    for (i = 0; i < n && i < HS_VERSION_MAX; i++) {
+        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\' && p[i] != '"')
+            q[k++] = (char)p[i];
+        else
+            k += (size_t)snprintf(q + k, sizeof q - k, "\\x%02x", p[i]);
+    }
+    q[k] = 0;
+    return hs_filter_fail(f, HS_E_UNSUPPORTED, 0, "unknown HPROF version \"%s\"", q);
+}
+
 static hs_status read_header(F *f)
 {
     static const char magic[] = "JAVA PROFILE 1.0";
@@ -333,8 +351,7 @@ static hs_status read_header(F *f)
              p[sizeof magic] >= '1' && p[sizeof magic] <= '3')
         v = p[sizeof magic] - '0';
     else
-        return hs_filter_fail(f, HS_E_UNSUPPORTED, 0, "unknown HPROF version \"%.*s\"",
-                              (int)vlen, (const char *)p);
+        return unknown_version(f, p, vlen);
     if (avail < vlen + 1 + HS_HEADER_TAIL)
         return hs_filter_fail(f, HS_E_TRUNCATED, avail, "input ends inside the file header");
     idsize = hs_be32(p + vlen + 1);
@@ -343,6 +360,7 @@ static hs_status read_header(F *f)
                               "identifier size %u is not supported (only 4 and 8 exist)",
                               (unsigned)idsize);
     f->idsize = idsize;
+    f->android = v == 3;
 
     /* A re-encoded heap dump is written as HEAP_DUMP_SEGMENTs, which only
      * 1.0.2 (and Android's 1.0.3) define. */
@@ -458,6 +476,7 @@ static hs_status plain_record(F *f, unsigned tag, uint64_t len)
 
     if (f->reencode) {
         /* a top-level record ends the open segment (held roots stay held) */
+        HS_TRY(hs_heap_commit(f));
         HS_TRY(hs_seg_close(f));
         HS_TRY(hs_set_dst(f, DST_OUT));
     }
@@ -510,6 +529,12 @@ static hs_status record(F *f)
     f->rec_end = f->rec_off + HS_RECORD_HEADER + len;
     f->st.records_in++;
     HS_TRY(check_record_length(f, tag, len));
+    /* HotSpot writes every STRING before the first LOAD_CLASS; a writer
+     * that does not writes strings on demand (see hs_heap_commit) */
+    if (tag == HS_TAG_LOAD_CLASS)
+        f->seen_load_class = 1;
+    else if (tag == HS_TAG_STRING && f->seen_load_class)
+        f->strings_interleaved = 1;
 
     if (tag == HS_TAG_HEAP_DUMP || tag == HS_TAG_HEAP_DUMP_SEGMENT)
         HS_TRY(hs_heap_record(f, tag, len));

@@ -55,6 +55,14 @@ struct hs_filter {
     int prev_unknown_tag; /* tag of the previous record if unknown, else -1 */
     uint64_t prev_off;
 
+    /* the start of the first heap dump, held back (hs_heap_commit) */
+    int staging, heap_seen;
+    uint8_t *stage;
+    size_t stage_len, stage_cap;
+    int android;             /* a 1.0.3 file */
+    int strings_interleaved; /* a STRING came after a LOAD_CLASS */
+    int seen_load_class;
+
     /* output segment under construction (re-encoding) */
     uint8_t *seg;
     size_t seg_cap, seg_len;
@@ -158,6 +166,8 @@ static inline hs_status hs_set_dst(F *f, enum hs_dst dst)
 hs_status hs_str_use(F *f, uint64_t id);
 /* A STRING record whose header is at hs_cur(): hold it or pass it on. */
 hs_status hs_str_record(F *f, uint64_t len);
+/* Writes every STRING still held, now. */
+hs_status hs_str_flush_held(F *f);
 /* Fails with HS_E_LIMIT when held strings and roots pass opt.max_held. */
 hs_status hs_check_held(F *f);
 
@@ -173,5 +183,7 @@ hs_status hs_heap_end(F *f);
 /* Before a heap dump ends: writes the roots still held and closes the open
  * segment. */
 hs_status hs_heap_finish(F *f);
+/* Writes the held-back start of the heap dump (see heap.c), if any. */
+hs_status hs_heap_commit(F *f);
 
 #endif

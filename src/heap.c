@@ -26,10 +26,14 @@
  */
 #include <string.h>
 
+#include "alloc.h"
 #include "be.h"
 #include "filter_impl.h"
 
 /* ---- output segments ------------------------------------------------------- */
+
+/* Most bytes of heap-dump start held back before they are written anyway. */
+#define STAGE_CAP (64u << 20)
 
 static void put_record_header(uint8_t *h, unsigned tag, uint32_t len)
 {
@@ -38,9 +42,59 @@ static void put_record_header(uint8_t *h, unsigned tag, uint32_t len)
     hs_put_be32(h + 5, len);
 }
 
+/* Closed segments go to the output, or to the stage while the start of the
+ * heap dump is held back (see hs_heap_commit). */
 static hs_status out_write(F *f, const void *p, size_t n)
 {
+    if (f->staging) {
+        if (n > f->stage_cap - f->stage_len) {
+            size_t cap = f->stage_cap ? f->stage_cap : 1u << 20;
+            uint8_t *b;
+            while (n > cap - f->stage_len)
+                cap *= 2;
+            b = hs_realloc(&f->alloc, f->stage, f->stage_len, cap);
+            if (!b)
+                return hs_filter_io_fail(f, HS_E_NOMEM, "");
+            f->stage = b;
+            f->stage_cap = cap;
+        }
+        memcpy(f->stage + f->stage_len, p, n);
+        f->stage_len += n;
+        return HS_OK;
+    }
     return hs_out_write(&f->out, p, n) == HS_OK ? HS_OK : hs_filter_io_fail(f, HS_E_WRITE, "");
+}
+
+/* The start of a heap dump is held back while unused strings are dropped,
+ * because VisualVM's reader takes everything from the first heap segment to
+ * the last as one run of sub-records: a STRING written between segments
+ * breaks it. HotSpot writes every CLASS_DUMP (the records that name field
+ * strings) before the first object, so the segments are staged until the
+ * first object (or a sub-record too large to stage, a top-level record, the
+ * end of the heap dump, or the stage cap); the strings those class dumps
+ * name are written to the output as they are met, ahead of the stage.
+ * Writers that do otherwise (ART interleaves class dumps with objects; the
+ * JVMTI agent writes each STRING on first use, between other records) also
+ * write only the strings they use, so for them (a 1.0.3 file, or a STRING
+ * after a LOAD_CLASS) every string still held is written at
+ * this point too. A string first needed after it goes between segments,
+ * which the format allows and MAT, perflib and shark read. */
+hs_status hs_heap_commit(F *f)
+{
+    hs_status s;
+
+    if (!f->staging)
+        return HS_OK;
+    /* Strings first, written while still staging so that the open segment
+     * stays open: it belongs after the stage. */
+    if (f->android || f->strings_interleaved)
+        HS_TRY(hs_str_flush_held(f));
+    f->staging = 0;
+    s = out_write(f, f->stage, f->stage_len);
+    hs_free(&f->alloc, f->stage);
+    f->stage = NULL;
+    f->stage_len = f->stage_cap = 0;
+    return s;
 }
 
 hs_status hs_seg_close(F *f)
@@ -113,11 +167,16 @@ static hs_status begin_sub(F *f, uint64_t size)
         int switch_heap = f->in_heap != f->out_heap;
 
         head = switch_heap ? info_size(f) : 0;
-        if (!(switch_heap && f->in_heap == 0) && pending + head + size <= f->seg_cap)
+        if (!(switch_heap && f->in_heap == 0) && pending + head + size <= f->seg_cap) {
+            /* a STRING written while staging may have left dst at OUT */
+            HS_TRY(hs_set_dst(f, DST_SEG));
             return switch_heap ? write_info(f) : HS_OK;
+        }
         HS_TRY(hs_seg_close(f));
     }
     head = f->in_heap ? info_size(f) : 0;
+    if (f->staging && (head + size > f->seg_cap || f->stage_len > STAGE_CAP))
+        HS_TRY(hs_heap_commit(f)); /* never stage what has no bound */
     if (head + size > f->seg_cap) {
         uint8_t h[HS_RECORD_HEADER];
 
@@ -245,6 +304,7 @@ hs_status hs_heap_finish(F *f)
 {
     uint32_t ref;
 
+    HS_TRY(hs_heap_commit(f));
     /* roots whose object never came: they dangled in the input too */
     f->in_heap = 0;
     while ((ref = hs_rootq_take_any(&f->roots)) != 0) {
@@ -451,6 +511,9 @@ static hs_status sub_record(F *f)
     HS_TRY(within(f, off, fixed));
     HS_TRY(hs_need(f, fixed, "a sub-record header"));
     p = hs_cur(f);
+    if (f->staging && subtag != HS_SUB_CLASS_DUMP && subtag != HS_SUB_HEAP_DUMP_INFO &&
+        !hs_sub_is_root(subtag))
+        HS_TRY(hs_heap_commit(f)); /* the first object: class dumps are over */
     switch (subtag) {
     case HS_SUB_CLASS_DUMP:
         return class_dump(f, off);
@@ -507,12 +570,17 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len)
     if (!f->reencode) {
         hs_pass(f, HS_RECORD_HEADER);
         f->st.records_out++;
-        if (tag == HS_TAG_HEAP_DUMP_SEGMENT)
+        /* a record running to the end of the input cannot be followed by a
+         * HEAP_DUMP_END: it would be read as one of its sub-records */
+        if (tag == HS_TAG_HEAP_DUMP_SEGMENT && !to_eof)
             f->heap_open = 1;
     } else {
         HS_TRY(hs_drop(f, HS_RECORD_HEADER));
         HS_TRY(hs_set_dst(f, DST_SEG));
     }
+    if (f->reencode && f->rules->drop_unused_strings && !f->heap_seen)
+        f->staging = 1;
+    f->heap_seen = 1;
     f->in_heap = 0;
     f->in_heap_name = 0;
     for (;;) {

@@ -47,7 +47,8 @@ static hs_status emit_held(F *f, uint64_t id)
     const uint8_t *text = hs_strtab_text(&f->strings, id, &len);
     const unsigned i = f->idsize;
 
-    HS_TRY(hs_seg_close(f));
+    if (!f->staging) /* a record cannot stand inside a segment */
+        HS_TRY(hs_seg_close(f));
     HS_TRY(hs_set_dst(f, DST_OUT));
     h[0] = HS_TAG_STRING;
     hs_put_be32(h + 1, 0);
@@ -123,4 +124,15 @@ hs_status hs_str_record(F *f, uint64_t len)
         HS_TRY(hs_drop(f, k));
     }
     return hs_check_held(f);
+}
+
+hs_status hs_str_flush_held(F *f)
+{
+    size_t i;
+
+    /* emit_held only flips map values, so walking the map is safe */
+    for (i = 0; i < f->strings.map.cap; i++)
+        if (f->strings.map.used[i] && (f->strings.map.vals[i] & 3u) == HS_STR_HELD)
+            HS_TRY(emit_held(f, f->strings.map.keys[i]));
+    return HS_OK;
 }

@@ -74,6 +74,26 @@ fi
 rc=$(cat "$T/rc")
 expect_rc 4 "closed pipe"; expect_grep "Broken pipe" "$T/err" "closed pipe"
 
+# rules: files, presets, printing, errors with FILE:LINE:COL
+"$BIN" --print-rules android-app >"$T/aa.rules" 2>"$T/err"; rc=$?
+expect_rc 0 "--print-rules"; expect_grep "heap zygote drop" "$T/aa.rules" "--print-rules"
+"$BIN" -p none -r "$T/aa.rules" "$FIX" "$T/aa.hprof" 2>"$T/err"; rc=$?
+expect_rc 0 "-r with a printed preset"
+"$BIN" -p android-app "$FIX" "$T/aa2.hprof" 2>"$T/err"; rc=$?
+cmp -s "$T/aa.hprof" "$T/aa2.hprof" && ok || bad "printed preset and preset differ"
+printf 'arrays all zero\nheap zygot drop\n' >"$T/bad.rules"
+"$BIN" -r "$T/bad.rules" <"$FIX" >"$T/out" 2>"$T/err"; rc=$?
+expect_rc 2 "bad rule file"; expect_grep "bad.rules:2:6: unknown heap 'zygot'" "$T/err" "rule error"
+expect_empty "$T/out" "bad rule file stdout"
+"$BIN" -r "$T/no-such.rules" <"$FIX" >/dev/null 2>"$T/err"; rc=$?
+expect_rc 2 "missing rule file"
+"$BIN" --stats=json <"$FIX" >/dev/null 2>"$T/err"; rc=$?
+expect_rc 0 "--stats=json"; expect_grep '^{"bytes_in":3737979,' "$T/err" "--stats=json"
+"$BIN" --stats <"$FIX" >/dev/null 2>"$T/err"; rc=$?
+expect_grep "strings .* dropped as unused" "$T/err" "--stats"
+"$BIN" --max-held 10K <"$FIX" >/dev/null 2>"$T/err"; rc=$?
+expect_rc 5 "--max-held too small"; expect_grep "max-held" "$T/err" "--max-held"
+
 # a terminal on stdout is refused unless forced (script(1) provides one)
 if command -v script >/dev/null 2>&1; then
     script -qec "$BIN < $FIX" /dev/null >"$T/tty" 2>&1; rc=$?
