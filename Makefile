@@ -45,6 +45,8 @@ help:
 	@echo "make check      run the Criterion suites and CLI checks (no installs)"
 	@echo "make test-asan  the suite under AddressSanitizer + UBSan"
 	@echo "make bench      throughput and peak memory against cat and zstd"
+	@echo "make fuzz       libFuzzer over the whole filter (FUZZ_SECONDS=120)"
+	@echo "make fuzz-replay  the fuzz seeds and regressions under ASan/UBSan"
 	@echo "make install    install into DESTDIR/PREFIX"
 
 $(BUILD)/%.o: src/%.c
@@ -104,5 +106,8 @@ uninstall:
 
 clean:
 	rm -rf build build-asan hprof-strip
+
+# make fuzz, make fuzz-replay: libFuzzer harness and its regression corpus
+include tests/fuzz/fuzz.mk
 
 -include $(wildcard $(BUILD)/*.d $(BUILD)/tests/*.d)

@@ -44,6 +44,8 @@ hs_status hs_out_write(hs_out *o, const void *p, size_t n)
 {
     size_t room = o->cap - o->len;
 
+    if (n == 0)
+        return HS_OK;
     o->total += n;
     if (n >= o->cap / 2) {
         /* bulk: send what is buffered, then the caller's bytes in place */

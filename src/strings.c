@@ -83,7 +83,6 @@ hs_status hs_str_record(F *f, uint64_t len)
 {
     const unsigned i = f->idsize;
     uint64_t id, left;
-    uint8_t *text;
     int state;
 
     f->st.strings_in++;
@@ -100,14 +99,9 @@ hs_status hs_str_record(F *f, uint64_t len)
         f->st.records_out++;
         return HS_OK;
     }
-    /* hold it: the record's length is a u4, so the text fits a u32 */
+    /* hold it, growing the table as the text arrives */
     left = len - i;
-    if (hs_strtab_bytes(&f->strings) + left > f->opt.max_held)
-        return hs_filter_fail(f, HS_E_LIMIT, f->rec_off,
-                              "a %llu-byte STRING would take the strings held back past the "
-                              "limit of %llu bytes (raise it with --max-held)",
-                              (unsigned long long)len, (unsigned long long)f->opt.max_held);
-    if (hs_strtab_hold(&f->strings, id, (uint32_t)left, &text) != HS_OK)
+    if (hs_strtab_begin(&f->strings) != HS_OK)
         return nomem(f);
     HS_TRY(hs_drop(f, HS_RECORD_HEADER + i));
     while (left) {
@@ -118,11 +112,14 @@ hs_status hs_str_record(F *f, uint64_t len)
         }
         if (k > left)
             k = (size_t)left;
-        memcpy(text, hs_cur(f), k);
-        text += k;
+        if (hs_strtab_append(&f->strings, hs_cur(f), k) != HS_OK)
+            return nomem(f);
         left -= k;
         HS_TRY(hs_drop(f, k));
+        HS_TRY(hs_check_held(f));
     }
+    if (hs_strtab_end(&f->strings, id) != HS_OK)
+        return nomem(f);
     return hs_check_held(f);
 }
 

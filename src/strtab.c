@@ -76,33 +76,54 @@ static void compact(hs_strtab *t)
     t->dead = 0;
 }
 
-hs_status hs_strtab_hold(hs_strtab *t, uint64_t id, uint32_t len, uint8_t **text)
+static hs_status reserve(hs_strtab *t, size_t n)
 {
-    size_t need = 4 + (size_t)len;
-    uint32_t n32 = len;
-    hs_status s;
+    size_t cap;
+    uint8_t *a;
 
+    if (n <= t->cap - t->len)
+        return HS_OK;
+    cap = t->cap ? t->cap : 64u << 10;
+    while (cap - t->len < n)
+        cap *= 2;
+    a = hs_realloc(t->alloc, t->arena, t->len, cap);
+    if (!a)
+        return HS_E_NOMEM;
+    t->arena = a;
+    t->cap = cap;
+    return HS_OK;
+}
+
+hs_status hs_strtab_begin(hs_strtab *t)
+{
     if (t->dead > t->len / 2 && t->dead > (64u << 10))
         compact(t);
-    if (need > t->cap - t->len) {
-        size_t cap = t->cap ? t->cap : 64u << 10;
-        uint8_t *a;
-        while (cap - t->len < need)
-            cap *= 2;
-        a = hs_realloc(t->alloc, t->arena, t->len, cap);
-        if (!a)
-            return HS_E_NOMEM;
-        t->arena = a;
-        t->cap = cap;
-    }
-    s = hs_strtab_set(t, id, HS_STR_UNKNOWN); /* drops an older text of the id */
+    if (reserve(t, 4) != HS_OK)
+        return HS_E_NOMEM;
+    t->open = t->len;
+    t->len += 4; /* the length, patched by hs_strtab_end */
+    return HS_OK;
+}
+
+hs_status hs_strtab_append(hs_strtab *t, const uint8_t *p, size_t n)
+{
+    if (reserve(t, n) != HS_OK)
+        return HS_E_NOMEM;
+    memcpy(t->arena + t->len, p, n);
+    t->len += n;
+    return HS_OK;
+}
+
+hs_status hs_strtab_end(hs_strtab *t, uint64_t id)
+{
+    uint32_t n = (uint32_t)(t->len - t->open - 4);
+    hs_status s = hs_strtab_set(t, id, HS_STR_UNKNOWN); /* drops an older text */
+
     if (s == HS_OK)
-        s = hs_idmap_put(&t->map, id, (uint64_t)t->len << 2 | HS_STR_HELD);
+        s = hs_idmap_put(&t->map, id, (uint64_t)t->open << 2 | HS_STR_HELD);
     if (s != HS_OK)
         return s;
-    memcpy(t->arena + t->len, &n32, 4);
-    *text = t->arena + t->len + 4;
-    t->len += need;
+    memcpy(t->arena + t->open, &n, 4);
     t->held_count++;
     return HS_OK;
 }

@@ -24,6 +24,7 @@ typedef struct {
     hs_idmap map; /* id -> arena offset << 2 | state */
     uint8_t *arena;
     size_t len, cap, dead;
+    size_t open; /* start of the text being appended */
     uint64_t held_count;
 } hs_strtab;
 
@@ -31,9 +32,12 @@ void hs_strtab_init(hs_strtab *t, const hs_alloc *a);
 void hs_strtab_free(hs_strtab *t);
 int hs_strtab_state(const hs_strtab *t, uint64_t id);
 hs_status hs_strtab_set(hs_strtab *t, uint64_t id, int state);
-/* Reserves room for a `len`-byte text of `id` and returns where to copy it
- * (valid until the next call into the table); the id becomes HELD. */
-hs_status hs_strtab_hold(hs_strtab *t, uint64_t id, uint32_t len, uint8_t **text);
+/* Holding a text takes three steps, so the arena grows with the bytes that
+ * really arrive, never with a length the input merely claims: begin, append
+ * the text in pieces, end (the id then becomes HELD). */
+hs_status hs_strtab_begin(hs_strtab *t);
+hs_status hs_strtab_append(hs_strtab *t, const uint8_t *p, size_t n);
+hs_status hs_strtab_end(hs_strtab *t, uint64_t id);
 /* The text of a HELD id. */
 const uint8_t *hs_strtab_text(const hs_strtab *t, uint64_t id, uint32_t *len);
 /* Marks a HELD id EMITTED and gives its space back. */

@@ -10,6 +10,8 @@ need libzstd-dev
 need libxxhash-dev
 need libcriterion-dev
 need zstd
+need clang
+need libclang-rt-14-dev
 need hprof-conv
 [ -n "$HS_SKIP_VISUALVM" ] || need visualvm
 need openjdk-17-jdk-headless

@@ -18,6 +18,12 @@
 #
 # Every variable is prefixed FUZZ_ so nothing of the includer is changed;
 # CC (for fuzz-replay) is taken from the includer or the environment.
+# FUZZ_SECONDS, FUZZ_MAX_LEN, FUZZ_FLAGS (extra libFuzzer flags), FUZZ_DEFS
+# (e.g. -DFUZZ_STRICT_IDENTITY=1) can be set on the command line; so can
+# FUZZ_SRC_DIR and FUZZ_OUT, to fuzz a snapshot of the library (e.g. from
+# git archive) in its own build tree while src/ is being edited.
+# FUZZ_KNOWN in the environment skips bugs already reported (see
+# regress/README.md).
 
 FUZZ_SAVED_GOAL := $(.DEFAULT_GOAL)
 FUZZ_MK := $(lastword $(MAKEFILE_LIST))

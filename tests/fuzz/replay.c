@@ -3,13 +3,16 @@
  * the command line, without libFuzzer, so the seed and regression corpora
  * run under any compiler (make fuzz-replay builds it with ASan + UBSan).
  *
- *     replay [-v] PATH...
+ *     replay [-v] [-x] PATH...
  *
  * A directory is walked one level deep, its entries in name order; names
- * starting with '.' and ending in ".md" (notes) are skipped. An invariant
- * failure or a sanitizer report aborts on the input that caused it, after
- * its name was printed. Exit status 0 when every input ran, 2 on a usage or
- * I/O error.
+ * starting with '.' and ending in ".md" (notes) are skipped. Each input runs
+ * in a child process, so one that aborts (an invariant failure or a
+ * sanitizer report, printed by the child) does not stop the others; the
+ * failing inputs are listed at the end. -x runs every input in this process
+ * instead (for a debugger: the first failure ends the run). -v prints sizes.
+ * Exit status 0 when every input passed, 1 when some failed, 2 on a usage
+ * or I/O error.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -19,11 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int verbose;
-static unsigned long n_run;
+static int verbose, in_process;
+static unsigned long n_run, n_failed;
 
 static int read_file(const char *path, uint8_t **data, size_t *size)
 {
@@ -77,9 +82,32 @@ static int run_file(const char *path)
         fprintf(stderr, "replay: %s (%zu bytes)\n", path, size);
     else
         fprintf(stderr, "replay: %s\n", path); /* named before it can crash */
-    LLVMFuzzerTestOneInput(data, size);
-    free(data);
     n_run++;
+    if (in_process) {
+        LLVMFuzzerTestOneInput(data, size);
+    } else {
+        pid_t pid;
+        int status;
+
+        fflush(NULL);
+        pid = fork();
+        if (pid < 0) {
+            fprintf(stderr, "replay: fork: %s\n", strerror(errno));
+            free(data);
+            return -1;
+        }
+        if (pid == 0) {
+            LLVMFuzzerTestOneInput(data, size);
+            _exit(0);
+        }
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "replay: FAILED: %s\n", path);
+            n_failed++;
+        }
+    }
+    free(data);
     return 0;
 }
 
@@ -151,6 +179,10 @@ int main(int argc, char **argv)
             verbose = 1;
             continue;
         }
+        if (strcmp(argv[i], "-x") == 0) {
+            in_process = 1;
+            continue;
+        }
         if (stat(argv[i], &st) != 0) {
             fprintf(stderr, "replay: %s: %s\n", argv[i], strerror(errno));
             rc = 2;
@@ -159,9 +191,10 @@ int main(int argc, char **argv)
         }
     }
     if (argc < 2) {
-        fprintf(stderr, "usage: replay [-v] FILE|DIR...\n");
+        fprintf(stderr, "usage: replay [-v] [-x] FILE|DIR...\n");
         return 2;
     }
-    fprintf(stderr, "replay: %lu inputs ran%s\n", n_run, rc ? " (with errors)" : "");
-    return rc;
+    fprintf(stderr, "replay: %lu inputs ran, %lu failed%s\n", n_run, n_failed,
+            rc ? " (and I/O errors)" : "");
+    return rc ? rc : n_failed ? 1 : 0;
 }
