@@ -58,15 +58,19 @@ FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fr
 
 # libFuzzer build: the library and the harness all with the same flags.
 FUZZ_CFLAGS ?= -O1 -g
-FUZZ_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_CFLAGS) $(FUZZ_WARN) -fsanitize=fuzzer,address,undefined \
-                   -fno-sanitize-recover=all -fno-omit-frame-pointer -I$(FUZZ_SRC_DIR) $(FUZZ_DEFS) -MMD -MP
+# FUZZ_CFLAGS comes after the sanitizer flags so it can narrow them
+# (e.g. FUZZ_CFLAGS="-O1 -g -fno-sanitize=nonnull-attribute"); after a
+# change of flags, make fuzz-clean.
+FUZZ_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_WARN) -fsanitize=fuzzer,address,undefined \
+                   -fno-sanitize-recover=all -fno-omit-frame-pointer $(FUZZ_CFLAGS) \
+                   -I$(FUZZ_SRC_DIR) $(FUZZ_DEFS) -MMD -MP
 FUZZ_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/fuzz/%.o) $(FUZZ_OUT)/fuzz/fuzz_filter.o
 FUZZ_BIN := $(FUZZ_OUT)/fuzz_filter
 
 # replay build: the normal compiler with ASan + UBSan, no libFuzzer.
 FUZZ_REPLAY_CC := $(if $(filter default,$(origin CC)),cc,$(CC))
 FUZZ_REPLAY_CFLAGS ?= -O1 -g
-FUZZ_REPLAY_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_REPLAY_CFLAGS) $(FUZZ_WARN) $(FUZZ_SAN) \
+FUZZ_REPLAY_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_WARN) $(FUZZ_SAN) $(FUZZ_REPLAY_CFLAGS) \
                           -I$(FUZZ_SRC_DIR) $(FUZZ_DEFS) -MMD -MP
 FUZZ_REPLAY_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/replay/%.o) \
                    $(FUZZ_OUT)/replay/fuzz_filter.o $(FUZZ_OUT)/replay/replay.o
