@@ -78,7 +78,15 @@ $(BUILD)/tests/%.o: tests/%.c
 $(TEST_BIN): $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion -lxxhash
 
-check: $(BIN) $(TEST_BIN)
+# A fresh HotSpot dump made on this machine, which the suites read beside
+# the corpus and the fixtures (tests/helpers.c dump_paths).
+FRESH_DUMP = build/fresh/jvm-30mb.hprof
+$(FRESH_DUMP):
+	@mkdir -p build/fresh
+	sh tools/makedump.sh 30 $@ >build/fresh/makedump.log 2>&1 || \
+	    { cat build/fresh/makedump.log; exit 1; }
+
+check: $(BIN) $(TEST_BIN) $(FRESH_DUMP)
 	$(TEST_BIN) --jobs 2
 	sh tests/cli.sh ./$(BIN)
 
@@ -89,7 +97,10 @@ test: deps
 	sh tests/external.sh ./$(BIN)
 
 # The same suite with AddressSanitizer and UBSan, in a separate build tree.
+# (Criterion's runner leaks a few bytes of its own: tests/lsan.supp.)
 test-asan: deps
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(MAKE) BUILD=build-asan BIN=build-asan/hprof-strip CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	    LDFLAGS="-fsanitize=address,undefined" EXTRA_CFLAGS=-Werror check
 

@@ -33,10 +33,10 @@ for f in ../shared/corpus/*.hprof ../shared/corpus/*.hprof.gz fixtures/*.hprof; 
     [ "$(stat -c %s "$f")" -gt 100000000 ] && continue
     inputs="$inputs $f"
 done
-if sh tools/makedump.sh 30 "$T/fresh-jvm.hprof" >"$T/makedump.log" 2>&1; then
-    inputs="$inputs $T/fresh-jvm.hprof"
+if [ -e build/fresh/jvm-30mb.hprof ]; then
+    inputs="$inputs build/fresh/jvm-30mb.hprof"
 else
-    bad "could not make a fresh JVM dump: $(tail -3 "$T/makedump.log")"
+    bad "no fresh JVM dump in build/fresh (make check makes it)"
 fi
 
 for f in $inputs; do
@@ -47,6 +47,8 @@ for f in $inputs; do
         bad "$name: VisualVM cannot read the input itself: $(cat "$T/in.h.err")"
         continue
     fi
+    if $BIN -p none "$f" | cmp -s - "$f"; then ok
+    else bad "$name: -p none does not give the input back byte for byte"; fi
     for mode in "-p default" "-p android-app" "--repack -p none"; do
         if ! $BIN $mode "$f" >"$T/out.hprof" 2>"$T/err"; then
             bad "$name $mode: hprof-strip failed: $(cat "$T/err")"

@@ -161,6 +161,7 @@ const char *const *dump_paths(void)
     if (!done) {
         add_dir(list, &n, 120, "../shared/corpus");
         add_dir(list, &n, 120, "fixtures");
+        add_dir(list, &n, 120, "build/fresh"); /* made by make check */
         done = 1;
     }
     return (const char *const *)list;
@@ -867,7 +868,8 @@ out:
     idset_free(&k.defined);
     idset_free(&k.used);
     idset_free(&k.string_ids);
-    qsort(k.dropped.v, k.dropped.n, sizeof(uint64_t), cmp_u64);
+    if (k.dropped.n)
+        qsort(k.dropped.v, k.dropped.n, sizeof(uint64_t), cmp_u64);
     w.dropped_heap_ids = k.dropped.v;
     w.n_dropped_heap_ids = k.dropped.n;
     w.root_ids = k.roots.v;

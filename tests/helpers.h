@@ -54,7 +54,8 @@ void run_result_free(run_result *r);
 uint8_t *load_file(const char *path, size_t *len);
 
 /* The corpus files (every .hprof and .hprof.gz of ../shared/corpus, the corrupt
- * ones excluded) followed by the fixtures; NULL-terminated, static. */
+ * ones excluded), the fixtures, and the fresh JVM dump that make check
+ * writes to build/fresh; NULL-terminated, static. */
 const char *const *dump_paths(void);
 
 /* ---- dumpgen: dumps built by hand ---------------------------------------- */
