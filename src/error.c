@@ -15,6 +15,7 @@ const char *hs_status_str(hs_status status)
 {
     switch (status) {
     case HS_OK: return "success";
+    case HS_SALVAGED: return "truncated input, salvaged";
     case HS_E_MALFORMED: return "malformed input";
     case HS_E_TRUNCATED: return "truncated input";
     case HS_E_UNSUPPORTED: return "unsupported input";

@@ -491,7 +491,9 @@ static hs_status plain_record(F *f, unsigned tag, uint64_t len)
             HS_TRY(hs_str_use(f, hs_be_id(hs_cur(f) + HS_RECORD_HEADER + at[j], f->idsize)));
     }
     hs_pass(f, HS_RECORD_HEADER);
+    f->rec_partial = 1;
     HS_TRY(hs_copy_stream(f, len, "a record body"));
+    f->rec_partial = 0;
     f->st.records_out++;
     return HS_OK;
 }
@@ -585,6 +587,8 @@ static hs_status run(F *f)
 
 hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
 {
+    hs_status s;
+
     if (!f || !src || !src->read || !dst || !dst->write)
         return HS_E_USAGE;
     if (f->ran) {
@@ -596,12 +600,15 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
     f->ran = 1;
     f->rd.src = *src;
     f->out.sink = *dst;
-    f->reencode = f->opt.repack || hs_rules_change_lengths(f->rules);
+    f->reencode = f->opt.repack || f->opt.salvage || hs_rules_change_lengths(f->rules);
     f->drop_heaps = hs_rules_drop_any_heap(f->rules);
     if (f->reencode) {
         f->seg = hs_malloc(&f->alloc, f->seg_cap);
         if (!f->seg)
             return hs_filter_io_fail(f, HS_E_NOMEM, "");
     }
-    return run(f);
+    s = run(f);
+    if (s == HS_E_TRUNCATED && f->opt.salvage)
+        s = hs_salvage(f);
+    return s;
 }

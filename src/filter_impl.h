@@ -80,6 +80,12 @@ struct hs_filter {
     hs_rootq roots;    /* roots held until their object goes by */
     int drop_heaps;    /* some heap's objects are dropped */
 
+    /* for --salvage: the sub-record or record being written */
+    int sub_open;          /* a sub-record has begun in the output */
+    size_t sub_mark;       /* where it starts in the segment */
+    uint64_t huge_out_end; /* where its own segment ends in the output */
+    int rec_partial;       /* a top-level record is being copied */
+
     hs_error err;
     int failed, ran;
     hs_stats st;
@@ -185,5 +191,8 @@ hs_status hs_heap_end(F *f);
 hs_status hs_heap_finish(F *f);
 /* Writes the held-back start of the heap dump (see heap.c), if any. */
 hs_status hs_heap_commit(F *f);
+/* After a truncation error: completes a valid output (--salvage). Returns
+ * HS_SALVAGED, or another error. */
+hs_status hs_salvage(F *f);
 
 #endif

@@ -24,6 +24,7 @@
  * segment. So a heap region split across output segments has its
  * HEAP_DUMP_INFO repeated at the start of each.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "alloc.h"
@@ -153,13 +154,10 @@ static hs_status write_info(F *f)
  * (re-encoding only): joins the open segment when it fits and is in the
  * right heap, else starts a new one, or a segment of its own when the
  * sub-record is larger than a segment may be. */
-static hs_status begin_sub(F *f, uint64_t size)
+static hs_status place_sub(F *f, uint64_t size)
 {
     uint64_t head;
 
-    f->st.subrecords_out++;
-    if (!f->reencode)
-        return HS_OK;
     if (f->in_heap && f->in_heap != f->out_heap)
         HS_TRY(hs_str_use(f, f->in_heap_name)); /* may close the segment */
     if (f->seg_open) {
@@ -199,9 +197,29 @@ static hs_status begin_sub(F *f, uint64_t size)
     return head ? write_info(f) : HS_OK;
 }
 
+/* Opens a sub-record of `size` output bytes. What --salvage needs to undo
+ * or complete it is noted: where it starts in the segment, or where its own
+ * segment ends in the output. */
+static hs_status begin_sub(F *f, uint64_t size)
+{
+    f->st.subrecords_out++;
+    if (!f->reencode)
+        return HS_OK;
+    HS_TRY(place_sub(f, size));
+    f->sub_open = 1;
+    if (f->dst == DST_OUT) {
+        HS_TRY(hs_span_flush(f));
+        f->huge_out_end = f->out.total + size;
+    } else {
+        f->sub_mark = f->seg_len + (f->rd.pos - f->span);
+    }
+    return HS_OK;
+}
+
 /* Back to staging after a sub-record that had a segment of its own. */
 static hs_status end_sub(F *f)
 {
+    f->sub_open = 0;
     if (f->reencode && f->dst == DST_OUT) {
         f->out_heap = 0;
         return hs_set_dst(f, DST_SEG);
@@ -609,4 +627,49 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len)
             HS_TRY(hs_heap_end(f));
     }
     return HS_OK;
+}
+
+/* --salvage: the input ended inside a record. Undo or complete what is half
+ * written, close the heap dump properly, and say what was lost. The filter
+ * re-encodes whenever it salvages, so every segment length is still ours to
+ * write. */
+hs_status hs_salvage(F *f)
+{
+    uint64_t end = f->rd.base + f->rd.end, pad = 0;
+    const char *what = "nothing was half written";
+    char lost[200];
+
+    if (f->rec_off == UINT64_MAX && !f->idsize)
+        return HS_E_TRUNCATED; /* not even a file header */
+    HS_TRY(hs_span_flush(f));
+    if (f->sub_open && f->dst == DST_OUT) {
+        /* its segment header already promised its length: zero-fill */
+        pad = f->huge_out_end - f->out.total;
+        what = "its missing bytes were written as zeros";
+    } else if (f->sub_open) {
+        f->seg_len = f->sub_mark;
+        if (f->seg_len == info_size(f) && f->seg[0] == HS_SUB_HEAP_DUMP_INFO)
+            f->seg_len = 0; /* only the heap switch made for it is left */
+        what = "it was left out";
+    } else if (f->rec_partial) {
+        pad = f->rec_end - end;
+        what = "its missing bytes were written as zeros";
+    }
+    if (pad && hs_out_fill(&f->out, 0, pad) != HS_OK)
+        return hs_filter_io_fail(f, HS_E_WRITE, "");
+    snprintf(lost, sizeof lost, "; salvaged: %s, and the output closed properly", what);
+    if (strlen(f->err.message) + strlen(lost) < sizeof f->err.message)
+        strcat(f->err.message, lost);
+    f->sub_open = 0;
+    f->rec_partial = 0;
+    f->subtag = -1;
+    f->dst = DST_SEG;
+    f->span = f->rd.pos = f->rd.end;
+    HS_TRY(hs_heap_finish(f));
+    if (f->heap_open)
+        HS_TRY(hs_heap_end(f));
+    if (hs_out_flush(&f->out) != HS_OK)
+        return hs_filter_io_fail(f, HS_E_WRITE, "");
+    f->st.salvaged_bytes = pad;
+    return HS_SALVAGED;
 }

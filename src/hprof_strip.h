@@ -46,6 +46,8 @@ extern "C" {
 /* ---- status codes ------------------------------------------------------ */
 
 typedef enum {
+    HS_SALVAGED = 1,       /* --salvage: the input was truncated; everything
+                              complete was written, as a valid dump */
     HS_OK = 0,
     HS_E_MALFORMED = -1,   /* the input breaks the HPROF format */
     HS_E_TRUNCATED = -2,   /* the input ended inside a record */
@@ -140,6 +142,11 @@ typedef struct {
      * default (1 MiB, like HotSpot). Sub-records larger than the cap get a
      * segment of their own and stream through without buffering. */
     size_t segment_cap;
+    /* When the input ends inside a record, write everything that was
+     * complete, close the open segment and end the heap dump, and return
+     * HS_SALVAGED instead of HS_E_TRUNCATED (hs_filter_error() then says what
+     * was lost). Implies re-encoding. */
+    int salvage;
     /* Size of the read buffer; 0 means the default (1 MiB). */
     size_t read_buffer;
     /* Most bytes the filter may hold for STRING records waiting for their
@@ -164,7 +171,8 @@ void hs_filter_free(hs_filter *f); /* NULL is fine */
  * A filter runs once; a second call returns HS_E_USAGE. */
 hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst);
 
-/* The error of the last run, or NULL when it succeeded or has not run. */
+/* The error of the last run, or NULL when it succeeded or has not run
+ * (after HS_SALVAGED: the truncation, and what was done about it). */
 const hs_error *hs_filter_error(const hs_filter *f);
 
 /* Counters filled as the filter runs. */
@@ -182,6 +190,8 @@ typedef struct {
     uint64_t objects_dropped;                 /* by heap rules */
     uint64_t roots_held_peak;                 /* most roots held at once */
     uint64_t held_bytes_peak;                 /* peak memory held for strings/roots */
+    uint64_t salvaged_bytes;                  /* zeros written to complete a
+                                                 record cut short (--salvage) */
 } hs_stats;
 
 void hs_filter_stats(const hs_filter *f, hs_stats *out);

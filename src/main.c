@@ -23,7 +23,8 @@ enum {
     EXIT_USAGE = 2,     /* bad option or argument */
     EXIT_TRUNCATED = 3, /* the input ends inside a record */
     EXIT_IO = 4,        /* reading or writing failed */
-    EXIT_LIMIT = 5      /* a memory cap was reached, or out of memory */
+    EXIT_LIMIT = 5,     /* a memory cap was reached, or out of memory */
+    EXIT_SALVAGED = 6   /* --salvage: truncated input, complete part written */
 };
 
 static const char *g_prog = "hprof-strip";
@@ -43,6 +44,8 @@ static void usage(FILE *to)
             "                      files before it; see hprof-strip(1) for the grammar)\n"
             "      --print-rules NAME  print preset NAME as a rule file and exit\n"
             "      --max-held SIZE memory allowed for held strings and roots (default 1G)\n"
+            "      --salvage       when the input is truncated, write everything complete\n"
+            "                      as a valid dump and exit with status 6\n"
             "      --repack        re-encode heap dumps into fresh segments even when\n"
             "                      nothing changes (1.0.1 dumps come out as 1.0.2)\n"
             "  -o, --output FILE   write to FILE (created under a temporary name and\n"
@@ -54,7 +57,7 @@ static void usage(FILE *to)
             "  -V, --version       show the version and exit\n"
             "\n"
             "Exit status: 0 success, 1 invalid input, 2 usage error, 3 truncated input,\n"
-            "4 read or write error, 5 memory limit reached.\n"
+            "4 read or write error, 5 memory limit reached, 6 truncated input salvaged.\n"
             "See hprof-strip(1) for details.\n",
             g_prog);
 }
@@ -71,6 +74,7 @@ static int exit_code(hs_status s)
 {
     switch (s) {
     case HS_OK: return EXIT_OK;
+    case HS_SALVAGED: return EXIT_SALVAGED;
     case HS_E_MALFORMED:
     case HS_E_UNSUPPORTED: return EXIT_BAD_INPUT;
     case HS_E_TRUNCATED: return EXIT_TRUNCATED;
@@ -223,12 +227,13 @@ static int parse_size(const char *s, uint64_t *out)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_REPACK = 256, OPT_STATS, OPT_PRINT_RULES, OPT_MAX_HELD };
+    enum { OPT_REPACK = 256, OPT_STATS, OPT_PRINT_RULES, OPT_MAX_HELD, OPT_SALVAGE };
     static const struct option longopts[] = {
         {"preset", required_argument, NULL, 'p'},
         {"rules", required_argument, NULL, 'r'},
         {"print-rules", required_argument, NULL, OPT_PRINT_RULES},
         {"repack", no_argument, NULL, OPT_REPACK},
+        {"salvage", no_argument, NULL, OPT_SALVAGE},
         {"max-held", required_argument, NULL, OPT_MAX_HELD},
         {"output", required_argument, NULL, 'o'},
         {"force", no_argument, NULL, 'f'},
@@ -276,6 +281,7 @@ int main(int argc, char **argv)
         case 'f': force = 1; break;
         case 'q': break;
         case OPT_REPACK: opt.repack = 1; break;
+        case OPT_SALVAGE: opt.salvage = 1; break;
         case OPT_MAX_HELD:
             if (parse_size(optarg, &opt.max_held) != 0 || opt.max_held == 0) {
                 hs_rules_free(rules);
@@ -377,7 +383,14 @@ int main(int argc, char **argv)
     dst.ctx = &out;
     s = hs_filter_run(filter, &src, &dst);
     rc = exit_code(s);
-    if (s != HS_OK) {
+    if (s == HS_SALVAGED) {
+        fprintf(stderr, "%s: %s: %s\n", g_prog, in_path ? in_path : "stdin",
+                hs_filter_error(filter)->message);
+        if (out_path && hs_outfile_commit(&of) != 0) {
+            fprintf(stderr, "%s: %s: %s\n", g_prog, out_path, strerror(errno));
+            rc = EXIT_IO;
+        }
+    } else if (s != HS_OK) {
         const hs_error *e = hs_filter_error(filter);
         const char *name = in_path ? in_path : "stdin";
         if (s == HS_E_READ)

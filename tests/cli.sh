@@ -62,6 +62,13 @@ head -c 1000000 "$FIX" >"$T/cut.hprof"
 "$BIN" <"$T/cut.hprof" >/dev/null 2>"$T/err"; rc=$?
 expect_rc 3 "truncated"; expect_grep "input byte 1000000: input ends inside" "$T/err" "truncated"
 
+# --salvage: exit 6, a valid output file, and what was lost on stderr
+"$BIN" --salvage -o "$T/salvaged.hprof" "$T/cut.hprof" 2>"$T/err"; rc=$?
+expect_rc 6 "--salvage"; expect_grep "salvaged" "$T/err" "--salvage message"
+[ -s "$T/salvaged.hprof" ] && ok || bad "--salvage left no output"
+"$BIN" -p none "$T/salvaged.hprof" >/dev/null 2>"$T/err"; rc=$?
+expect_rc 0 "salvaged output reads back"
+
 # I/O errors: exit 4 with a message
 "$BIN" "$T/does-not-exist" >/dev/null 2>"$T/err"; rc=$?
 expect_rc 4 "missing input"; expect_grep "does-not-exist" "$T/err" "missing input"

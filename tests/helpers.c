@@ -568,7 +568,7 @@ typedef struct {
     XXH3_state_t *h, *happ;
     unsigned flags;
     idset defined, used, string_ids;
-    idvec dropped, roots;
+    idvec dropped, roots, ends;
 } walker;
 
 static void use_string(walker *k, uint64_t id)
@@ -702,6 +702,9 @@ static int walk_heap(walker *k, size_t end)
             k->at += (size_t)sz;
             continue;
         }
+        if ((k->flags & WALK_COLLECT) && (tag == 0x20 || tag == 0x21 || tag == 0x22 ||
+                                          tag == 0x23 || tag == 0xC3))
+            idvec_push(&k->ends, k->at + sz);
         if (tag == 0x21 || tag == 0x22 || tag == 0x23 || tag == 0xC3) {
             int slot = heap == 0 ? 0 : heap == 'A' ? 1 : heap == 'Z' ? 2 : heap == 'I' ? 3 : 4;
             w->objects_in_heap[slot]++;
@@ -874,6 +877,8 @@ out:
     w.n_dropped_heap_ids = k.dropped.n;
     w.root_ids = k.roots.v;
     w.n_root_ids = k.roots.n;
+    w.object_ends = k.ends.v;
+    w.n_object_ends = k.ends.n;
     return w;
 }
 
@@ -881,5 +886,6 @@ void walk_free(walk_result *w)
 {
     free(w->dropped_heap_ids);
     free(w->root_ids);
-    w->dropped_heap_ids = w->root_ids = NULL;
+    free(w->object_ends);
+    w->dropped_heap_ids = w->root_ids = w->object_ends = NULL;
 }

@@ -121,9 +121,10 @@ typedef struct {
      * them, and STRING records nothing refers to */
     uint64_t string_refs_undefined;
     uint64_t strings_unused;
-    /* with WALK_COLLECT: ids of zygote/image objects, and of root targets */
-    uint64_t *dropped_heap_ids, *root_ids;
-    size_t n_dropped_heap_ids, n_root_ids;
+    /* with WALK_COLLECT: ids of zygote/image objects, and of root targets;
+     * the end offset of every instance, array and class dump */
+    uint64_t *dropped_heap_ids, *root_ids, *object_ends;
+    size_t n_dropped_heap_ids, n_root_ids, n_object_ends;
 } walk_result;
 
 enum {
