@@ -125,7 +125,8 @@ static void describe_place(const F *f, char *buf, size_t n)
     if (f->rec_off == UINT64_MAX)
         snprintf(buf, n, "the file header");
     else if (f->subtag >= 0)
-        snprintf(buf, n, "a %s sub-record of the %s record at byte %llu",
+        snprintf(buf, n, "%s %s sub-record of the %s record at byte %llu",
+                 strchr("AEIOU", hs_subtag_name((unsigned)f->subtag)[0]) ? "an" : "a",
                  hs_subtag_name((unsigned)f->subtag), hs_tag_name((unsigned)f->rec_tag),
                  (unsigned long long)f->rec_off);
     else
