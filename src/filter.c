@@ -266,6 +266,12 @@ hs_status hs_fill_stream(F *f, uint8_t byte, uint64_t n, const char *what)
     return HS_OK;
 }
 
+hs_status hs_fill_stream_out(F *f, uint8_t byte, uint64_t n)
+{
+    HS_TRY(hs_span_flush(f));
+    return dst_fill(f, byte, n);
+}
+
 /* ---- the file header ------------------------------------------------------- */
 
 static int starts_with(const uint8_t *p, size_t n, const char *s, size_t sn)
@@ -364,8 +370,8 @@ static hs_status read_header(F *f)
     f->android = v == 3;
 
     /* A re-encoded heap dump is written as HEAP_DUMP_SEGMENTs, which only
-     * 1.0.2 (and Android's 1.0.3) define. */
-    if (f->reencode && v < 2) {
+     * 1.0.2 (and Android's 1.0.3) define; --to-jvm makes 1.0.3 into 1.0.2. */
+    if ((f->reencode && v < 2) || (f->opt.to_jvm && v == 3)) {
         uint8_t hdr[sizeof "JAVA PROFILE 1.0.2" + HS_HEADER_TAIL];
         memcpy(hdr, "JAVA PROFILE 1.0.2", sizeof "JAVA PROFILE 1.0.2");
         memcpy(hdr + sizeof "JAVA PROFILE 1.0.2", nul + 1, HS_HEADER_TAIL);
@@ -601,7 +607,8 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
     f->ran = 1;
     f->rd.src = *src;
     f->out.sink = *dst;
-    f->reencode = f->opt.repack || f->opt.salvage || hs_rules_change_lengths(f->rules);
+    f->reencode = f->opt.repack || f->opt.salvage || f->opt.to_jvm ||
+                  hs_rules_change_lengths(f->rules);
     f->drop_heaps = hs_rules_drop_any_heap(f->rules);
     if (f->reencode) {
         f->seg = hs_malloc(&f->alloc, f->seg_cap);

@@ -73,6 +73,8 @@ struct hs_filter {
      * start of their segments) */
     uint32_t in_heap;
     uint64_t in_heap_name;
+    uint32_t cur_heap; /* the input's heap, for the rules (in_heap is 0 with
+                          --to-jvm, which writes no heaps) */
     uint32_t out_heap;
 
     /* what the rules must remember */
@@ -114,6 +116,8 @@ hs_status hs_need_slow(F *f, size_t n, const char *what);
 hs_status hs_copy_stream(F *f, uint64_t n, const char *what);
 hs_status hs_skip_stream(F *f, uint64_t n, const char *what);
 hs_status hs_fill_stream(F *f, uint8_t byte, uint64_t n, const char *what);
+/* Writes `n` bytes of `byte` that stand for no input. */
+hs_status hs_fill_stream_out(F *f, uint8_t byte, uint64_t n);
 
 static inline const uint8_t *hs_cur(const F *f)
 {

@@ -282,7 +282,7 @@ static hs_status heap_rules(F *f, int *dropped)
     if (!f->drop_heaps)
         return HS_OK;
     id = hs_be_id(hs_cur(f) + 1, f->idsize);
-    *dropped = hs_rules_heap_dropped(f->rules, f->in_heap);
+    *dropped = hs_rules_heap_dropped(f->rules, f->cur_heap);
     return release_roots(f, id, *dropped);
 }
 
@@ -300,22 +300,69 @@ static hs_status object(F *f, uint64_t off, size_t hdr, uint64_t payload)
     return copy_sub(f, off, hdr, payload);
 }
 
+static int android_root(unsigned subtag)
+{
+    return subtag >= HS_SUB_ROOT_INTERNED_STRING && subtag <= HS_SUB_ROOT_UNREACHABLE;
+}
+
 static hs_status root(F *f, uint64_t off, unsigned subtag, size_t fixed)
 {
+    uint8_t b[HS_ROOT_MAX];
+    size_t n = fixed;
+
     f->st.roots++;
     if (f->rules->drop_root[subtag]) {
         f->st.roots_dropped++;
         return hs_drop(f, fixed);
     }
+    memcpy(b, hs_cur(f), fixed);
+    if (f->opt.to_jvm && android_root(subtag)) {
+        /* as hprof-conv maps them: ROOT_UNKNOWN with the same object id
+         * (a JNI monitor loses its thread serial and frame depth) */
+        b[0] = HS_SUB_ROOT_UNKNOWN;
+        n = 1 + f->idsize;
+    }
     if (f->drop_heaps) {
         /* held until its object shows which heap it is in (rootq.h) */
-        if (hs_rootq_add(&f->roots, hs_be_id(hs_cur(f) + 1, f->idsize), hs_cur(f), fixed) !=
-            HS_OK)
+        if (hs_rootq_add(&f->roots, hs_be_id(b + 1, f->idsize), b, n) != HS_OK)
             return hs_filter_io_fail(f, HS_E_NOMEM, "");
         HS_TRY(hs_drop(f, fixed));
         return hs_check_held(f);
     }
+    if (n != fixed || b[0] != subtag) {
+        HS_TRY(begin_sub(f, n));
+        HS_TRY(hs_drop(f, fixed));
+        HS_TRY(hs_emit(f, b, n));
+        return end_sub(f);
+    }
     return copy_sub(f, off, fixed, 0);
+}
+
+/* PRIMITIVE_ARRAY_NODATA names an array whose elements were not dumped.
+ * --to-jvm writes it as the PRIMITIVE_ARRAY_DUMP it stands for, elements
+ * zero, so its size stays right (hprof-conv keeps the count but writes no
+ * elements, and the next sub-record is read as array data). */
+static hs_status nodata_to_jvm(F *f, uint64_t off, size_t hdr)
+{
+    uint8_t b[1 + 8 + 9];
+    const unsigned i = f->idsize;
+    uint64_t payload;
+    int dropped;
+
+    memcpy(b, hs_cur(f), hdr);
+    payload = (uint64_t)hs_be32(b + 1 + i + 4) * hs_prim_size(b[1 + i + 8]);
+    HS_TRY(within(f, off, hdr));
+    HS_TRY(heap_rules(f, &dropped));
+    if (dropped) {
+        f->st.objects_dropped++;
+        return hs_drop(f, hdr);
+    }
+    b[0] = HS_SUB_PRIM_ARRAY_DUMP;
+    HS_TRY(begin_sub(f, hdr + payload));
+    HS_TRY(hs_drop(f, hdr));
+    HS_TRY(hs_emit(f, b, hdr));
+    HS_TRY(hs_fill_stream_out(f, 0, payload));
+    return end_sub(f);
 }
 
 hs_status hs_heap_finish(F *f)
@@ -491,7 +538,9 @@ static hs_status heap_info(F *f, size_t hdr)
 {
     const uint8_t *p = hs_cur(f);
 
-    f->in_heap = hs_be32(p + 1);
+    f->cur_heap = hs_be32(p + 1);
+    /* --to-jvm: 1.0.2 has no heaps; the heap still counts for the rules */
+    f->in_heap = f->opt.to_jvm ? 0 : f->cur_heap;
     f->in_heap_name = hs_be_id(p + 5, f->idsize);
     if (!f->reencode) {
         f->st.subrecords_out++;
@@ -548,6 +597,8 @@ static hs_status sub_record(F *f)
             return hs_filter_fail(f, HS_E_MALFORMED, off + 1 + i + 8,
                                   "PRIMITIVE_ARRAY_NODATA has element type %u", p[1 + i + 8]);
         f->st.primitive_arrays++;
+        if (f->opt.to_jvm)
+            return nodata_to_jvm(f, off, fixed);
         return object(f, off, fixed, 0);
     case HS_SUB_HEAP_DUMP_INFO:
         return heap_info(f, fixed);
@@ -599,7 +650,7 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len)
     if (f->reencode && f->rules->drop_unused_strings && !f->heap_seen)
         f->staging = 1;
     f->heap_seen = 1;
-    f->in_heap = 0;
+    f->in_heap = f->cur_heap = 0;
     f->in_heap_name = 0;
     for (;;) {
         if (to_eof) {

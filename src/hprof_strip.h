@@ -147,6 +147,12 @@ typedef struct {
      * HS_SALVAGED instead of HS_E_TRUNCATED (hs_filter_error() then says what
      * was lost). Implies re-encoding. */
     int salvage;
+    /* Write an Android (1.0.3) dump as 1.0.2, for readers that know only
+     * that (MAT, VisualVM): no HEAP_DUMP_INFO, Android root kinds as
+     * ROOT_UNKNOWN, PRIMITIVE_ARRAY_NODATA as a zero-filled
+     * PRIMITIVE_ARRAY_DUMP. Heap rules still see the heaps. Implies
+     * re-encoding. */
+    int to_jvm;
     /* Size of the read buffer; 0 means the default (1 MiB). */
     size_t read_buffer;
     /* Most bytes the filter may hold for STRING records waiting for their

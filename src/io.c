@@ -1,5 +1,5 @@
 /*
- * io.c - fd reads and writes, and the temporary-then-rename output file.
+ * io.c - the temporary-then-rename output file.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "io.h"
@@ -11,40 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-long hs_fd_read(void *ctx, void *buf, size_t cap)
-{
-    hs_fd *f = ctx;
-
-    for (;;) {
-        ssize_t n = read(f->fd, buf, cap);
-        if (n >= 0)
-            return (long)n;
-        if (errno != EINTR) {
-            f->err = errno;
-            return -1;
-        }
-    }
-}
-
-int hs_fd_write(void *ctx, const void *buf, size_t len)
-{
-    hs_fd *f = ctx;
-    const char *p = buf;
-
-    while (len) {
-        ssize_t n = write(f->fd, p, len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            f->err = errno;
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
 
 /* The temporary path the signal handler removes: a static copy, because a
  * handler may only touch what is already in place. */

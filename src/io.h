@@ -1,6 +1,6 @@
 /*
- * io.h - file-descriptor sources and sinks for the CLI, and output files
- * that appear under their final name only when complete.
+ * io.h - output files that appear under their final name only when
+ * complete.
  */
 #ifndef HS_IO_H
 #define HS_IO_H
@@ -8,14 +8,6 @@
 #include <stddef.h>
 
 #include "hprof_strip.h"
-
-typedef struct {
-    int fd;
-    int err; /* errno of the first failure, 0 if none */
-} hs_fd;
-
-long hs_fd_read(void *ctx, void *buf, size_t cap);
-int hs_fd_write(void *ctx, const void *buf, size_t len);
 
 /* An output file written under a temporary name in the same directory and
  * renamed over `path` by hs_outfile_commit, so a failed or interrupted run

@@ -62,6 +62,50 @@ head -c 1000000 "$FIX" >"$T/cut.hprof"
 "$BIN" <"$T/cut.hprof" >/dev/null 2>"$T/err"; rc=$?
 expect_rc 3 "truncated"; expect_grep "input byte 1000000: input ends inside" "$T/err" "truncated"
 
+# compression: zstd and gzip out, round trips back through hprof-strip
+"$BIN" "$FIX" >"$T/plain.hprof"
+"$BIN" -z "$FIX" >"$T/z.zst"; rc=$?
+expect_rc 0 "-z"; [ "$(head -c 4 "$T/z.zst" | od -An -tx1 | tr -d ' ')" = 28b52ffd ] && ok || bad "-z output is not zstd"
+"$BIN" -p none "$T/z.zst" | cmp -s - "$T/plain.hprof" && ok || bad "zstd round trip differs"
+zstd -dc "$T/z.zst" | cmp -s - "$T/plain.hprof" && ok || bad "zstd(1) cannot read -z output"
+"$BIN" --gzip=6 -T 2 "$FIX" >"$T/g.gz"; rc=$?
+expect_rc 0 "--gzip"
+"$BIN" -p none "$T/g.gz" | cmp -s - "$T/plain.hprof" && ok || bad "gzip round trip differs"
+gzip -dc "$T/g.gz" | cmp -s - "$T/plain.hprof" && ok || bad "gzip(1) cannot read --gzip output"
+# gzip input of many members (as HotSpot -gz writes), and zstd input
+head -c 1000000 "$FIX" | gzip -1 >"$T/multi.gz"; tail -c +1000001 "$FIX" | gzip -1 >>"$T/multi.gz"
+"$BIN" -p none "$T/multi.gz" | cmp -s - "$FIX" && ok || bad "multi-member gzip input differs"
+zstd -q -c "$FIX" | "$BIN" -p none | cmp -s - "$FIX" && ok || bad "zstd input from a pipe differs"
+if [ -e ../shared/corpus/jvm11-64bit.hprof.gz ]; then
+    "$BIN" -p none ../shared/corpus/jvm11-64bit.hprof.gz | cmp -s - "$(gzip -dc ../shared/corpus/jvm11-64bit.hprof.gz >"$T/j11" && echo "$T/j11")" && ok || bad "corpus .gz input"
+fi
+# -o picks the compression from the name unless told otherwise
+"$BIN" -o "$T/named.zst" "$FIX"; zstd -t -q "$T/named.zst" && ok || bad "-o .zst is not zstd"
+"$BIN" -o "$T/named.gz" "$FIX"; gzip -t "$T/named.gz" && ok || bad "-o .gz is not gzip"
+"$BIN" --no-compress -o "$T/plain.gz" "$FIX"; cmp -s "$T/plain.gz" "$T/plain.hprof" && ok || bad "--no-compress"
+# a broken compressed layer is named, exit 4, and no output file is left
+head -c 200000 "$T/g.gz" >"$T/cut.gz"
+"$BIN" -o "$T/from-cut.hprof" "$T/cut.gz" 2>"$T/err"; rc=$?
+expect_rc 4 "truncated gzip"; expect_grep "gzip data is truncated" "$T/err" "truncated gzip"
+[ -e "$T/from-cut.hprof" ] && bad "output left after a gzip error" || ok
+{ head -c 100 "$T/z.zst"; head -c 5000 /dev/zero; tail -c +5101 "$T/z.zst"; } >"$T/bad.zst"
+"$BIN" "$T/bad.zst" >/dev/null 2>"$T/err"; rc=$?
+expect_rc 4 "corrupt zstd"; expect_grep "zstd data is corrupt" "$T/err" "corrupt zstd"
+head -c 100000 "$T/z.zst" | "$BIN" >/dev/null 2>"$T/err"; rc=$?
+expect_rc 4 "truncated zstd"; expect_grep "zstd data is truncated" "$T/err" "truncated zstd"
+"$BIN" -z1 "$FIX" | zstd -dc | cmp -s - "$T/plain.hprof" && ok || bad "-z1"
+"$BIN" --zstd=99 "$FIX" >/dev/null 2>"$T/err"; rc=$?
+expect_rc 2 "bad zstd level"; expect_grep "zstd levels" "$T/err" "bad zstd level"
+
+# --to-jvm: an Android dump as 1.0.2
+"$BIN" -p none --to-jvm fixtures/android-art2025-ahat-test-dump.hprof >"$T/jvm.hprof"; rc=$?
+expect_rc 0 "--to-jvm"; [ "$(head -c 18 "$T/jvm.hprof")" = "JAVA PROFILE 1.0.2" ] && ok || bad "--to-jvm header"
+
+# progress: only when asked (stderr is not a terminal here), on one line
+"$BIN" "$FIX" >/dev/null 2>"$T/err"; expect_empty "$T/err" "no progress unless asked"
+"$BIN" --progress "$FIX" >/dev/null 2>"$T/err"; expect_grep "MB/s" "$T/err" "--progress"
+cat "$FIX" | "$BIN" --progress --size 3737979 >/dev/null 2>"$T/err"; expect_grep "(100%)" "$T/err" "--progress --size"
+
 # --salvage: exit 6, a valid output file, and what was lost on stderr
 "$BIN" --salvage -o "$T/salvaged.hprof" "$T/cut.hprof" 2>"$T/err"; rc=$?
 expect_rc 6 "--salvage"; expect_grep "salvaged" "$T/err" "--salvage message"

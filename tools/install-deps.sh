@@ -7,6 +7,8 @@ need() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok ins
 need build-essential
 need pkg-config
 need libzstd-dev
+need zlib1g-dev
+need libdeflate-dev
 need libxxhash-dev
 need libcriterion-dev
 need zstd

@@ -1,0 +1,43 @@
+/*
+ * cli.h - what the command-line files share: the parsed command line and
+ * the exit codes (both documented in the man page).
+ */
+#ifndef HS_CLI_H
+#define HS_CLI_H
+
+#include <stdint.h>
+
+#include "hprof_strip.h"
+#include "output.h"
+
+enum {
+    EXIT_OK = 0,
+    EXIT_BAD_INPUT = 1, /* not HPROF, or breaks the format */
+    EXIT_USAGE = 2,     /* bad option or argument */
+    EXIT_TRUNCATED = 3, /* the input ends inside a record */
+    EXIT_IO = 4,        /* reading or writing failed (compressed layers too) */
+    EXIT_LIMIT = 5,     /* a memory cap was reached, or out of memory */
+    EXIT_SALVAGED = 6   /* --salvage: truncated input, complete part written */
+};
+
+typedef struct {
+    const char *in_path, *out_path; /* NULL: stdin, stdout */
+    hs_rules *rules;
+    hs_options opt;
+    int force, stats;   /* stats: 0 none, 1 table, 2 JSON */
+    int format_given;   /* -z/--gzip/--no-compress said, else from -o's name */
+    enum hs_output_format format;
+    int level;          /* compression level, -1 for the format's default */
+    int threads;        /* compression threads */
+    int progress;       /* -1 auto (a terminal), 0 off, 1 on */
+    uint64_t size;      /* --size: input size for the progress display */
+} hs_cli;
+
+/* run.c: opens the files, runs the filter, reports; returns an exit code. */
+int hs_cli_run(hs_cli *cli);
+
+/* report.c */
+void hs_cli_print_stats(const hs_stats *st);
+void hs_cli_print_stats_json(const hs_stats *st);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * input.c - the CLI's byte source: a file descriptor, decompressed on the
+ * fly when its first bytes are a zstd frame or a gzip member.
+ *
+ * Detection needs the first four bytes only, so it works on a pipe. gzip
+ * input may hold many members back to back (HotSpot's -gz dumps are one
+ * member per block, like `pigz`), and zstd input many frames; both are read
+ * to the end. A compressed stream that ends early or is corrupt is an error
+ * of its own layer ("gzip data is truncated"), so a user can tell a broken
+ * download from a broken dump.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "input.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#define RAW_BUFFER (1u << 20)
+
+struct hs_input {
+    int fd;
+    enum hs_input_format format;
+    uint8_t *raw;         /* compressed bytes (or the sniffed prefix) */
+    size_t raw_pos, raw_len;
+    int raw_eof;
+    uint64_t raw_total;   /* bytes read from fd */
+    int err_no;           /* errno of a failed read */
+    char err[200];        /* what failed, for the message */
+    /* zstd */
+    ZSTD_DStream *zd;
+    size_t zret;          /* last ZSTD_decompressStream result: 0 at a frame end */
+    /* gzip */
+    z_stream zs;
+    int zs_ready, member_done;
+};
+
+static long raw_fill(hs_input *in)
+{
+    ssize_t n;
+
+    in->raw_pos = 0;
+    in->raw_len = 0;
+    for (;;) {
+        n = read(in->fd, in->raw, RAW_BUFFER);
+        if (n >= 0)
+            break;
+        if (errno != EINTR) {
+            in->err_no = errno;
+            snprintf(in->err, sizeof in->err, "reading failed: %s", strerror(errno));
+            return -1;
+        }
+    }
+    if (n == 0)
+        in->raw_eof = 1;
+    in->raw_len = (size_t)n;
+    in->raw_total += (uint64_t)n;
+    return (long)n;
+}
+
+static int starts(const uint8_t *p, size_t n, const char *magic, size_t mn)
+{
+    return n >= mn && memcmp(p, magic, mn) == 0;
+}
+
+int hs_input_open(hs_input **out, int fd)
+{
+    hs_input *in = calloc(1, sizeof *in);
+
+    *out = in;
+    if (!in)
+        return -1;
+    in->fd = fd;
+    in->raw = malloc(RAW_BUFFER);
+    if (!in->raw)
+        return -1;
+    /* the first read decides; a pipe may give fewer than 4 bytes at first */
+    while (in->raw_len < 4 && !in->raw_eof) {
+        ssize_t n = read(fd, in->raw + in->raw_len, RAW_BUFFER - in->raw_len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            in->err_no = errno;
+            snprintf(in->err, sizeof in->err, "reading failed: %s", strerror(errno));
+            return -1;
+        }
+        if (n == 0)
+            in->raw_eof = 1;
+        in->raw_len += (size_t)n;
+        in->raw_total += (uint64_t)n;
+    }
+    if (starts(in->raw, in->raw_len, "\x28\xb5\x2f\xfd", 4)) {
+        in->format = HS_IN_ZSTD;
+        in->zd = ZSTD_createDStream();
+        if (!in->zd)
+            return -1;
+        in->zret = 1;
+    } else if (starts(in->raw, in->raw_len, "\x1f\x8b", 2)) {
+        in->format = HS_IN_GZIP;
+        if (inflateInit2(&in->zs, 16 + MAX_WBITS) != Z_OK)
+            return -1;
+        in->zs_ready = 1;
+    } else {
+        in->format = HS_IN_PLAIN;
+    }
+    return 0;
+}
+
+static long read_plain(hs_input *in, uint8_t *buf, size_t cap)
+{
+    ssize_t n;
+
+    if (in->raw_pos < in->raw_len) { /* the sniffed prefix first */
+        size_t k = in->raw_len - in->raw_pos;
+        if (k > cap)
+            k = cap;
+        memcpy(buf, in->raw + in->raw_pos, k);
+        in->raw_pos += k;
+        return (long)k;
+    }
+    if (in->raw_eof)
+        return 0;
+    for (;;) { /* then straight into the caller's buffer */
+        n = read(in->fd, buf, cap);
+        if (n >= 0)
+            break;
+        if (errno != EINTR) {
+            in->err_no = errno;
+            snprintf(in->err, sizeof in->err, "reading failed: %s", strerror(errno));
+            return -1;
+        }
+    }
+    in->raw_total += (uint64_t)n;
+    return (long)n;
+}
+
+static long read_zstd(hs_input *in, uint8_t *buf, size_t cap)
+{
+    ZSTD_outBuffer o = {buf, cap, 0};
+
+    while (o.pos == 0) { /* until some output, or the end */
+        ZSTD_inBuffer i;
+        if (in->raw_pos == in->raw_len) {
+            if (!in->raw_eof && raw_fill(in) < 0)
+                return -1;
+            if (in->raw_eof) {
+                if (in->zret != 0) {
+                    snprintf(in->err, sizeof in->err,
+                             "zstd data is truncated (the input ends inside a frame, "
+                             "after %llu compressed bytes)",
+                             (unsigned long long)in->raw_total);
+                    return -1;
+                }
+                return 0;
+            }
+        }
+        i.src = in->raw;
+        i.size = in->raw_len;
+        i.pos = in->raw_pos;
+        in->zret = ZSTD_decompressStream(in->zd, &o, &i);
+        in->raw_pos = i.pos;
+        if (ZSTD_isError(in->zret)) {
+            snprintf(in->err, sizeof in->err, "zstd data is corrupt near compressed byte %llu: %s",
+                     (unsigned long long)(in->raw_total - in->raw_len + in->raw_pos),
+                     ZSTD_getErrorName(in->zret));
+            return -1;
+        }
+    }
+    return (long)o.pos;
+}
+
+static long read_gzip(hs_input *in, uint8_t *buf, size_t cap)
+{
+    uInt want = cap > (1u << 30) ? (1u << 30) : (uInt)cap;
+
+    in->zs.next_out = buf;
+    in->zs.avail_out = want;
+    while (in->zs.avail_out == want) { /* until some output, or the end */
+        int r;
+        if (in->raw_pos == in->raw_len) {
+            if (!in->raw_eof && raw_fill(in) < 0)
+                return -1;
+            if (in->raw_eof) {
+                if (!in->member_done) {
+                    snprintf(in->err, sizeof in->err,
+                             "gzip data is truncated (the input ends inside a member, after "
+                             "%llu compressed bytes)",
+                             (unsigned long long)in->raw_total);
+                    return -1;
+                }
+                return 0;
+            }
+        }
+        if (in->member_done) {
+            /* another member follows: it must be gzip too */
+            if (in->raw[in->raw_pos] != 0x1f) {
+                snprintf(in->err, sizeof in->err,
+                         "unexpected bytes after a gzip member at compressed byte %llu",
+                         (unsigned long long)(in->raw_total - in->raw_len + in->raw_pos));
+                return -1;
+            }
+            inflateReset(&in->zs);
+            in->member_done = 0;
+        }
+        in->zs.next_in = in->raw + in->raw_pos;
+        in->zs.avail_in = (uInt)(in->raw_len - in->raw_pos);
+        r = inflate(&in->zs, Z_NO_FLUSH);
+        in->raw_pos = in->raw_len - in->zs.avail_in;
+        if (r == Z_STREAM_END) {
+            in->member_done = 1;
+        } else if (r != Z_OK && r != Z_BUF_ERROR) {
+            snprintf(in->err, sizeof in->err, "gzip data is corrupt near compressed byte %llu: %s",
+                     (unsigned long long)(in->raw_total - in->raw_len + in->raw_pos),
+                     in->zs.msg ? in->zs.msg : "inflate failed");
+            return -1;
+        }
+    }
+    return (long)(want - in->zs.avail_out);
+}
+
+long hs_input_read(void *ctx, void *buf, size_t cap)
+{
+    hs_input *in = ctx;
+
+    if (in->err[0])
+        return -1;
+    switch (in->format) {
+    case HS_IN_ZSTD: return read_zstd(in, buf, cap);
+    case HS_IN_GZIP: return read_gzip(in, buf, cap);
+    case HS_IN_PLAIN: break;
+    }
+    return read_plain(in, buf, cap);
+}
+
+enum hs_input_format hs_input_format(const hs_input *in)
+{
+    return in->format;
+}
+
+const char *hs_input_error(const hs_input *in)
+{
+    return in->err[0] ? in->err : NULL;
+}
+
+uint64_t hs_input_raw_bytes(const hs_input *in)
+{
+    return in->raw_total;
+}
+
+void hs_input_close(hs_input *in)
+{
+    if (!in)
+        return;
+    if (in->zd)
+        ZSTD_freeDStream(in->zd);
+    if (in->zs_ready)
+        inflateEnd(&in->zs);
+    free(in->raw);
+    free(in);
+}

@@ -1,0 +1,347 @@
+/*
+ * output.c - the CLI's byte sink: plain, zstd or gzip, onto a descriptor.
+ *
+ * zstd: libzstd's streaming API with worker threads (ZSTD_c_nbWorkers), so
+ * compression runs beside the filter instead of after it.
+ *
+ * gzip: libdeflate, compressing independent blocks in parallel, each a gzip
+ * member of its own, written in order. The result is plain valid gzip (any
+ * reader decompresses all members back to back; HotSpot's own -gz dumps are
+ * made the same way). zlib's streaming deflate would be one core at about a
+ * third of libdeflate's speed per core, and the bottleneck of the pipeline.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "output.h"
+
+#include <errno.h>
+#include <libdeflate.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define GZ_BLOCK (1u << 20) /* uncompressed bytes per gzip member */
+
+typedef struct {
+    uint8_t *in, *out;
+    size_t in_len, out_len;
+    int state; /* FREE, FULL (queued), DONE (compressed) */
+} gz_slot;
+
+enum { SLOT_FREE, SLOT_FULL, SLOT_DONE };
+
+struct hs_output {
+    int fd;
+    enum hs_output_format format;
+    char err[200];
+    uint64_t written; /* bytes written to fd */
+    /* zstd */
+    ZSTD_CCtx *zc;
+    uint8_t *zbuf;
+    size_t zbuf_cap;
+    /* gzip */
+    int level, nthreads;
+    gz_slot *slots;
+    int nslots;
+    int fill;      /* slot being filled by the caller */
+    int next_out;  /* next slot to write, in order */
+    int next_work; /* next slot a worker takes */
+    int stop;
+    pthread_t *threads;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct libdeflate_compressor *inline_c; /* single-threaded gzip */
+};
+
+static int fd_write_all(hs_output *o, const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+
+    while (len) {
+        ssize_t n = write(o->fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            snprintf(o->err, sizeof o->err, "%s", strerror(errno));
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+        o->written += (uint64_t)n;
+    }
+    return 0;
+}
+
+/* ---- gzip ------------------------------------------------------------------ */
+
+static void *gz_worker(void *arg)
+{
+    hs_output *o = arg;
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(o->level);
+
+    pthread_mutex_lock(&o->mu);
+    for (;;) {
+        gz_slot *s;
+        while (!o->stop && o->slots[o->next_work].state != SLOT_FULL)
+            pthread_cond_wait(&o->cv, &o->mu);
+        if (o->slots[o->next_work].state != SLOT_FULL && o->stop)
+            break;
+        s = &o->slots[o->next_work];
+        o->next_work = (o->next_work + 1) % o->nslots;
+        s->state = SLOT_DONE + 1; /* taken */
+        pthread_mutex_unlock(&o->mu);
+        s->out_len = c ? libdeflate_gzip_compress(c, s->in, s->in_len, s->out,
+                                                  libdeflate_gzip_compress_bound(c, GZ_BLOCK))
+                       : 0;
+        pthread_mutex_lock(&o->mu);
+        s->state = SLOT_DONE;
+        pthread_cond_broadcast(&o->cv);
+    }
+    pthread_mutex_unlock(&o->mu);
+    libdeflate_free_compressor(c);
+    return NULL;
+}
+
+/* Writes the oldest slot once compressed; the caller holds no lock. */
+static int gz_write_oldest(hs_output *o)
+{
+    gz_slot *s = &o->slots[o->next_out];
+
+    pthread_mutex_lock(&o->mu);
+    while (s->state != SLOT_DONE)
+        pthread_cond_wait(&o->cv, &o->mu);
+    pthread_mutex_unlock(&o->mu);
+    if (s->out_len == 0 && s->in_len) {
+        snprintf(o->err, sizeof o->err, "gzip compression failed");
+        return -1;
+    }
+    if (fd_write_all(o, s->out, s->out_len) != 0)
+        return -1;
+    s->state = SLOT_FREE;
+    s->in_len = 0;
+    o->next_out = (o->next_out + 1) % o->nslots;
+    return 0;
+}
+
+/* Hands the slot being filled to the workers and moves to the next one,
+ * writing finished members on the way. */
+static int gz_submit(hs_output *o)
+{
+    gz_slot *s = &o->slots[o->fill];
+
+    if (o->nthreads <= 1) {
+        s->out_len = libdeflate_gzip_compress(o->inline_c, s->in, s->in_len, s->out,
+                                              libdeflate_gzip_compress_bound(o->inline_c,
+                                                                             GZ_BLOCK));
+        if (s->out_len == 0) {
+            snprintf(o->err, sizeof o->err, "gzip compression failed");
+            return -1;
+        }
+        s->in_len = 0;
+        return fd_write_all(o, s->out, s->out_len);
+    }
+    pthread_mutex_lock(&o->mu);
+    s->state = SLOT_FULL;
+    pthread_cond_broadcast(&o->cv);
+    pthread_mutex_unlock(&o->mu);
+    o->fill = (o->fill + 1) % o->nslots;
+    if (o->slots[o->fill].state != SLOT_FREE)
+        return gz_write_oldest(o);
+    return 0;
+}
+
+static int gz_write(hs_output *o, const uint8_t *p, size_t len)
+{
+    while (len) {
+        gz_slot *s = &o->slots[o->fill];
+        size_t k = GZ_BLOCK - s->in_len;
+        if (k > len)
+            k = len;
+        memcpy(s->in + s->in_len, p, k);
+        s->in_len += k;
+        p += k;
+        len -= k;
+        if (s->in_len == GZ_BLOCK && gz_submit(o) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int gz_open(hs_output *o)
+{
+    int i;
+
+    o->nslots = o->nthreads <= 1 ? 1 : 2 * o->nthreads;
+    o->slots = calloc((size_t)o->nslots, sizeof *o->slots);
+    if (!o->slots)
+        return -1;
+    o->inline_c = libdeflate_alloc_compressor(o->level);
+    if (!o->inline_c)
+        return -1;
+    for (i = 0; i < o->nslots; i++) {
+        o->slots[i].in = malloc(GZ_BLOCK);
+        o->slots[i].out = malloc(libdeflate_gzip_compress_bound(o->inline_c, GZ_BLOCK));
+        if (!o->slots[i].in || !o->slots[i].out)
+            return -1;
+    }
+    if (o->nthreads <= 1)
+        return 0;
+    pthread_mutex_init(&o->mu, NULL);
+    pthread_cond_init(&o->cv, NULL);
+    o->threads = calloc((size_t)o->nthreads, sizeof *o->threads);
+    if (!o->threads)
+        return -1;
+    for (i = 0; i < o->nthreads; i++)
+        if (pthread_create(&o->threads[i], NULL, gz_worker, o) != 0) {
+            o->nthreads = i;
+            return -1;
+        }
+    return 0;
+}
+
+static int gz_finish(hs_output *o)
+{
+    int i;
+
+    if (o->slots[o->fill].in_len && gz_submit(o) != 0)
+        return -1;
+    if (o->nthreads <= 1)
+        return 0;
+    for (i = 0; i < o->nslots; i++)
+        if (o->slots[o->next_out].state != SLOT_FREE && gz_write_oldest(o) != 0)
+            return -1;
+    return 0;
+}
+
+static void gz_free(hs_output *o)
+{
+    int i;
+
+    if (o->threads) {
+        pthread_mutex_lock(&o->mu);
+        o->stop = 1;
+        pthread_cond_broadcast(&o->cv);
+        pthread_mutex_unlock(&o->mu);
+        for (i = 0; i < o->nthreads; i++)
+            pthread_join(o->threads[i], NULL);
+        free(o->threads);
+        pthread_mutex_destroy(&o->mu);
+        pthread_cond_destroy(&o->cv);
+    }
+    if (o->slots)
+        for (i = 0; i < o->nslots; i++) {
+            free(o->slots[i].in);
+            free(o->slots[i].out);
+        }
+    free(o->slots);
+    if (o->inline_c)
+        libdeflate_free_compressor(o->inline_c);
+}
+
+/* ---- zstd ------------------------------------------------------------------ */
+
+static int z_check(hs_output *o, size_t r)
+{
+    if (ZSTD_isError(r)) {
+        snprintf(o->err, sizeof o->err, "zstd compression failed: %s", ZSTD_getErrorName(r));
+        return -1;
+    }
+    return 0;
+}
+
+static int z_stream(hs_output *o, const void *p, size_t len, ZSTD_EndDirective mode)
+{
+    ZSTD_inBuffer in = {p, len, 0};
+
+    for (;;) {
+        ZSTD_outBuffer out = {o->zbuf, o->zbuf_cap, 0};
+        size_t left = ZSTD_compressStream2(o->zc, &out, &in, mode);
+        if (z_check(o, left) != 0 || fd_write_all(o, o->zbuf, out.pos) != 0)
+            return -1;
+        if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size)
+            return 0;
+    }
+}
+
+static int z_open(hs_output *o, int level, int threads)
+{
+    o->zc = ZSTD_createCCtx();
+    o->zbuf_cap = ZSTD_CStreamOutSize();
+    o->zbuf = malloc(o->zbuf_cap);
+    if (!o->zc || !o->zbuf)
+        return -1;
+    if (z_check(o, ZSTD_CCtx_setParameter(o->zc, ZSTD_c_compressionLevel, level)) != 0)
+        return -1;
+    /* Workers make compression asynchronous even with one of them; an old
+     * libzstd built without threads says no, and then it runs inline. */
+    if (threads > 0)
+        ZSTD_CCtx_setParameter(o->zc, ZSTD_c_nbWorkers, threads);
+    return 0;
+}
+
+/* ---- the sink ------------------------------------------------------------- */
+
+int hs_output_open(hs_output **out, int fd, enum hs_output_format format, int level,
+                   int threads)
+{
+    hs_output *o = calloc(1, sizeof *o);
+
+    *out = o;
+    if (!o)
+        return -1;
+    o->fd = fd;
+    o->format = format;
+    o->level = level;
+    o->nthreads = threads;
+    switch (format) {
+    case HS_OUT_ZSTD: return z_open(o, level, threads);
+    case HS_OUT_GZIP: return gz_open(o);
+    case HS_OUT_PLAIN: break;
+    }
+    return 0;
+}
+
+int hs_output_write(void *ctx, const void *buf, size_t len)
+{
+    hs_output *o = ctx;
+
+    switch (o->format) {
+    case HS_OUT_ZSTD: return z_stream(o, buf, len, ZSTD_e_continue);
+    case HS_OUT_GZIP: return gz_write(o, buf, len);
+    case HS_OUT_PLAIN: break;
+    }
+    return fd_write_all(o, buf, len);
+}
+
+int hs_output_finish(hs_output *o)
+{
+    switch (o->format) {
+    case HS_OUT_ZSTD: return z_stream(o, NULL, 0, ZSTD_e_end);
+    case HS_OUT_GZIP: return gz_finish(o);
+    case HS_OUT_PLAIN: break;
+    }
+    return 0;
+}
+
+const char *hs_output_error(const hs_output *o)
+{
+    return o->err[0] ? o->err : "unknown error";
+}
+
+uint64_t hs_output_written(const hs_output *o)
+{
+    return o->written;
+}
+
+void hs_output_free(hs_output *o)
+{
+    if (!o)
+        return;
+    if (o->format == HS_OUT_GZIP)
+        gz_free(o);
+    ZSTD_freeCCtx(o->zc);
+    free(o->zbuf);
+    free(o);
+}

@@ -1,0 +1,28 @@
+/*
+ * output.h - the CLI's byte sink: plain, zstd (multi-threaded) or gzip
+ * (independent members compressed in parallel). Writes satisfy
+ * hs_sink.write.
+ */
+#ifndef HS_OUTPUT_H
+#define HS_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum hs_output_format { HS_OUT_PLAIN, HS_OUT_ZSTD, HS_OUT_GZIP };
+
+typedef struct hs_output hs_output;
+
+/* `threads`: compression workers (0 or 1: compress in the caller's thread
+ * for gzip; zstd takes 0 as inline, n as n workers). Returns 0, or -1 with
+ * `*out` set (close it). */
+int hs_output_open(hs_output **out, int fd, enum hs_output_format format, int level,
+                   int threads);
+int hs_output_write(void *ctx, const void *buf, size_t len);
+/* Ends the compressed stream and writes everything out. 0 or -1. */
+int hs_output_finish(hs_output *o);
+const char *hs_output_error(const hs_output *o);
+uint64_t hs_output_written(const hs_output *o);
+void hs_output_free(hs_output *o);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * report.c - the --stats report on stderr: a short table for people, or one
+ * JSON object for pipelines.
+ */
+#include <stdio.h>
+
+#include "cli.h"
+
+#define U(x) ((unsigned long long)(x))
+
+void hs_cli_print_stats(const hs_stats *st)
+{
+    fprintf(stderr,
+            "%s: %llu bytes in, %llu bytes out (%.1f%%)\n"
+            "  records         %llu in, %llu out (%llu heap segments written)\n"
+            "  sub-records     %llu in, %llu out\n"
+            "  objects         %llu instances, %llu object arrays, %llu primitive arrays, "
+            "%llu class dumps\n"
+            "  payload bytes   %llu zeroed or filled, %llu dropped (%llu arrays dropped)\n"
+            "  heaps           %llu objects dropped\n"
+            "  roots           %llu in, %llu dropped (at most %llu held at once)\n"
+            "  strings         %llu in, %llu out, %llu dropped as unused\n"
+            "  held memory     %llu bytes at most\n",
+            "hprof-strip", U(st->bytes_in), U(st->bytes_out),
+            st->bytes_in ? 100.0 * (double)st->bytes_out / (double)st->bytes_in : 0.0,
+            U(st->records_in), U(st->records_out), U(st->segments_out), U(st->subrecords_in),
+            U(st->subrecords_out), U(st->instances), U(st->object_arrays),
+            U(st->primitive_arrays), U(st->class_dumps), U(st->payload_bytes_zeroed),
+            U(st->payload_bytes_dropped), U(st->arrays_dropped), U(st->objects_dropped),
+            U(st->roots), U(st->roots_dropped), U(st->roots_held_peak), U(st->strings_in),
+            U(st->strings_out), U(st->strings_dropped), U(st->held_bytes_peak));
+}
+
+void hs_cli_print_stats_json(const hs_stats *st)
+{
+    fprintf(stderr,
+            "{\"bytes_in\":%llu,\"bytes_out\":%llu,\"records_in\":%llu,"
+            "\"records_out\":%llu,\"segments_out\":%llu,\"subrecords_in\":%llu,"
+            "\"subrecords_out\":%llu,\"instances\":%llu,\"object_arrays\":%llu,"
+            "\"primitive_arrays\":%llu,\"class_dumps\":%llu,"
+            "\"payload_bytes_zeroed\":%llu,\"payload_bytes_dropped\":%llu,"
+            "\"arrays_dropped\":%llu,\"objects_dropped\":%llu,\"roots\":%llu,"
+            "\"roots_dropped\":%llu,\"roots_held_peak\":%llu,\"strings_in\":%llu,"
+            "\"strings_out\":%llu,\"strings_dropped\":%llu,\"held_bytes_peak\":%llu}\n",
+            U(st->bytes_in), U(st->bytes_out), U(st->records_in), U(st->records_out),
+            U(st->segments_out), U(st->subrecords_in), U(st->subrecords_out),
+            U(st->instances), U(st->object_arrays), U(st->primitive_arrays),
+            U(st->class_dumps), U(st->payload_bytes_zeroed), U(st->payload_bytes_dropped),
+            U(st->arrays_dropped), U(st->objects_dropped), U(st->roots), U(st->roots_dropped),
+            U(st->roots_held_peak), U(st->strings_in), U(st->strings_out),
+            U(st->strings_dropped), U(st->held_bytes_peak));
+}
+

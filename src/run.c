@@ -1,0 +1,215 @@
+/*
+ * run.c - one run of the command: open the input (decompressing it when it
+ * is compressed) and the output (compressing it when asked), run the
+ * filter, and turn the outcome into messages and an exit code.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "input.h"
+#include "io.h"
+#include "progress.h"
+
+static const char *const g_prog = "hprof-strip";
+
+typedef struct {
+    hs_input *in;
+    hs_progress progress;
+} reader;
+
+static long read_with_progress(void *ctx, void *buf, size_t cap)
+{
+    reader *r = ctx;
+    long n = hs_input_read(r->in, buf, cap);
+
+    hs_progress_update(&r->progress, hs_input_raw_bytes(r->in));
+    return n;
+}
+
+static int exit_code(hs_status s)
+{
+    switch (s) {
+    case HS_OK: return EXIT_OK;
+    case HS_SALVAGED: return EXIT_SALVAGED;
+    case HS_E_MALFORMED:
+    case HS_E_UNSUPPORTED: return EXIT_BAD_INPUT;
+    case HS_E_TRUNCATED: return EXIT_TRUNCATED;
+    case HS_E_READ:
+    case HS_E_WRITE: return EXIT_IO;
+    case HS_E_LIMIT:
+    case HS_E_NOMEM: return EXIT_LIMIT;
+    case HS_E_USAGE: return EXIT_USAGE;
+    }
+    return EXIT_BAD_INPUT;
+}
+
+static void on_signal(int sig)
+{
+    hs_outfile_remove_on_signal();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n > k && strcmp(s + n - k, tail) == 0;
+}
+
+/* The output format: as told, else from -o's name, else plain. */
+static void choose_format(hs_cli *cli)
+{
+    if (!cli->format_given && cli->out_path) {
+        if (ends_with(cli->out_path, ".zst") || ends_with(cli->out_path, ".zstd"))
+            cli->format = HS_OUT_ZSTD;
+        else if (ends_with(cli->out_path, ".gz"))
+            cli->format = HS_OUT_GZIP;
+    }
+    if (cli->level < 0)
+        cli->level = cli->format == HS_OUT_ZSTD ? 3 : 1;
+    if (cli->threads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        cli->threads = n > 0 ? (int)n : 1;
+    }
+}
+
+static void report_failure(const hs_cli *cli, hs_status s, const hs_error *e, hs_input *in,
+                           hs_output *out)
+{
+    const char *name = cli->in_path ? cli->in_path : "stdin";
+
+    if (s == HS_E_READ && hs_input_error(in))
+        fprintf(stderr, "%s: %s: %s\n", g_prog, name, hs_input_error(in));
+    else if (s == HS_E_WRITE)
+        fprintf(stderr, "%s: %s: %s\n", g_prog, e->message, hs_output_error(out));
+    else
+        fprintf(stderr, "%s: %s: %s\n", g_prog, name, e->message);
+}
+
+int hs_cli_run(hs_cli *cli)
+{
+    hs_outfile of = {NULL, NULL, -1};
+    hs_output *out = NULL;
+    hs_filter *filter = NULL;
+    reader rd;
+    hs_source src;
+    hs_sink dst;
+    hs_status s;
+    int in_fd = STDIN_FILENO, out_fd = STDOUT_FILENO, rc;
+    struct stat st;
+
+    memset(&rd, 0, sizeof rd);
+    choose_format(cli);
+    if (!cli->out_path && isatty(STDOUT_FILENO) && !cli->force) {
+        fprintf(stderr,
+                "%s: refusing to write a heap dump to a terminal; redirect standard "
+                "output, use -o FILE, or -f to insist\n",
+                g_prog);
+        return EXIT_USAGE;
+    }
+    if (cli->in_path && (in_fd = open(cli->in_path, O_RDONLY)) < 0) {
+        fprintf(stderr, "%s: %s: %s\n", g_prog, cli->in_path, strerror(errno));
+        return EXIT_IO;
+    }
+    if (cli->out_path) {
+        if (hs_outfile_open(&of, cli->out_path, cli->force) != 0) {
+            int e = errno;
+            if (e == EEXIST)
+                fprintf(stderr, "%s: %s already exists; use -f to overwrite it\n", g_prog,
+                        cli->out_path);
+            else
+                fprintf(stderr, "%s: %s: %s\n", g_prog, cli->out_path, strerror(e));
+            if (cli->in_path)
+                close(in_fd);
+            return e == EEXIST ? EXIT_USAGE : EXIT_IO;
+        }
+        out_fd = of.fd;
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+        signal(SIGHUP, on_signal);
+    }
+    /* A closed pipe downstream, or a file-size limit, is an error to report
+     * (write fails with EPIPE or EFBIG), not a silent death by signal. */
+    signal(SIGPIPE, SIG_IGN);
+#ifdef SIGXFSZ
+    signal(SIGXFSZ, SIG_IGN);
+#endif
+
+    rc = EXIT_LIMIT;
+    if (hs_input_open(&rd.in, in_fd) != 0) {
+        if (hs_input_error(rd.in)) {
+            fprintf(stderr, "%s: %s: %s\n", g_prog, cli->in_path ? cli->in_path : "stdin",
+                    hs_input_error(rd.in));
+            rc = EXIT_IO;
+        } else {
+            fprintf(stderr, "%s: out of memory\n", g_prog);
+        }
+        goto done;
+    }
+    if (hs_output_open(&out, out_fd, cli->format, cli->level, cli->threads) != 0) {
+        fprintf(stderr, "%s: cannot start the compressor: %s\n", g_prog,
+                out ? hs_output_error(out) : "out of memory");
+        goto done;
+    }
+    filter = hs_filter_create(cli->rules, &cli->opt, NULL);
+    if (!filter) {
+        fprintf(stderr, "%s: out of memory\n", g_prog);
+        goto done;
+    }
+    hs_progress_start(&rd.progress,
+                      cli->progress < 0 ? isatty(STDERR_FILENO) : cli->progress,
+                      cli->size ? cli->size
+                      : fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size
+                                                                       : 0);
+    src.read = read_with_progress;
+    src.ctx = &rd;
+    dst.write = hs_output_write;
+    dst.ctx = out;
+    s = hs_filter_run(filter, &src, &dst);
+    if ((s == HS_OK || s == HS_SALVAGED) && hs_output_finish(out) != 0) {
+        fprintf(stderr, "%s: writing the output failed: %s\n", g_prog, hs_output_error(out));
+        s = HS_E_WRITE;
+        rc = EXIT_IO;
+    } else {
+        rc = exit_code(s);
+        if (s == HS_SALVAGED)
+            fprintf(stderr, "%s: %s: %s\n", g_prog, cli->in_path ? cli->in_path : "stdin",
+                    hs_filter_error(filter)->message);
+        else if (s != HS_OK)
+            report_failure(cli, s, hs_filter_error(filter), rd.in, out);
+    }
+    hs_progress_end(&rd.progress, hs_input_raw_bytes(rd.in));
+    if (cli->stats) {
+        hs_stats stats;
+        hs_filter_stats(filter, &stats);
+        if (cli->stats == 2)
+            hs_cli_print_stats_json(&stats);
+        else
+            hs_cli_print_stats(&stats);
+    }
+done:
+    hs_filter_free(filter);
+    hs_output_free(out);
+    hs_input_close(rd.in);
+    if (cli->in_path)
+        close(in_fd);
+    if (cli->out_path) {
+        if (rc == EXIT_OK || rc == EXIT_SALVAGED) {
+            if (hs_outfile_commit(&of) != 0) {
+                fprintf(stderr, "%s: %s: %s\n", g_prog, cli->out_path, strerror(errno));
+                rc = EXIT_IO;
+            }
+        } else {
+            hs_outfile_abort(&of);
+        }
+    }
+    return rc;
+}
