@@ -49,18 +49,26 @@ for f in $inputs; do
     fi
     if $BIN -p none "$f" | cmp -s - "$f"; then ok
     else bad "$name: -p none does not give the input back byte for byte"; fi
-    for mode in "-p default" "-p android-app" "--repack -p none"; do
+    modes="-p default|-p android-app|--repack -p none"
+    [ $android = 1 ] && modes="$modes|-p none --to-jvm|-p default --to-jvm"
+    IFS='|'
+    for mode in $modes; do
+        unset IFS
         if ! $BIN $mode "$f" >"$T/out.hprof" 2>"$T/err"; then
             bad "$name $mode: hprof-strip failed: $(cat "$T/err")"
             continue
         fi
-        if [ $android = 1 ]; then
+        if [ $android = 1 ] && [ "${mode#*--to-jvm}" = "$mode" ]; then
             if $CONV "$T/out.hprof" "$T/conv.hprof" >"$T/conv.err" 2>&1; then ok
             else bad "$name $mode: hprof-conv rejects the output: $(cat "$T/conv.err")"; fi
         fi
         if ! histo "$T/out.hprof" "$T/out.h"; then
             bad "$name $mode: VisualVM cannot read the output: $(cat "$T/out.h.err")"
             continue
+        fi
+        if [ "${mode#*--to-jvm}" != "$mode" ]; then
+            if head -c 18 "$T/out.hprof" | grep -q "1.0.2"; then ok
+            else bad "$name $mode: not a 1.0.2 header"; fi
         fi
         if [ "$mode" = "-p android-app" ] && [ $android = 1 ]; then
             # objects of two heaps are gone; every class is still there
