@@ -7,6 +7,13 @@
 
 #include "alloc.h"
 
+#define FILTER_BITS (1u << 20)
+
+static size_t filter_bit(uint64_t id)
+{
+    return (size_t)((id * 0x9E3779B97F4A7C15ull) >> 44) & (FILTER_BITS - 1);
+}
+
 void hs_rootq_init(hs_rootq *q, const hs_alloc *a)
 {
     memset(q, 0, sizeof *q);
@@ -18,7 +25,9 @@ void hs_rootq_free(hs_rootq *q)
 {
     hs_idmap_free(&q->map);
     hs_free(q->alloc, q->slots);
+    hs_free(q->alloc, q->filter);
     q->slots = NULL;
+    q->filter = NULL;
 }
 
 static hs_status new_slot(hs_rootq *q, uint32_t *ref)
@@ -43,15 +52,54 @@ static hs_status new_slot(hs_rootq *q, uint32_t *ref)
     return HS_OK;
 }
 
+static int filter_has(const hs_rootq *q, uint64_t id)
+{
+    return q->filter && (q->filter[filter_bit(id) / 64] >> (filter_bit(id) % 64) & 1);
+}
+
+/* The chain word of `id` in the recent list or the map, or NULL. */
+static uint64_t *find(hs_rootq *q, uint64_t id)
+{
+    unsigned i;
+
+    for (i = 0; i < q->n_recent; i++)
+        if (q->recent_id[i] == id)
+            return &q->recent_chain[i];
+    if (!q->map.count || !filter_has(q, id))
+        return NULL;
+    return hs_idmap_get(&q->map, id);
+}
+
+/* Starts a chain for a new id in the recent list, moving the oldest entry
+ * of a full list to the map. */
+static hs_status insert(hs_rootq *q, uint64_t id, uint64_t chain)
+{
+    if (q->n_recent == HS_ROOTQ_RECENT) {
+        hs_status st = hs_idmap_put(&q->map, q->recent_id[0], q->recent_chain[0]);
+        if (st != HS_OK)
+            return st;
+        q->filter[filter_bit(q->recent_id[0]) / 64] |= 1ull << (filter_bit(q->recent_id[0]) % 64);
+        memmove(q->recent_id, q->recent_id + 1, (HS_ROOTQ_RECENT - 1) * sizeof(uint64_t));
+        memmove(q->recent_chain, q->recent_chain + 1, (HS_ROOTQ_RECENT - 1) * sizeof(uint64_t));
+        q->n_recent--;
+    }
+    q->recent_id[q->n_recent] = id;
+    q->recent_chain[q->n_recent] = chain;
+    q->n_recent++;
+    return HS_OK;
+}
+
 hs_status hs_rootq_add(hs_rootq *q, uint64_t id, const uint8_t *bytes, size_t len)
 {
-    uint64_t *v = hs_idmap_get(&q->map, id);
+    uint64_t *v;
     uint32_t ref;
     hs_root_slot *s;
     hs_status st;
 
     if (len > HS_ROOT_MAX)
         return HS_E_USAGE;
+    if (!q->filter && !(q->filter = hs_calloc(q->alloc, FILTER_BITS / 8)))
+        return HS_E_NOMEM;
     st = new_slot(q, &ref);
     if (st != HS_OK)
         return st;
@@ -59,17 +107,15 @@ hs_status hs_rootq_add(hs_rootq *q, uint64_t id, const uint8_t *bytes, size_t le
     s->next = 0;
     s->len = (uint8_t)len;
     memcpy(s->bytes, bytes, len);
+    v = find(q, id);
     if (v) { /* append to the id's chain, keeping arrival order */
         uint32_t last = (uint32_t)*v;
         q->slots[last - 1].next = ref;
         *v = (*v & ~(uint64_t)0xffffffffu) | ref;
-    } else {
-        st = hs_idmap_put(&q->map, id, (uint64_t)ref << 32 | ref);
-        if (st != HS_OK) {
-            s->next = q->free_list;
-            q->free_list = ref;
-            return st;
-        }
+    } else if ((st = insert(q, id, (uint64_t)ref << 32 | ref)) != HS_OK) {
+        s->next = q->free_list;
+        q->free_list = ref;
+        return st;
     }
     q->count++;
     return HS_OK;
@@ -79,8 +125,18 @@ uint32_t hs_rootq_take(hs_rootq *q, uint64_t id)
 {
     uint64_t *v;
     uint32_t first;
+    unsigned i;
 
-    if (!q->map.count)
+    for (i = 0; i < q->n_recent; i++)
+        if (q->recent_id[i] == id) {
+            first = (uint32_t)(q->recent_chain[i] >> 32);
+            q->n_recent--;
+            memmove(q->recent_id + i, q->recent_id + i + 1, (q->n_recent - i) * sizeof(uint64_t));
+            memmove(q->recent_chain + i, q->recent_chain + i + 1,
+                    (q->n_recent - i) * sizeof(uint64_t));
+            return first;
+        }
+    if (!q->map.count || !filter_has(q, id))
         return 0;
     v = hs_idmap_get(&q->map, id);
     if (!v)
@@ -94,6 +150,8 @@ uint32_t hs_rootq_take_any(hs_rootq *q)
 {
     size_t i, n;
 
+    if (q->n_recent)
+        return hs_rootq_take(q, q->recent_id[0]);
     if (!q->map.count) {
         q->cursor = 0;
         return 0;
@@ -117,5 +175,6 @@ void hs_rootq_put_back(hs_rootq *q, uint32_t ref)
 
 size_t hs_rootq_bytes(const hs_rootq *q)
 {
-    return (size_t)q->cap * sizeof(hs_root_slot) + hs_idmap_bytes(&q->map);
+    return (size_t)q->cap * sizeof(hs_root_slot) + hs_idmap_bytes(&q->map) +
+           (q->filter ? FILTER_BITS / 8 : 0);
 }

@@ -10,6 +10,10 @@
  *
  * Each root is a slot of at most 24 bytes (the longest root is 1 + 8 + 8);
  * the roots of one id are chained through their slots, in arrival order.
+ *
+ * ART writes one ROOT_VM_INTERNAL right before each zygote or image object,
+ * millions of them: the ids of the last few roots are kept in a small list
+ * in front of the map, so such a root comes and goes without a map probe.
  */
 #ifndef HS_ROOTQ_H
 #define HS_ROOTQ_H
@@ -21,6 +25,7 @@
 #include "idmap.h"
 
 #define HS_ROOT_MAX 17 /* 1 + 8 + 8: the largest root sub-record */
+#define HS_ROOTQ_RECENT 8
 
 typedef struct {
     uint32_t next; /* slot index + 1 of the next root of the same id, 0 = none */
@@ -36,6 +41,14 @@ typedef struct {
     uint32_t free_list; /* slot index + 1, chained through next */
     uint64_t count;     /* roots held now */
     size_t cursor;      /* where hs_rootq_take_any looks first */
+    /* One bit per hash of every id ever added: most objects have no root,
+     * and this answers "none" from 128 KiB that stay in cache, where a map
+     * probe would miss it. Bits are never cleared (a stale one only costs a
+     * probe). */
+    uint64_t *filter;
+    /* the newest ids, each with its chain: (first + 1) << 32 | (last + 1) */
+    uint64_t recent_id[HS_ROOTQ_RECENT], recent_chain[HS_ROOTQ_RECENT];
+    unsigned n_recent;
 } hs_rootq;
 
 void hs_rootq_init(hs_rootq *q, const hs_alloc *a);
