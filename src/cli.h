@@ -17,7 +17,8 @@ enum {
     EXIT_TRUNCATED = 3, /* the input ends inside a record */
     EXIT_IO = 4,        /* reading or writing failed (compressed layers too) */
     EXIT_LIMIT = 5,     /* a memory cap was reached, or out of memory */
-    EXIT_SALVAGED = 6   /* --salvage: truncated input, complete part written */
+    EXIT_SALVAGED = 6,  /* --salvage: truncated input, complete part written */
+    EXIT_AUDIT = 7      /* --audit: the dump still holds data */
 };
 
 typedef struct {
@@ -31,6 +32,7 @@ typedef struct {
     int threads;        /* compression threads */
     int progress;       /* -1 auto (a terminal), 0 off, 1 on */
     uint64_t size;      /* --size: input size for the progress display */
+    int audit;          /* --audit: read, write nothing, report what is left */
 } hs_cli;
 
 /* run.c: opens the files, runs the filter, reports; returns an exit code. */

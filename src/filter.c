@@ -52,6 +52,11 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
         f->opt.max_held = DEFAULT_MAX_HELD;
     hs_strtab_init(&f->strings, &f->alloc);
     hs_rootq_init(&f->roots, &f->alloc);
+    hs_classes_init(&f->classes, &f->alloc);
+    hs_idmap_init(&f->keep_class_names, &f->alloc);
+    hs_idmap_init(&f->keep_field_names, &f->alloc);
+    hs_idmap_init(&f->keep_classes, &f->alloc);
+    hs_idmap_init(&f->waiting, &f->alloc);
     f->subtag = -1;
     f->rec_tag = -1;
     f->prev_unknown_tag = -1;
@@ -77,6 +82,12 @@ void hs_filter_free(hs_filter *f)
     hs_out_free(&f->out);
     hs_strtab_free(&f->strings);
     hs_rootq_free(&f->roots);
+    hs_classes_free(&f->classes);
+    hs_idmap_free(&f->keep_class_names);
+    hs_idmap_free(&f->keep_field_names);
+    hs_idmap_free(&f->keep_classes);
+    hs_idmap_free(&f->waiting);
+    hs_free(&a, f->pending);
     hs_free(&a, f->seg);
     hs_free(&a, f->stage);
     hs_free(&a, f);
@@ -129,9 +140,11 @@ static void describe_place(const F *f, char *buf, size_t n)
                  strchr("AEIOU", hs_subtag_name((unsigned)f->subtag)[0]) ? "an" : "a",
                  hs_subtag_name((unsigned)f->subtag), hs_tag_name((unsigned)f->rec_tag),
                  (unsigned long long)f->rec_off);
+    else if (!hs_tag_known((unsigned)f->rec_tag))
+        snprintf(buf, n, "a record of unknown tag 0x%02x at byte %llu", (unsigned)f->rec_tag,
+                 (unsigned long long)f->rec_off);
     else
-        snprintf(buf, n, "the %s record (tag 0x%02x) at byte %llu",
-                 hs_tag_name((unsigned)f->rec_tag), (unsigned)f->rec_tag,
+        snprintf(buf, n, "the %s record at byte %llu", hs_tag_name((unsigned)f->rec_tag),
                  (unsigned long long)f->rec_off);
 }
 
@@ -259,6 +272,31 @@ hs_status hs_fill_stream(F *f, uint8_t byte, uint64_t n, const char *what)
     while (n) {
         size_t k;
         HS_TRY(chunk(f, n, what, &k));
+        HS_TRY(hs_drop(f, k));
+        HS_TRY(dst_fill(f, byte, k));
+        n -= k;
+    }
+    return HS_OK;
+}
+
+hs_status hs_fill_stream_count(F *f, uint8_t byte, uint64_t n, uint64_t *total,
+                               uint64_t *nonzero, uint64_t *first)
+{
+    *total += n;
+    while (n) {
+        size_t k, j, z = 0;
+        const uint8_t *p;
+        HS_TRY(chunk(f, n, "scrubbed bytes", &k));
+        p = hs_cur(f);
+        for (j = 0; j < k; j++) /* branch-free so it vectorizes */
+            z += p[j] != 0;
+        if (z && !*first)
+            for (j = 0; j < k; j++)
+                if (p[j]) {
+                    *first = hs_offset(f) + j;
+                    break;
+                }
+        *nonzero += z;
         HS_TRY(hs_drop(f, k));
         HS_TRY(dst_fill(f, byte, k));
         n -= k;
@@ -497,6 +535,16 @@ static hs_status plain_record(F *f, unsigned tag, uint64_t len)
         for (j = 0; j < n; j++)
             HS_TRY(hs_str_use(f, hs_be_id(hs_cur(f) + HS_RECORD_HEADER + at[j], f->idsize)));
     }
+    if (tag == HS_TAG_LOAD_CLASS && f->rules->n_keep) {
+        const uint8_t *b;
+        HS_TRY(hs_need(f, HS_RECORD_HEADER + (size_t)len, "a record body"));
+        b = hs_cur(f) + HS_RECORD_HEADER;
+        HS_TRY(hs_scrub_load_class(f, hs_be_id(b + 4, f->idsize),
+                                   hs_be_id(b + 4 + f->idsize + 4, f->idsize)));
+    }
+    /* where the record starts in the output, should --salvage have to take
+     * back a record cut short */
+    f->rec_out_pos = f->out.total + (f->rd.pos - f->span);
     hs_pass(f, HS_RECORD_HEADER);
     f->rec_partial = 1;
     HS_TRY(hs_copy_stream(f, len, "a record body"));
@@ -607,9 +655,11 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
     f->ran = 1;
     f->rd.src = *src;
     f->out.sink = *dst;
+    /* scrubbing may hold instances back for their class: that reorders */
     f->reencode = f->opt.repack || f->opt.salvage || f->opt.to_jvm ||
-                  hs_rules_change_lengths(f->rules);
+                  f->rules->scrub_fields || hs_rules_change_lengths(f->rules);
     f->drop_heaps = hs_rules_drop_any_heap(f->rules);
+    f->scrub = f->rules->scrub_fields;
     if (f->reencode) {
         f->seg = hs_malloc(&f->alloc, f->seg_cap);
         if (!f->seg)

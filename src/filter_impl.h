@@ -26,6 +26,7 @@
 #include "hprof_strip.h"
 #include "out.h"
 #include "reader.h"
+#include "classes.h"
 #include "rootq.h"
 #include "rules.h"
 #include "strtab.h"
@@ -82,11 +83,23 @@ struct hs_filter {
     hs_rootq roots;    /* roots held until their object goes by */
     int drop_heaps;    /* some heap's objects are dropped */
 
+    /* field scrubbing (scrub.c) */
+    int scrub;                  /* rules->scrub_fields */
+    hs_classes classes;         /* instance layouts */
+    hs_idmap keep_class_names;  /* string id -> keep-list entries naming it as a class */
+    hs_idmap keep_field_names;  /* string id -> keep-list entries naming it as a field */
+    hs_idmap keep_classes;      /* class id -> keep-list entries of its class name */
+    hs_idmap waiting;           /* missing class id -> first held instance + 1 */
+    uint8_t *pending;           /* held instances */
+    size_t pending_len, pending_cap;
+    uint64_t pending_count;
+
     /* for --salvage: the sub-record or record being written */
     int sub_open;          /* a sub-record has begun in the output */
     size_t sub_mark;       /* where it starts in the segment */
     uint64_t huge_out_end; /* where its own segment ends in the output */
     int rec_partial;       /* a top-level record is being copied */
+    uint64_t rec_out_pos;  /* where it starts in the output */
 
     hs_error err;
     int failed, ran;
@@ -116,6 +129,10 @@ hs_status hs_need_slow(F *f, size_t n, const char *what);
 hs_status hs_copy_stream(F *f, uint64_t n, const char *what);
 hs_status hs_skip_stream(F *f, uint64_t n, const char *what);
 hs_status hs_fill_stream(F *f, uint8_t byte, uint64_t n, const char *what);
+/* hs_fill_stream, adding `n` to *total, the count of non-zero input bytes
+ * to *nonzero, and noting the first one's offset in *first (0: none yet). */
+hs_status hs_fill_stream_count(F *f, uint8_t byte, uint64_t n, uint64_t *total,
+                               uint64_t *nonzero, uint64_t *first);
 /* Writes `n` bytes of `byte` that stand for no input. */
 hs_status hs_fill_stream_out(F *f, uint8_t byte, uint64_t n);
 
@@ -181,7 +198,20 @@ hs_status hs_str_flush_held(F *f);
 /* Fails with HS_E_LIMIT when held strings and roots pass opt.max_held. */
 hs_status hs_check_held(F *f);
 
+/* ---- field scrubbing (scrub.c) ----------------------------------------------- */
+
+hs_status hs_scrub_string(F *f, uint64_t id, const uint8_t *text, size_t n);
+hs_status hs_scrub_load_class(F *f, uint64_t class_id, uint64_t name_id);
+hs_status hs_scrub_class_dump(F *f, size_t size);
+hs_status hs_scrub_class_arrived(F *f, uint64_t id);
+hs_status hs_scrub_instance(F *f, uint64_t off, size_t hdr, uint64_t n);
+hs_status hs_scrub_finish(F *f);
+
 /* ---- heap records (heap.c) ---------------------------------------------- */
+
+/* Opens and closes a sub-record of `size` output bytes (see heap.c). */
+hs_status hs_sub_begin(F *f, uint64_t size);
+hs_status hs_sub_end(F *f);
 
 /* Body of a HEAP_DUMP or HEAP_DUMP_SEGMENT record whose 9-byte header is at
  * hs_cur() and has been validated. */

@@ -216,6 +216,11 @@ static hs_status begin_sub(F *f, uint64_t size)
     return HS_OK;
 }
 
+hs_status hs_sub_begin(F *f, uint64_t size)
+{
+    return begin_sub(f, size);
+}
+
 /* Back to staging after a sub-record that had a segment of its own. */
 static hs_status end_sub(F *f)
 {
@@ -225,6 +230,11 @@ static hs_status end_sub(F *f)
         return hs_set_dst(f, DST_SEG);
     }
     return HS_OK;
+}
+
+hs_status hs_sub_end(F *f)
+{
+    return end_sub(f);
 }
 
 /* ---- sub-records ----------------------------------------------------------- */
@@ -297,6 +307,8 @@ static hs_status object(F *f, uint64_t off, size_t hdr, uint64_t payload)
         f->st.objects_dropped++;
         return hs_skip_stream(f, hdr + payload, "a dropped object");
     }
+    if (f->scrub && *hs_cur(f) == HS_SUB_INSTANCE_DUMP)
+        return hs_scrub_instance(f, off, hdr, payload);
     return copy_sub(f, off, hdr, payload);
 }
 
@@ -370,6 +382,8 @@ hs_status hs_heap_finish(F *f)
     uint32_t ref;
 
     HS_TRY(hs_heap_commit(f));
+    if (f->scrub)
+        HS_TRY(hs_scrub_finish(f));
     /* roots whose object never came: they dangled in the input too */
     f->in_heap = 0;
     while ((ref = hs_rootq_take_any(&f->roots)) != 0) {
@@ -424,9 +438,9 @@ static hs_status prim_array(F *f, uint64_t off, size_t hdr)
         HS_TRY(begin_sub(f, hdr + payload));
         hs_pass(f, hdr);
         HS_TRY(hs_copy_stream(f, keep, "an array payload"));
-        HS_TRY(hs_fill_stream(f, v.action == HS_ARR_FILL ? v.fill : 0, payload - keep,
-                              "an array payload"));
-        f->st.payload_bytes_zeroed += payload - keep;
+        HS_TRY(hs_fill_stream_count(f, v.action == HS_ARR_FILL ? v.fill : 0, payload - keep,
+                                    &f->st.payload_bytes_zeroed, &f->st.nonzero_array_bytes,
+                                    &f->st.first_nonzero_array));
         return end_sub(f);
     case HS_ARR_EMPTY: {
         uint8_t h[1 + 8 + 9];
@@ -531,6 +545,13 @@ static hs_status class_dump(F *f, uint64_t off)
     if (f->drop_heaps) /* class dumps are never dropped: boot classes live in
                           the image heap, and dropping them orphans Strings */
         HS_TRY(release_roots(f, hs_be_id(hs_cur(f) + 1, i), 0));
+    if (f->scrub) {
+        uint64_t id = hs_be_id(hs_cur(f) + 1, i);
+        HS_TRY(begin_sub(f, k));
+        HS_TRY(hs_scrub_class_dump(f, (size_t)k));
+        HS_TRY(end_sub(f));
+        return hs_scrub_class_arrived(f, id);
+    }
     return copy_sub(f, off, (size_t)k, 0);
 }
 
@@ -680,6 +701,9 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len)
     return HS_OK;
 }
 
+/* The most zeros --salvage writes to complete a record that was cut short. */
+#define MAX_SALVAGE_PAD (64u << 20)
+
 /* --salvage: the input ended inside a record. Undo or complete what is half
  * written, close the heap dump properly, and say what was lost. The filter
  * re-encodes whenever it salvages, so every segment length is still ours to
@@ -702,8 +726,21 @@ hs_status hs_salvage(F *f)
         if (f->seg_len == info_size(f) && f->seg[0] == HS_SUB_HEAP_DUMP_INFO)
             f->seg_len = 0; /* only the heap switch made for it is left */
         what = "it was left out";
+    } else if (f->rec_partial && f->rec_out_pos >= f->out.total - f->out.len) {
+        /* none of it has reached the sink yet: take it back */
+        f->out.len -= (size_t)(f->out.total - f->rec_out_pos);
+        f->out.total = f->rec_out_pos;
+        what = "it was left out";
     } else if (f->rec_partial) {
+        /* it has partly left: complete it, unless its length is past belief
+         * (a corrupt length must not turn into gigabytes of zeros) */
         pad = f->rec_end - end;
+        if (pad > MAX_SALVAGE_PAD)
+            return hs_filter_fail(f, HS_E_TRUNCATED, end,
+                                  "input ends %llu bytes short of the end of the %s record at "
+                                  "byte %llu, too many to fill in: not salvaged",
+                                  (unsigned long long)pad, hs_tag_name((unsigned)f->rec_tag),
+                                  (unsigned long long)f->rec_off);
         what = "its missing bytes were written as zeros";
     }
     if (pad && hs_out_fill(&f->out, 0, pad) != HS_OK)

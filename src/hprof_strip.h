@@ -198,6 +198,15 @@ typedef struct {
     uint64_t held_bytes_peak;                 /* peak memory held for strings/roots */
     uint64_t salvaged_bytes;                  /* zeros written to complete a
                                                  record cut short (--salvage) */
+    /* field scrubbing */
+    uint64_t field_bytes_scrubbed;            /* primitive field/static/constant bytes */
+    uint64_t instances_held;                  /* waited for their CLASS_DUMP */
+    uint64_t instance_bytes_held_peak;
+    uint64_t instances_unresolved;            /* class never came: all zeroed */
+    /* what scrubbing found: non-zero bytes among those zeroed or filled, and
+     * the input offset of the first (0: none). --audit reports these. */
+    uint64_t nonzero_array_bytes, first_nonzero_array;
+    uint64_t nonzero_field_bytes, first_nonzero_field;
 } hs_stats;
 
 void hs_filter_stats(const hs_filter *f, hs_stats *out);

@@ -32,12 +32,16 @@ static void usage(FILE *to)
             "\n"
             "  -p, --preset NAME   start from a built-in rule set: default (zero every\n"
             "                      primitive-array payload, drop unused strings), none\n"
-            "                      (change nothing), android-app (default, and drop the\n"
-            "                      zygote and image heaps' objects)\n"
+            "                      (change nothing), privacy (default, and zero every\n"
+            "                      primitive field value), android-app (default, and drop\n"
+            "                      the zygote and image heaps' objects)\n"
             "  -r, --rules FILE    apply the rules in FILE (after the presets and rule\n"
             "                      files before it; see hprof-strip(1) for the grammar)\n"
             "      --print-rules NAME  print preset NAME as a rule file and exit\n"
             "      --max-held SIZE memory allowed for held strings and roots (default 1G)\n"
+            "      --audit         write nothing; report every non-zero primitive array or\n"
+            "                      field byte and every unused string left in INPUT, and\n"
+            "                      exit 0 only when there is none (7 otherwise)\n"
             "      --salvage       when the input is truncated, write everything complete\n"
             "                      as a valid dump and exit with status 6\n"
             "      --repack        re-encode heap dumps into fresh segments even when\n"
@@ -62,7 +66,8 @@ static void usage(FILE *to)
             "  -V, --version       show the version and exit\n"
             "\n"
             "Exit status: 0 success, 1 invalid input, 2 usage error, 3 truncated input,\n"
-            "4 read or write error, 5 memory limit reached, 6 truncated input salvaged.\n"
+            "4 read or write error, 5 memory limit reached, 6 truncated input salvaged,\n"
+            "7 --audit found data.\n"
             "See hprof-strip(1) for details.\n",
             g_prog);
 }
@@ -187,7 +192,7 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
 {
     enum {
         OPT_REPACK = 256, OPT_STATS, OPT_PRINT_RULES, OPT_MAX_HELD, OPT_SALVAGE, OPT_GZIP,
-        OPT_NO_COMPRESS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SIZE, OPT_TO_JVM
+        OPT_NO_COMPRESS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SIZE, OPT_TO_JVM, OPT_AUDIT
     };
     static const struct option longopts[] = {
         {"preset", required_argument, NULL, 'p'},
@@ -196,6 +201,7 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         {"repack", no_argument, NULL, OPT_REPACK},
         {"salvage", no_argument, NULL, OPT_SALVAGE},
         {"to-jvm", no_argument, NULL, OPT_TO_JVM},
+        {"audit", no_argument, NULL, OPT_AUDIT},
         {"max-held", required_argument, NULL, OPT_MAX_HELD},
         {"output", required_argument, NULL, 'o'},
         {"zstd", optional_argument, NULL, 'z'},
@@ -249,6 +255,7 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         case OPT_REPACK: cli->opt.repack = 1; break;
         case OPT_SALVAGE: cli->opt.salvage = 1; break;
         case OPT_TO_JVM: cli->opt.to_jvm = 1; break;
+        case OPT_AUDIT: cli->audit = 1; break;
         case OPT_MAX_HELD:
             if (parse_size(optarg, &cli->opt.max_held) != 0 || cli->opt.max_held == 0)
                 return usage_error("--max-held takes a size such as 512M, not", optarg);

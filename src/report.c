@@ -20,6 +20,10 @@ void hs_cli_print_stats(const hs_stats *st)
             "  heaps           %llu objects dropped\n"
             "  roots           %llu in, %llu dropped (at most %llu held at once)\n"
             "  strings         %llu in, %llu out, %llu dropped as unused\n"
+            "  fields          %llu primitive bytes scrubbed; %llu instances waited for "
+            "their class (%llu bytes at most), %llu never found it\n"
+            "  non-zero found  %llu array bytes (first at input byte %llu), %llu field bytes "
+            "(first at %llu)\n"
             "  held memory     %llu bytes at most\n",
             "hprof-strip", U(st->bytes_in), U(st->bytes_out),
             st->bytes_in ? 100.0 * (double)st->bytes_out / (double)st->bytes_in : 0.0,
@@ -28,7 +32,11 @@ void hs_cli_print_stats(const hs_stats *st)
             U(st->primitive_arrays), U(st->class_dumps), U(st->payload_bytes_zeroed),
             U(st->payload_bytes_dropped), U(st->arrays_dropped), U(st->objects_dropped),
             U(st->roots), U(st->roots_dropped), U(st->roots_held_peak), U(st->strings_in),
-            U(st->strings_out), U(st->strings_dropped), U(st->held_bytes_peak));
+            U(st->strings_out), U(st->strings_dropped), U(st->field_bytes_scrubbed),
+            U(st->instances_held), U(st->instance_bytes_held_peak),
+            U(st->instances_unresolved), U(st->nonzero_array_bytes),
+            U(st->first_nonzero_array), U(st->nonzero_field_bytes),
+            U(st->first_nonzero_field), U(st->held_bytes_peak));
 }
 
 void hs_cli_print_stats_json(const hs_stats *st)
@@ -41,13 +49,21 @@ void hs_cli_print_stats_json(const hs_stats *st)
             "\"payload_bytes_zeroed\":%llu,\"payload_bytes_dropped\":%llu,"
             "\"arrays_dropped\":%llu,\"objects_dropped\":%llu,\"roots\":%llu,"
             "\"roots_dropped\":%llu,\"roots_held_peak\":%llu,\"strings_in\":%llu,"
-            "\"strings_out\":%llu,\"strings_dropped\":%llu,\"held_bytes_peak\":%llu}\n",
+            "\"strings_out\":%llu,\"strings_dropped\":%llu,\"held_bytes_peak\":%llu,"
+            "\"field_bytes_scrubbed\":%llu,\"instances_held\":%llu,"
+            "\"instance_bytes_held_peak\":%llu,\"instances_unresolved\":%llu,"
+            "\"nonzero_array_bytes\":%llu,\"first_nonzero_array\":%llu,"
+            "\"nonzero_field_bytes\":%llu,\"first_nonzero_field\":%llu}\n",
             U(st->bytes_in), U(st->bytes_out), U(st->records_in), U(st->records_out),
             U(st->segments_out), U(st->subrecords_in), U(st->subrecords_out),
             U(st->instances), U(st->object_arrays), U(st->primitive_arrays),
             U(st->class_dumps), U(st->payload_bytes_zeroed), U(st->payload_bytes_dropped),
             U(st->arrays_dropped), U(st->objects_dropped), U(st->roots), U(st->roots_dropped),
             U(st->roots_held_peak), U(st->strings_in), U(st->strings_out),
-            U(st->strings_dropped), U(st->held_bytes_peak));
+            U(st->strings_dropped), U(st->held_bytes_peak), U(st->field_bytes_scrubbed),
+            U(st->instances_held), U(st->instance_bytes_held_peak),
+            U(st->instances_unresolved), U(st->nonzero_array_bytes),
+            U(st->first_nonzero_array), U(st->nonzero_field_bytes),
+            U(st->first_nonzero_field));
 }
 

@@ -13,6 +13,9 @@
  *   strings keep | drop-unused
  *   heap NAME keep | drop          NAME: app zygote image default, or a number
  *   roots KINDS keep | drop        KINDS: all | a comma list of root kinds
+ *   fields zero | keep             primitive field values (instance, static,
+ *                                  constant pool); references always stay
+ *   keep-field CLASS.FIELD         a primitive field left as it is
  *   preset NAME                    the rules of a built-in preset, here
  *
  * Presets are rule texts parsed by the same code, so --print-rules shows
@@ -38,6 +41,18 @@ static const preset presets[] = {
     {"default", "zero every primitive-array payload, drop unused strings",
      "strings drop-unused\n"
      "arrays all zero\n"},
+    {"privacy",
+     "default, and zero every primitive field value too (references and String.coder stay)",
+     "preset default\n"
+     "fields zero\n"
+     "# String's length is value.length >> coder: keep it right\n"
+     "keep-field java.lang.String.coder\n"
+     "# Unsafe field offsets, from which VisualVM tells compressed oops\n"
+     "# (and so every object's size): JVM layout, not data\n"
+     "keep-field java.lang.Class$Atomic.annotationDataOffset\n"
+     "keep-field java.lang.Class$Atomic.annotationTypeOffset\n"
+     "keep-field java.util.concurrent.FutureTask.runnerOffset\n"
+     "keep-field java.util.concurrent.FutureTask.waitersOffset\n"},
     {"android-app",
      "default, and drop the zygote and image heaps' objects (and the roots naming them)",
      "preset default\n"
@@ -313,12 +328,45 @@ static hs_status directive(parser *ps, const token *t, int n)
                 ps->rules->drop_root[i] = (uint8_t)drop;
         return HS_OK;
     }
+    if (tok_is(&t[0], "fields")) {
+        HS_TRY(need_args(ps, t, n, 2, "fields zero|keep"));
+        if (tok_is(&t[1], "zero"))
+            ps->rules->scrub_fields = 1;
+        else if (tok_is(&t[1], "keep"))
+            ps->rules->scrub_fields = 0;
+        else
+            return perr(ps, t[1].col, "expected 'zero' or 'keep', found '%.*s'", (int)t[1].n,
+                        t[1].p);
+        return HS_OK;
+    }
+    if (tok_is(&t[0], "keep-field")) {
+        hs_rules *r = ps->rules;
+        const char *dot;
+        unsigned k;
+        HS_TRY(need_args(ps, t, n, 2, "keep-field CLASS.FIELD"));
+        dot = memchr(t[1].p, '.', t[1].n) ? t[1].p + t[1].n : NULL;
+        while (dot && dot > t[1].p && dot[-1] != '.')
+            dot--;
+        if (!dot || dot - 1 == t[1].p || dot == t[1].p + t[1].n || t[1].n >= HS_MAX_NAME)
+            return perr(ps, t[1].col, "expected a class and field name such as "
+                        "java.lang.Thread.priority, found '%.*s'", (int)t[1].n, t[1].p);
+        for (k = 0; k < r->n_keep; k++)
+            if (strlen(r->keep[k]) == t[1].n && memcmp(r->keep[k], t[1].p, t[1].n) == 0)
+                return HS_OK;
+        if (r->n_keep == HS_MAX_KEEP_FIELDS)
+            return perr(ps, t[0].col, "too many keep-field rules");
+        memcpy(r->keep[r->n_keep], t[1].p, t[1].n);
+        r->keep[r->n_keep][t[1].n] = 0;
+        r->n_keep++;
+        return HS_OK;
+    }
     if (tok_is(&t[0], "preset")) {
         HS_TRY(need_args(ps, t, n, 2, "preset NAME"));
         return apply_preset(ps, t[1].p, t[1].n, t[1].col);
     }
     return perr(ps, t[0].col,
-                "unknown directive '%.*s' (arrays, strings, heap, roots, preset)", (int)(t[0].n), t[0].p);
+                "unknown directive '%.*s' (arrays, strings, heap, roots, fields, keep-field, "
+                "preset)", (int)(t[0].n), t[0].p);
 }
 
 static hs_status parse_text(parser *ps, const char *text, size_t len)
@@ -366,7 +414,8 @@ static hs_status apply_preset(parser *ps, const char *name, size_t n, size_t col
             s = parse_text(&sub, p->text, strlen(p->text));
             return s;
         }
-    return perr(ps, col, "unknown preset '%.*s' (none, default, android-app)", (int)(n), name);
+    return perr(ps, col, "unknown preset '%.*s' (none, default, privacy, android-app)",
+                (int)(n), name);
 }
 
 hs_status hs_rules_parse(hs_rules *rules, const char *text, size_t len, const char *origin,
@@ -492,6 +541,10 @@ size_t hs_rules_print(const hs_rules *r, char *buf, size_t cap)
             put(&b, "heap %u %s\n", (unsigned)r->heaps[i].heap,
                 r->heaps[i].drop ? "drop" : "keep");
     }
+    if (r->scrub_fields)
+        put(&b, "fields zero\n");
+    for (i = 0; i < r->n_keep; i++)
+        put(&b, "keep-field %s\n", r->keep[i]);
     memcpy(set, r->drop_root, sizeof set);
     for (j = 0, nm = hs_root_names; nm->name; nm++)
         j += set[nm->code] != 0;

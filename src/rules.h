@@ -36,6 +36,8 @@ typedef struct {
 
 #define HS_MAX_ARRAY_RULES 256
 #define HS_MAX_HEAP_RULES 16
+#define HS_MAX_KEEP_FIELDS 64 /* a u64 mask per name in scrub.c */
+#define HS_MAX_NAME 256
 #define HS_ALL_PRIMITIVES ((uint16_t)0x0ff0) /* types 4 (boolean) .. 11 (long) */
 
 typedef struct {
@@ -51,6 +53,9 @@ struct hs_rules {
     uint8_t drop_root[256]; /* by sub-record tag */
     hs_heap_rule heaps[HS_MAX_HEAP_RULES];
     unsigned n_heaps;
+    int scrub_fields; /* zero primitive instance/static/constant values */
+    char keep[HS_MAX_KEEP_FIELDS][HS_MAX_NAME]; /* "java.lang.String.coder" */
+    unsigned n_keep;
 };
 
 /* What to do with a primitive array of `type` whose payload is `nbytes`. */

@@ -94,6 +94,36 @@ static void report_failure(const hs_cli *cli, hs_status s, const hs_error *e, hs
         fprintf(stderr, "%s: %s: %s\n", g_prog, name, e->message);
 }
 
+/* --audit's sink: the output goes nowhere. */
+static int discard(void *ctx, const void *buf, size_t len)
+{
+    (void)ctx;
+    (void)buf;
+    (void)len;
+    return 0;
+}
+
+/* --audit: what the privacy preset would still have to remove. Returns
+ * EXIT_OK when nothing, EXIT_AUDIT otherwise. */
+static int audit_report(const hs_cli *cli, const hs_stats *st)
+{
+    const char *name = cli->in_path ? cli->in_path : "stdin";
+    int clean = !st->nonzero_array_bytes && !st->nonzero_field_bytes && !st->strings_dropped;
+
+    printf("%s: %s\n", name, clean ? "clean" : "NOT clean");
+    printf("  non-zero primitive-array bytes: %llu", (unsigned long long)st->nonzero_array_bytes);
+    if (st->nonzero_array_bytes)
+        printf(" (first at input byte %llu)", (unsigned long long)st->first_nonzero_array);
+    printf("\n  non-zero primitive field bytes: %llu", (unsigned long long)st->nonzero_field_bytes);
+    if (st->nonzero_field_bytes)
+        printf(" (first at input byte %llu)", (unsigned long long)st->first_nonzero_field);
+    printf("\n  STRING records nothing uses:    %llu\n", (unsigned long long)st->strings_dropped);
+    printf("  (String.coder and the Unsafe offsets VisualVM sizes objects by are not data:\n"
+           "   see hprof-strip --print-rules privacy)\n");
+    fflush(stdout);
+    return clean ? EXIT_OK : EXIT_AUDIT;
+}
+
 int hs_cli_run(hs_cli *cli)
 {
     hs_outfile of = {NULL, NULL, -1};
@@ -108,7 +138,17 @@ int hs_cli_run(hs_cli *cli)
 
     memset(&rd, 0, sizeof rd);
     choose_format(cli);
-    if (!cli->out_path && isatty(STDOUT_FILENO) && !cli->force) {
+    if (cli->audit) {
+        /* an audit asks what the privacy preset would remove */
+        if (cli->out_path) {
+            fprintf(stderr, "%s: --audit writes no dump; drop the output name '%s'\n", g_prog,
+                    cli->out_path);
+            return EXIT_USAGE;
+        }
+        hs_rules_preset(cli->rules, "none", NULL);
+        hs_rules_preset(cli->rules, "privacy", NULL);
+        cli->format = HS_OUT_PLAIN;
+    } else if (!cli->out_path && isatty(STDOUT_FILENO) && !cli->force) {
         fprintf(stderr,
                 "%s: refusing to write a heap dump to a terminal; redirect standard "
                 "output, use -o FILE, or -f to insist\n",
@@ -171,7 +211,7 @@ int hs_cli_run(hs_cli *cli)
                                                                        : 0);
     src.read = read_with_progress;
     src.ctx = &rd;
-    dst.write = hs_output_write;
+    dst.write = cli->audit ? discard : hs_output_write;
     dst.ctx = out;
     s = hs_filter_run(filter, &src, &dst);
     if ((s == HS_OK || s == HS_SALVAGED) && hs_output_finish(out) != 0) {
@@ -187,6 +227,11 @@ int hs_cli_run(hs_cli *cli)
             report_failure(cli, s, hs_filter_error(filter), rd.in, out);
     }
     hs_progress_end(&rd.progress, hs_input_raw_bytes(rd.in));
+    if (cli->audit && rc == EXIT_OK) {
+        hs_stats stats;
+        hs_filter_stats(filter, &stats);
+        rc = audit_report(cli, &stats);
+    }
     if (cli->stats) {
         hs_stats stats;
         hs_filter_stats(filter, &stats);

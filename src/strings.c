@@ -88,6 +88,10 @@ hs_status hs_str_record(F *f, uint64_t len)
     f->st.strings_in++;
     HS_TRY(hs_need(f, HS_RECORD_HEADER + i, "a STRING record"));
     id = hs_be_id(hs_cur(f) + HS_RECORD_HEADER, i);
+    if (f->rules->n_keep && len - i <= 512) { /* names on the keep list are short */
+        HS_TRY(hs_need(f, HS_RECORD_HEADER + (size_t)len, "a STRING record"));
+        HS_TRY(hs_scrub_string(f, id, hs_cur(f) + HS_RECORD_HEADER + i, (size_t)(len - i)));
+    }
     state = f->rules->drop_unused_strings ? hs_strtab_state(&f->strings, id) : HS_STR_EMITTED;
     if (state == HS_STR_WANTED || state == HS_STR_EMITTED) {
         if (f->rules->drop_unused_strings &&
