@@ -91,11 +91,13 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP)
 	$(TEST_BIN) --jobs 2
 	sh tests/cli.sh ./$(BIN)
 
-# The whole suite: warnings as errors, Criterion suites, CLI checks, and the
-# outputs checked by parsers nobody here wrote (hprof-conv, VisualVM).
+# The whole suite: warnings as errors, Criterion suites, CLI checks, the
+# outputs checked by parsers nobody here wrote (hprof-conv, VisualVM), and
+# the privacy preset on a dump full of planted secrets.
 test: deps
 	$(MAKE) EXTRA_CFLAGS=-Werror check
 	sh tests/external.sh ./$(BIN)
+	sh tests/privacy.sh ./$(BIN)
 
 # The same suite with AddressSanitizer and UBSan, in a separate build tree.
 # (Criterion's runner leaks a few bytes of its own: tests/lsan.supp.)

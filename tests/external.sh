@@ -49,7 +49,7 @@ for f in $inputs; do
     fi
     if $BIN -p none "$f" | cmp -s - "$f"; then ok
     else bad "$name: -p none does not give the input back byte for byte"; fi
-    modes="-p default|-p android-app|--repack -p none"
+    modes="-p default|-p privacy|-p android-app|--repack -p none"
     [ $android = 1 ] && modes="$modes|-p none --to-jvm|-p default --to-jvm"
     IFS='|'
     for mode in $modes; do
