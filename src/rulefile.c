@@ -85,12 +85,15 @@ static hs_status perr(parser *ps, size_t col, const char *fmt, ...)
     ;
 static hs_status perr(parser *ps, size_t col, const char *fmt, ...)
 {
-    char msg[200];
+    char msg[200], *p;
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    for (p = msg; *p; p++) /* the offending text may hold anything: one line */
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
     if (ps->err)
         hs_fail_plain(ps->err, HS_E_USAGE, "%s:%zu:%zu: %s", ps->origin, ps->line, col, msg);
     return HS_E_USAGE;
@@ -250,7 +253,7 @@ static hs_status do_arrays(parser *ps, const token *t, int n)
         int fill = tok_is(&t[2], "fill");
         if (n < 4)
             return perr(ps, t[2].col + t[2].n, "'%.*s' needs a value", (int)(t[2].n), t[2].p);
-        if (fill && t[3].n == 3 && t[3].p[0] == '\'') {
+        if (fill && t[3].n == 3 && t[3].p[0] == '\'' && t[3].p[2] == '\'') {
             num = (unsigned char)t[3].p[1];
         } else if (parse_number(&t[3], 0, &num) != 0 || (fill && num > 255)) {
             return perr(ps, t[3].col,

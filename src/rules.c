@@ -68,9 +68,13 @@ int hs_rules_add_array(hs_rules *r, uint16_t types, uint64_t min_bytes, hs_arr_v
     hs_arr_rule *ar;
     unsigned i;
 
-    /* A rule for every type with no size bound hides all before it. */
-    if ((types & HS_ALL_PRIMITIVES) == HS_ALL_PRIMITIVES && min_bytes == 0)
+    /* A rule for every type with no size bound hides all before it; when
+     * it keeps, it is what an empty table means already. */
+    if ((types & HS_ALL_PRIMITIVES) == HS_ALL_PRIMITIVES && min_bytes == 0) {
         r->n_arr = 0;
+        if (v.action == HS_ARR_KEEP)
+            return 0;
+    }
     /* an identical condition is replaced in place */
     for (i = 0; i < r->n_arr; i++)
         if (r->arr[i].types == types && r->arr[i].min_bytes == min_bytes) {

@@ -889,3 +889,228 @@ void walk_free(walk_result *w)
     free(w->object_ends);
     w->dropped_heap_ids = w->root_ids = w->object_ends = NULL;
 }
+
+/* ---- fields: an independent decoder of instance and static fields -------- */
+
+typedef struct {
+    uint64_t *k, *v;
+    size_t cap, n;
+} u64map;
+
+static uint64_t *u64map_get(const u64map *m, uint64_t key)
+{
+    size_t i;
+    if (!m->cap)
+        return NULL;
+    for (i = idset_slot(key, m->cap); m->k[i] != UINT64_MAX; i = (i + 1) & (m->cap - 1))
+        if (m->k[i] == key)
+            return &m->v[i];
+    return NULL;
+}
+
+static void u64map_put(u64map *m, uint64_t key, uint64_t val)
+{
+    size_t i;
+    uint64_t *v = u64map_get(m, key);
+
+    if (v) {
+        *v = val;
+        return;
+    }
+    if ((m->n + 1) * 2 > m->cap) {
+        u64map old = *m;
+        size_t j;
+        m->cap = m->cap ? m->cap * 2 : 1024;
+        m->k = malloc(m->cap * sizeof *m->k);
+        m->v = malloc(m->cap * sizeof *m->v);
+        memset(m->k, 0xff, m->cap * sizeof *m->k);
+        m->n = 0;
+        for (j = 0; j < old.cap; j++)
+            if (old.k[j] != UINT64_MAX)
+                u64map_put(m, old.k[j], old.v[j]);
+        free(old.k);
+        free(old.v);
+    }
+    for (i = idset_slot(key, m->cap); m->k[i] != UINT64_MAX; i = (i + 1) & (m->cap - 1))
+        ;
+    m->k[i] = key;
+    m->v[i] = val;
+    m->n++;
+}
+
+static void u64map_free(u64map *m)
+{
+    free(m->k);
+    free(m->v);
+}
+
+typedef struct {
+    const uint8_t *p;
+    unsigned id;
+    u64map strings; /* id -> offset of the STRING record body */
+    u64map names;   /* class id -> name string id */
+    u64map classes; /* class id -> offset of its CLASS_DUMP */
+} fdec;
+
+/* Does string `sid` read as `want` (class names: '/' and '.' alike)? */
+static int str_is(const fdec *d, uint64_t sid, const char *want)
+{
+    const uint64_t *off = u64map_get(&d->strings, sid);
+    size_t n, i;
+    const uint8_t *t;
+
+    if (!off)
+        return 0;
+    n = (size_t)rd(d->p + *off - 4, 4) - d->id;
+    t = d->p + *off + d->id;
+    if (n != strlen(want))
+        return 0;
+    for (i = 0; i < n; i++)
+        if (!(t[i] == (uint8_t)want[i] || (t[i] == '/' && want[i] == '.')))
+            return 0;
+    return 1;
+}
+
+/* The privacy preset's keep list, as tests/../src/rulefile.c documents it. */
+static int kept_field(const fdec *d, uint64_t class_id, uint64_t name_id)
+{
+    const uint64_t *cn = u64map_get(&d->names, class_id);
+    if (!cn)
+        return 0;
+    if (str_is(d, *cn, "java.lang.String"))
+        return str_is(d, name_id, "coder");
+    if (str_is(d, *cn, "java.lang.Class$Atomic"))
+        return str_is(d, name_id, "annotationDataOffset") ||
+               str_is(d, name_id, "annotationTypeOffset");
+    if (str_is(d, *cn, "java.util.concurrent.FutureTask"))
+        return str_is(d, name_id, "runnerOffset") || str_is(d, name_id, "waitersOffset");
+    return 0;
+}
+
+static uint64_t mix(uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t t[3] = {a, b, c};
+    return XXH3_64bits(t, sizeof t);
+}
+
+/* Offset of the instance-field table of the class dump at `cd`. */
+static size_t inst_table(const fdec *d, size_t cd)
+{
+    const uint8_t *p = d->p;
+    size_t k = cd + 1 + 7 * (size_t)d->id + 8, j, cnt;
+
+    cnt = (size_t)rd(p + k, 2);
+    k += 2;
+    for (j = 0; j < cnt; j++)
+        k += 3 + tsize(p[k + 2], d->id);
+    cnt = (size_t)rd(p + k, 2);
+    k += 2;
+    for (j = 0; j < cnt; j++)
+        k += d->id + 1 + tsize(p[k + d->id], d->id);
+    return k;
+}
+
+static void field_sub(fdec *d, size_t at, fields_result *r)
+{
+    const uint8_t *p = d->p;
+    unsigned id = d->id;
+
+    if (p[at] == 0x20) { /* statics and constants */
+        uint64_t cls = rd(p + at + 1, id);
+        size_t k = at + 1 + 7 * (size_t)id + 8, j, cnt, b;
+        cnt = (size_t)rd(p + k, 2);
+        k += 2;
+        for (j = 0; j < cnt; j++) {
+            unsigned t = p[k + 2], w = tsize(t, id);
+            for (b = 0; b < w && t != 2; b++)
+                r->nonzero_static_bytes += p[k + 3 + b] != 0;
+            k += 3 + w;
+        }
+        cnt = (size_t)rd(p + k, 2);
+        k += 2;
+        for (j = 0; j < cnt; j++) {
+            uint64_t name = rd(p + k, id);
+            unsigned t = p[k + id], w = tsize(t, id);
+            if (t == 2)
+                r->refs ^= mix(cls, j, rd(p + k + id + 1, id));
+            else if (!kept_field(d, cls, name))
+                for (b = 0; b < w; b++)
+                    r->nonzero_static_bytes += p[k + id + 1 + b] != 0;
+            k += id + 1 + w;
+        }
+    } else if (p[at] == 0x21) {
+        uint64_t obj = rd(p + at + 1, id), cls = rd(p + at + 1 + id + 4, id);
+        size_t len = (size_t)rd(p + at + 1 + 2 * id + 4, 4), v = at + 1 + 2 * (size_t)id + 8;
+        size_t end = v + len, index = 0;
+        uint64_t c = cls;
+        while (c) { /* own class first, then each superclass */
+            const uint64_t *cd = u64map_get(&d->classes, c);
+            size_t k, j, cnt, b;
+            if (!cd) {
+                r->instances_missing_class++;
+                return;
+            }
+            k = inst_table(d, (size_t)*cd);
+            cnt = (size_t)rd(p + k, 2);
+            k += 2;
+            for (j = 0; j < cnt; j++, index++) {
+                uint64_t name = rd(p + k, id);
+                unsigned t = p[k + id], w = tsize(t, id);
+                if (v + w > end) {
+                    r->layout_mismatches++;
+                    return;
+                }
+                if (t == 2)
+                    r->refs ^= mix(obj, index, rd(p + v, id));
+                else if (!kept_field(d, c, name))
+                    for (b = 0; b < w; b++)
+                        r->nonzero_field_bytes += p[v + b] != 0;
+                v += w;
+                k += id + 1;
+            }
+            c = rd(p + (size_t)*cd + 1 + id + 4, id); /* super */
+        }
+        if (v != end)
+            r->layout_mismatches++;
+        r->instances++;
+    }
+}
+
+fields_result check_fields(const uint8_t *p, size_t n)
+{
+    fields_result r;
+    fdec d;
+    size_t at, pass;
+    const uint8_t *nul = memchr(p, 0, n < 24 ? n : 24);
+
+    memset(&r, 0, sizeof r);
+    memset(&d, 0, sizeof d);
+    d.p = p;
+    d.id = (unsigned)rd(nul + 1, 4);
+    for (pass = 0; pass < 2; pass++) {
+        for (at = (size_t)(nul - p) + 13; at + 9 <= n;) {
+            unsigned tag = p[at];
+            size_t len = (size_t)rd(p + at + 5, 4), b = at + 9, e = b + len;
+            if (pass == 0 && tag == 0x01)
+                u64map_put(&d.strings, rd(p + b, d.id), b);
+            if (pass == 0 && tag == 0x02)
+                u64map_put(&d.names, rd(p + b + 4, d.id), rd(p + b + 4 + d.id + 4, d.id));
+            if (tag == 0x0C || tag == 0x1C)
+                while (b < e) {
+                    uint64_t sz = sub_size(p + b, e - b, d.id);
+                    if (!sz)
+                        break;
+                    if (pass == 0 && p[b] == 0x20)
+                        u64map_put(&d.classes, rd(p + b + 1, d.id), b);
+                    if (pass == 1)
+                        field_sub(&d, b, &r);
+                    b += (size_t)sz;
+                }
+            at = e;
+        }
+    }
+    u64map_free(&d.strings);
+    u64map_free(&d.names);
+    u64map_free(&d.classes);
+    return r;
+}

@@ -134,6 +134,20 @@ enum {
 };
 
 walk_result walk_dump(const uint8_t *p, size_t n, unsigned flags);
+
+/* Decodes every instance's fields through its class chain, and every
+ * class's statics (a valid dump only: check it with walk_dump first). */
+typedef struct {
+    uint64_t instances, instances_missing_class, layout_mismatches;
+    /* XOR of a hash of each reference (object id, field index, value), so
+     * the order objects come in does not matter */
+    uint64_t refs;
+    /* non-zero bytes of primitive values, leaving out the privacy preset's
+     * keep list (String.coder and the Unsafe offsets VisualVM reads) */
+    uint64_t nonzero_field_bytes, nonzero_static_bytes;
+} fields_result;
+
+fields_result check_fields(const uint8_t *p, size_t n);
 void walk_free(walk_result *w);
 /* True when sorted `ids` holds `id`. */
 int ids_contain(const uint64_t *ids, size_t n, uint64_t id);

@@ -1,0 +1,121 @@
+/*
+ * test_privacy.c - the privacy preset, checked field by field by the
+ * tests' own decoder: every primitive value zeroed, every reference as it
+ * was, every object still there.
+ */
+#define _GNU_SOURCE /* memmem */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+
+Test(privacy, every_dump, .timeout = 300)
+{
+    const char *const *p;
+
+    for (p = dump_paths(); *p; p++) {
+        size_t len;
+        uint8_t *in = load_file(*p, &len);
+        run_result r;
+        walk_result wi, wo;
+        fields_result fi, fo;
+
+        if (len > (64u << 20)) {
+            free(in);
+            continue;
+        }
+        r = run_filter(in, len, "privacy", NULL, 0);
+        cr_assert_eq(r.status, HS_OK, "%s: %s", *p, r.err.message);
+        wi = walk_dump(in, len, 0);
+        wo = walk_dump(r.out, r.out_len, 0);
+        cr_expect(wo.ok, "%s: %s", *p, wo.error);
+        cr_expect_eq(wo.instances, wi.instances, "%s", *p);
+        cr_expect_eq(wo.object_arrays, wi.object_arrays, "%s", *p);
+        cr_expect_eq(wo.primitive_arrays, wi.primitive_arrays, "%s", *p);
+        cr_expect_eq(wo.payload_bytes, wi.payload_bytes, "%s", *p);
+        cr_expect_eq(wo.class_dumps, wi.class_dumps, "%s", *p);
+        cr_expect_eq(wo.nonzero_payload_bytes, 0, "%s", *p);
+        cr_expect_eq(wo.strings_unused, 0, "%s", *p);
+        fi = check_fields(in, len);
+        fo = check_fields(r.out, r.out_len);
+        cr_expect_eq(fo.instances + fo.instances_missing_class,
+                     fi.instances + fi.instances_missing_class, "%s", *p);
+        cr_expect_eq(fo.refs, fi.refs, "%s: references changed", *p);
+        cr_expect_eq(fo.layout_mismatches, 0, "%s", *p);
+        cr_expect_eq(fo.nonzero_field_bytes, 0, "%s: %llu non-zero field bytes left", *p,
+                     (unsigned long long)fo.nonzero_field_bytes);
+        cr_expect_eq(fo.nonzero_static_bytes, 0, "%s: %llu non-zero static bytes left", *p,
+                     (unsigned long long)fo.nonzero_static_bytes);
+        cr_expect_gt(fi.nonzero_field_bytes + fi.nonzero_static_bytes, 0,
+                     "%s: the input had nothing to scrub", *p);
+        /* a second pass finds nothing more to do */
+        {
+            run_result again = run_filter(r.out, r.out_len, "privacy", NULL, 0);
+            cr_expect_eq(again.status, HS_OK);
+            cr_expect_eq(again.st.nonzero_field_bytes + again.st.nonzero_array_bytes, 0, "%s",
+                         *p);
+            run_result_free(&again);
+        }
+        run_result_free(&r);
+        free(in);
+    }
+}
+
+/* Instances that come before their class dump (as in ART dumps) wait for it
+ * and are written in the heap they were in; one whose class never comes is
+ * written with every byte zeroed. */
+Test(privacy, instances_before_their_class)
+{
+    dump d;
+    run_result r;
+    walk_result w;
+    fields_result fr;
+
+    dg_init(&d, "JAVA PROFILE 1.0.3", 4);
+    dg_string(&d, 0x10, "zygote");
+    dg_string(&d, 0x11, "value");
+    dg_begin(&d, 0x1C);
+    dg_heap_info(&d, 'Z', 0x10);
+    dg_instance(&d, 0x100, 0x50, 8, 0x77); /* an int and a reference */
+    dg_instance(&d, 0x108, 0x60, 4, 0x66); /* class 0x60 never comes */
+    dg_end(&d);
+    dg_begin(&d, 0x1C);
+    dg_class(&d, 0x50, 0, 0x11);
+    dg_end(&d);
+    dg_begin(&d, 0x2C);
+    dg_end(&d);
+    r = run_filter(d.p, d.len, "privacy", NULL, 0);
+    cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+    cr_expect_eq(r.st.instances_held, 2);
+    cr_expect_eq(r.st.instances_unresolved, 1);
+    w = walk_dump(r.out, r.out_len, 0);
+    cr_expect(w.ok, "%s", w.error);
+    cr_expect_eq(w.instances, 2);
+    cr_expect_eq(w.objects_in_heap[2], 2, "the instances must stay in the zygote heap");
+    fr = check_fields(r.out, r.out_len);
+    cr_expect_eq(fr.nonzero_field_bytes, 0);
+    cr_expect(memmem(r.out, r.out_len, "\x77\x77\x77\x77", 4) != NULL,
+              "the reference (0x77777777) must survive");
+    cr_expect(memmem(r.out, r.out_len, "\x66\x66", 2) == NULL);
+    run_result_free(&r);
+    dg_free(&d);
+}
+
+Test(privacy, rules)
+{
+    hs_rules *rl = hs_rules_create(NULL);
+    char buf[2048];
+    hs_error e;
+
+    cr_assert_eq(hs_rules_preset(rl, "privacy", NULL), HS_OK);
+    hs_rules_print(rl, buf, sizeof buf);
+    cr_expect(strstr(buf, "fields zero\n") != NULL, "%s", buf);
+    cr_expect(strstr(buf, "keep-field java.lang.String.coder\n") != NULL, "%s", buf);
+    cr_expect(strstr(buf, "arrays all zero\n") != NULL, "%s", buf);
+    cr_expect_eq(hs_rules_parse(rl, "keep-field nodot\n", 17, "x", &e), HS_E_USAGE);
+    cr_expect(strstr(e.message, "x:1:12:") != NULL, "%s", e.message);
+    cr_expect_eq(hs_rules_parse(rl, "fields shred\n", 13, "x", &e), HS_E_USAGE);
+    cr_expect(strstr(e.message, "x:1:8: expected 'zero' or 'keep'") != NULL, "%s", e.message);
+    hs_rules_free(rl);
+}
