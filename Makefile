@@ -12,7 +12,7 @@ WARNFLAGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wimplicit-fallthrough -Wcast-qual
 STDFLAGS = -std=c11 -D_FILE_OFFSET_BITS=64
 ALL_CFLAGS = $(STDFLAGS) $(CFLAGS) $(WARNFLAGS) $(EXTRA_CFLAGS) -MMD -MP
-LDLIBS_CLI = -lzstd -lz -ldeflate -lpthread
+LDLIBS_CLI = -lzstd -lz -ldeflate -lpthread -lxxhash
 
 ifeq ($(V),1)
 Q =
@@ -24,7 +24,7 @@ BUILD ?= build
 BIN ?= hprof-strip
 CORE_SRC = src/alloc.c src/error.c src/format.c src/reader.c src/out.c \
            src/rules.c src/rulefile.c src/filter.c src/heap.c src/strings.c \
-           src/strtab.c src/rootq.c src/idmap.c src/classes.c src/scrub.c
+           src/strtab.c src/rootq.c src/idmap.c src/classes.c src/scrub.c src/dups.c
 CLI_SRC  = src/main.c src/run.c src/report.c src/io.c src/input.c src/output.c \
            src/progress.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)

@@ -57,6 +57,8 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     hs_idmap_init(&f->keep_field_names, &f->alloc);
     hs_idmap_init(&f->keep_classes, &f->alloc);
     hs_idmap_init(&f->waiting, &f->alloc);
+    hs_idmap_init(&f->dup_seen, &f->alloc);
+    hs_idmap_init(&f->dup_sizes, &f->alloc);
     f->subtag = -1;
     f->rec_tag = -1;
     f->prev_unknown_tag = -1;
@@ -87,6 +89,10 @@ void hs_filter_free(hs_filter *f)
     hs_idmap_free(&f->keep_field_names);
     hs_idmap_free(&f->keep_classes);
     hs_idmap_free(&f->waiting);
+    hs_idmap_free(&f->dup_seen);
+    hs_idmap_free(&f->dup_sizes);
+    if (f->dup_state)
+        XXH3_freeState(f->dup_state);
     hs_free(&a, f->pending);
     hs_free(&a, f->seg);
     hs_free(&a, f->stage);
@@ -104,6 +110,7 @@ void hs_filter_stats(const hs_filter *f, hs_stats *out)
     out->bytes_in = hs_offset(f);
     out->bytes_out = f->out.total;
     out->strings_dropped = f->strings.held_count; /* held, never used */
+    hs_dups_top(f, out);
 }
 
 /* ---- errors ---------------------------------------------------------------- */
@@ -250,6 +257,8 @@ hs_status hs_copy_stream(F *f, uint64_t n, const char *what)
     while (n) {
         size_t k;
         HS_TRY(chunk(f, n, what, &k));
+        if (f->hashing)
+            XXH3_64bits_update(f->dup_state, hs_cur(f), k);
         hs_pass(f, k);
         n -= k;
     }
@@ -261,6 +270,8 @@ hs_status hs_skip_stream(F *f, uint64_t n, const char *what)
     while (n) {
         size_t k;
         HS_TRY(chunk(f, n, what, &k));
+        if (f->hashing)
+            XXH3_64bits_update(f->dup_state, hs_cur(f), k);
         HS_TRY(hs_drop(f, k));
         n -= k;
     }
@@ -288,6 +299,8 @@ hs_status hs_fill_stream_count(F *f, uint8_t byte, uint64_t n, uint64_t *total,
         const uint8_t *p;
         HS_TRY(chunk(f, n, "scrubbed bytes", &k));
         p = hs_cur(f);
+        if (f->hashing)
+            XXH3_64bits_update(f->dup_state, p, k);
         for (j = 0; j < k; j++) /* branch-free so it vectorizes */
             z += p[j] != 0;
         if (z && !*first)

@@ -20,6 +20,7 @@
 #define HS_FILTER_IMPL_H
 
 #include <stdint.h>
+#include <xxhash.h>
 
 #include "error.h"
 #include "format.h"
@@ -82,6 +83,13 @@ struct hs_filter {
     hs_strtab strings; /* STRING records held until first use */
     hs_rootq roots;    /* roots held until their object goes by */
     int drop_heaps;    /* some heap's objects are dropped */
+
+    /* duplicate arrays (dups.c): contents hash -> seen; type and length ->
+     * bytes wasted */
+    hs_idmap dup_seen, dup_sizes;
+    XXH3_state_t *dup_state; /* for a payload larger than the window */
+    int hashing;             /* chunks of the payload go into dup_state */
+    uint64_t dup_hash;
 
     /* field scrubbing (scrub.c) */
     int scrub;                  /* rules->scrub_fields */
@@ -197,6 +205,16 @@ hs_status hs_str_record(F *f, uint64_t len);
 hs_status hs_str_flush_held(F *f);
 /* Fails with HS_E_LIMIT when held strings and roots pass opt.max_held. */
 hs_status hs_check_held(F *f);
+
+/* ---- duplicate arrays (dups.c) ---------------------------------------------- */
+
+/* Before a PRIMITIVE_ARRAY_DUMP's payload moves: hashes it whole when it is
+ * in the window, or starts hashing the chunks as they go. */
+hs_status hs_dups_begin(F *f, size_t hdr, uint64_t payload);
+/* After it moved: records it, counting it when it repeats an earlier one. */
+hs_status hs_dups_end(F *f, unsigned type, uint64_t payload);
+/* Fills hs_stats.dup_top. */
+void hs_dups_top(const F *f, hs_stats *st);
 
 /* ---- field scrubbing (scrub.c) ----------------------------------------------- */
 

@@ -400,14 +400,16 @@ hs_status hs_heap_finish(F *f)
     return hs_seg_close(f);
 }
 
+static hs_status array_rules(F *f, uint64_t off, size_t hdr, unsigned type, uint64_t count,
+                             unsigned esize, uint64_t payload);
+
 static hs_status prim_array(F *f, uint64_t off, size_t hdr)
 {
     const uint8_t *p = hs_cur(f);
     unsigned i = f->idsize, type = p[1 + i + 8];
     uint64_t count = hs_be32(p + 1 + i + 4);
     unsigned esize = hs_prim_size(type);
-    uint64_t payload, keep;
-    hs_arr_verdict v;
+    uint64_t payload;
 
     if (!esize)
         return hs_filter_fail(f, HS_E_MALFORMED, off + 1 + i + 8,
@@ -422,10 +424,26 @@ static hs_status prim_array(F *f, uint64_t off, size_t hdr)
             f->st.objects_dropped++;
             return hs_skip_stream(f, hdr + payload, "a dropped object");
         }
-        p = hs_cur(f); /* roots may have been written: the window stays, but
-                          keep p honest */
     }
-    v = hs_rules_array(f->rules, type, payload);
+    if (f->opt.find_duplicates && payload >= 8) {
+        hs_status s;
+        HS_TRY(hs_dups_begin(f, hdr, payload));
+        s = array_rules(f, off, hdr, type, count, esize, payload);
+        f->hashing = 0;
+        return s == HS_OK ? hs_dups_end(f, type, payload) : s;
+    }
+    return array_rules(f, off, hdr, type, count, esize, payload);
+}
+
+/* What the rules do with the PRIMITIVE_ARRAY_DUMP at hs_cur(). */
+static hs_status array_rules(F *f, uint64_t off, size_t hdr, unsigned type, uint64_t count,
+                             unsigned esize, uint64_t payload)
+{
+    const uint8_t *p = hs_cur(f);
+    const unsigned i = f->idsize;
+    hs_arr_verdict v = hs_rules_array(f->rules, type, payload);
+    uint64_t keep;
+
     switch (v.action) {
     case HS_ARR_KEEP:
         return copy_sub(f, off, hdr, payload);

@@ -147,6 +147,11 @@ typedef struct {
      * HS_SALVAGED instead of HS_E_TRUNCATED (hs_filter_error() then says what
      * was lost). Implies re-encoding. */
     int salvage;
+    /* Hash every primitive-array payload (XXH3) before any rule changes it,
+     * and count the arrays whose type, length and contents repeat an
+     * earlier one: hs_stats.dup_*. Memory: 16 bytes per distinct array of
+     * 8 bytes or more, under max_held. */
+    int find_duplicates;
     /* Write an Android (1.0.3) dump as 1.0.2, for readers that know only
      * that (MAT, VisualVM): no HEAP_DUMP_INFO, Android root kinds as
      * ROOT_UNKNOWN, PRIMITIVE_ARRAY_NODATA as a zero-filled
@@ -207,6 +212,14 @@ typedef struct {
      * the input offset of the first (0: none). --audit reports these. */
     uint64_t nonzero_array_bytes, first_nonzero_array;
     uint64_t nonzero_field_bytes, first_nonzero_field;
+    /* find_duplicates: arrays repeating an earlier one's type, length and
+     * contents, and the bytes they take, by element type (index: the basic
+     * type code); the five element type and length pairs wasting most */
+    uint64_t dup_arrays[12], dup_bytes[12];
+    struct {
+        uint32_t type;
+        uint64_t length_bytes, copies, wasted;
+    } dup_top[5];
 } hs_stats;
 
 void hs_filter_stats(const hs_filter *f, hs_stats *out);

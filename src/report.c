@@ -8,6 +8,34 @@
 
 #define U(x) ((unsigned long long)(x))
 
+static const char *type_name(unsigned t)
+{
+    static const char *const names[12] = {"", "", "", "", "boolean", "char", "float",
+                                          "double", "byte", "short", "int", "long"};
+    return t < 12 ? names[t] : "?";
+}
+
+/* Duplicated arrays, found before scrubbing (counts only, no content). */
+static void print_dups(const hs_stats *st)
+{
+    unsigned t, j;
+    uint64_t n = 0, bytes = 0;
+
+    for (t = 4; t < 12; t++)
+        n += st->dup_arrays[t], bytes += st->dup_bytes[t];
+    fprintf(stderr, "  duplicates      %llu arrays repeat an earlier one, %llu bytes", U(n),
+            U(bytes));
+    for (t = 4; t < 12; t++)
+        if (st->dup_arrays[t])
+            fprintf(stderr, "%s %s[] %llu (%llu bytes)", t == 4 ? ":" : ";", type_name(t),
+                    U(st->dup_arrays[t]), U(st->dup_bytes[t]));
+    fprintf(stderr, "\n");
+    for (j = 0; j < 5 && st->dup_top[j].copies; j++)
+        fprintf(stderr, "    %s[] of %llu bytes: %llu copies, %llu bytes wasted\n",
+                type_name(st->dup_top[j].type), U(st->dup_top[j].length_bytes),
+                U(st->dup_top[j].copies), U(st->dup_top[j].wasted));
+}
+
 void hs_cli_print_stats(const hs_stats *st)
 {
     fprintf(stderr,
@@ -37,6 +65,7 @@ void hs_cli_print_stats(const hs_stats *st)
             U(st->instances_unresolved), U(st->nonzero_array_bytes),
             U(st->first_nonzero_array), U(st->nonzero_field_bytes),
             U(st->first_nonzero_field), U(st->held_bytes_peak));
+    print_dups(st);
 }
 
 void hs_cli_print_stats_json(const hs_stats *st)
@@ -53,7 +82,7 @@ void hs_cli_print_stats_json(const hs_stats *st)
             "\"field_bytes_scrubbed\":%llu,\"instances_held\":%llu,"
             "\"instance_bytes_held_peak\":%llu,\"instances_unresolved\":%llu,"
             "\"nonzero_array_bytes\":%llu,\"first_nonzero_array\":%llu,"
-            "\"nonzero_field_bytes\":%llu,\"first_nonzero_field\":%llu}\n",
+            "\"nonzero_field_bytes\":%llu,\"first_nonzero_field\":%llu,",
             U(st->bytes_in), U(st->bytes_out), U(st->records_in), U(st->records_out),
             U(st->segments_out), U(st->subrecords_in), U(st->subrecords_out),
             U(st->instances), U(st->object_arrays), U(st->primitive_arrays),
@@ -65,5 +94,21 @@ void hs_cli_print_stats_json(const hs_stats *st)
             U(st->instances_unresolved), U(st->nonzero_array_bytes),
             U(st->first_nonzero_array), U(st->nonzero_field_bytes),
             U(st->first_nonzero_field));
+    {
+        unsigned t, j;
+        fprintf(stderr, "\"duplicates\":{");
+        for (t = 4; t < 12; t++)
+            fprintf(stderr, "%s\"%s\":{\"arrays\":%llu,\"bytes\":%llu}", t == 4 ? "" : ",",
+                    type_name(t), U(st->dup_arrays[t]), U(st->dup_bytes[t]));
+        fprintf(stderr, "},\"duplicates_top\":[");
+        for (j = 0; j < 5 && st->dup_top[j].copies; j++)
+            fprintf(stderr,
+                    "%s{\"type\":\"%s\",\"length_bytes\":%llu,\"copies\":%llu,"
+                    "\"wasted\":%llu}",
+                    j ? "," : "", type_name(st->dup_top[j].type),
+                    U(st->dup_top[j].length_bytes), U(st->dup_top[j].copies),
+                    U(st->dup_top[j].wasted));
+        fprintf(stderr, "]}\n");
+    }
 }
 

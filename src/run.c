@@ -199,6 +199,8 @@ int hs_cli_run(hs_cli *cli)
                 out ? hs_output_error(out) : "out of memory");
         goto done;
     }
+    /* the duplicate report rides on --stats: it costs a hash per array */
+    cli->opt.find_duplicates = cli->stats != 0;
     filter = hs_filter_create(cli->rules, &cli->opt, NULL);
     if (!filter) {
         fprintf(stderr, "%s: out of memory\n", g_prog);

@@ -119,3 +119,43 @@ Test(privacy, rules)
     cr_expect(strstr(e.message, "x:1:8: expected 'zero' or 'keep'") != NULL, "%s", e.message);
     hs_rules_free(rl);
 }
+
+/* Duplicates are found from the contents before any rule changes them,
+ * whole in the window or hashed chunk by chunk, and counted by type. */
+Test(privacy, duplicate_arrays)
+{
+    dump d;
+    hs_options opt;
+    run_result r;
+    size_t chunk;
+
+    dg_init(&d, "JAVA PROFILE 1.0.2", 8);
+    dg_begin(&d, 0x1C);
+    dg_prim_array(&d, 0x10, 8, 100, 'a');
+    dg_prim_array(&d, 0x18, 8, 100, 'a'); /* copy */
+    dg_prim_array(&d, 0x20, 8, 100, 'a'); /* copy */
+    dg_prim_array(&d, 0x28, 8, 100, 'b'); /* other contents */
+    dg_prim_array(&d, 0x30, 5, 50, 'a');  /* same bytes, other type */
+    dg_prim_array(&d, 0x38, 10, 1u << 19, 7);
+    dg_prim_array(&d, 0x40, 10, 1u << 19, 7); /* a 2 MiB copy */
+    dg_end(&d);
+    for (chunk = 0; chunk <= 4096; chunk += 4096) {
+        memset(&opt, 0, sizeof opt);
+        opt.find_duplicates = 1;
+        opt.read_buffer = 65536; /* the big ones stream through */
+        r = run_filter(d.p, d.len, "privacy", &opt, chunk);
+        cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+        cr_expect_eq(r.st.dup_arrays[8], 2);
+        cr_expect_eq(r.st.dup_bytes[8], 200);
+        cr_expect_eq(r.st.dup_arrays[5], 0);
+        cr_expect_eq(r.st.dup_arrays[10], 1);
+        cr_expect_eq(r.st.dup_bytes[10], 2u << 20);
+        cr_expect_eq(r.st.dup_top[0].type, 10);
+        cr_expect_eq(r.st.dup_top[0].wasted, 2u << 20);
+        cr_expect_eq(r.st.dup_top[1].length_bytes, 100);
+        cr_expect_eq(r.st.dup_top[1].copies, 2);
+        cr_expect_eq(walk_dump(r.out, r.out_len, 0).nonzero_payload_bytes, 0);
+        run_result_free(&r);
+    }
+    dg_free(&d);
+}
