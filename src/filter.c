@@ -20,6 +20,7 @@
 #define MAX_READ_WINDOW (4u << 20)
 #define MIN_BUFFER 64u
 #define DEFAULT_MAX_HELD (1ull << 30)
+#define DEFAULT_HOLD_IN_MEMORY (64ull << 20)
 
 /* ---- lifecycle ------------------------------------------------------------ */
 
@@ -50,6 +51,10 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     f->seg_cap = f->opt.segment_cap;
     if (!f->opt.max_held)
         f->opt.max_held = DEFAULT_MAX_HELD;
+    if (!f->opt.hold_in_memory)
+        f->opt.hold_in_memory = DEFAULT_HOLD_IN_MEMORY;
+    if (!f->opt.spill.read)
+        f->opt.spill.write = NULL; /* both or none */
     hs_strtab_init(&f->strings, &f->alloc);
     hs_rootq_init(&f->roots, &f->alloc);
     hs_classes_init(&f->classes, &f->alloc);
@@ -94,6 +99,7 @@ void hs_filter_free(hs_filter *f)
     if (f->dup_state)
         XXH3_freeState(f->dup_state);
     hs_free(&a, f->pending);
+    hs_free(&a, f->holds);
     hs_free(&a, f->seg);
     hs_free(&a, f->stage);
     hs_free(&a, f);

@@ -98,8 +98,11 @@ struct hs_filter {
     hs_idmap keep_field_names;  /* string id -> keep-list entries naming it as a field */
     hs_idmap keep_classes;      /* class id -> keep-list entries of its class name */
     hs_idmap waiting;           /* missing class id -> first held instance + 1 */
-    uint8_t *pending;           /* held instances */
+    struct held *holds;         /* held instances (scrub.c) */
+    size_t n_holds, cap_holds;
+    uint8_t *pending;           /* their bytes, in memory */
     size_t pending_len, pending_cap;
+    uint64_t spill_len;         /* their bytes in the spill store */
     uint64_t pending_count;
 
     /* for --salvage: the sub-record or record being written */

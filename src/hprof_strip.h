@@ -134,6 +134,15 @@ size_t hs_rules_print(const hs_rules *rules, char *buf, size_t cap);
 
 /* ---- filter -------------------------------------------------------------- */
 
+/* A store for instances held back while their class dump is awaited
+ * (field scrubbing, see hs_options.hold_in_memory): write `len` bytes at
+ * `off`, read them back. Both return 0, or -1 on failure. */
+typedef struct {
+    int (*write)(void *ctx, uint64_t off, const void *buf, size_t len);
+    int (*read)(void *ctx, uint64_t off, void *buf, size_t len);
+    void *ctx;
+} hs_spill;
+
 typedef struct {
     /* Re-encode heap dumps into fresh segments even when no rule changes a
      * length (normally such records pass through byte for byte). */
@@ -164,6 +173,11 @@ typedef struct {
      * first user and GC roots waiting for their object; 0 means the default
      * (1 GiB). Past it the run fails with HS_E_LIMIT. */
     uint64_t max_held;
+    /* Field scrubbing holds instances that come before their class dump
+     * (Android dumps): past this many bytes (0: 64 MiB) they go to `spill`
+     * when it is given, else they count toward max_held. */
+    uint64_t hold_in_memory;
+    hs_spill spill;
 } hs_options;
 
 typedef struct hs_filter hs_filter;
@@ -207,6 +221,7 @@ typedef struct {
     uint64_t field_bytes_scrubbed;            /* primitive field/static/constant bytes */
     uint64_t instances_held;                  /* waited for their CLASS_DUMP */
     uint64_t instance_bytes_held_peak;
+    uint64_t instance_bytes_spilled_peak;
     uint64_t instances_unresolved;            /* class never came: all zeroed */
     /* what scrubbing found: non-zero bytes among those zeroed or filled, and
      * the input offset of the first (0: none). --audit reports these. */

@@ -39,6 +39,8 @@ static void usage(FILE *to)
             "                      files before it; see hprof-strip(1) for the grammar)\n"
             "      --print-rules NAME  print preset NAME as a rule file and exit\n"
             "      --max-held SIZE memory allowed for held strings and roots (default 1G)\n"
+            "      --spill-after SIZE  instances held for their class (privacy on Android\n"
+            "                      dumps) go to a temporary file past SIZE (default 64M)\n"
             "      --audit         write nothing; report every non-zero primitive array or\n"
             "                      field byte and every unused string left in INPUT, and\n"
             "                      exit 0 only when there is none (7 otherwise)\n"
@@ -192,7 +194,8 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
 {
     enum {
         OPT_REPACK = 256, OPT_STATS, OPT_PRINT_RULES, OPT_MAX_HELD, OPT_SALVAGE, OPT_GZIP,
-        OPT_NO_COMPRESS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SIZE, OPT_TO_JVM, OPT_AUDIT
+        OPT_NO_COMPRESS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SIZE, OPT_TO_JVM, OPT_AUDIT,
+        OPT_SPILL_AFTER
     };
     static const struct option longopts[] = {
         {"preset", required_argument, NULL, 'p'},
@@ -202,6 +205,7 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         {"salvage", no_argument, NULL, OPT_SALVAGE},
         {"to-jvm", no_argument, NULL, OPT_TO_JVM},
         {"audit", no_argument, NULL, OPT_AUDIT},
+        {"spill-after", required_argument, NULL, OPT_SPILL_AFTER},
         {"max-held", required_argument, NULL, OPT_MAX_HELD},
         {"output", required_argument, NULL, 'o'},
         {"zstd", optional_argument, NULL, 'z'},
@@ -256,6 +260,10 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         case OPT_SALVAGE: cli->opt.salvage = 1; break;
         case OPT_TO_JVM: cli->opt.to_jvm = 1; break;
         case OPT_AUDIT: cli->audit = 1; break;
+        case OPT_SPILL_AFTER:
+            if (parse_size(optarg, &cli->opt.hold_in_memory) != 0 || !cli->opt.hold_in_memory)
+                return usage_error("--spill-after takes a size such as 64M, not", optarg);
+            break;
         case OPT_MAX_HELD:
             if (parse_size(optarg, &cli->opt.max_held) != 0 || cli->opt.max_held == 0)
                 return usage_error("--max-held takes a size such as 512M, not", optarg);

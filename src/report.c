@@ -49,7 +49,7 @@ void hs_cli_print_stats(const hs_stats *st)
             "  roots           %llu in, %llu dropped (at most %llu held at once)\n"
             "  strings         %llu in, %llu out, %llu dropped as unused\n"
             "  fields          %llu primitive bytes scrubbed; %llu instances waited for "
-            "their class (%llu bytes at most), %llu never found it\n"
+            "their class (%llu bytes at most, %llu of them spilled), %llu never found it\n"
             "  non-zero found  %llu array bytes (first at input byte %llu), %llu field bytes "
             "(first at %llu)\n"
             "  held memory     %llu bytes at most\n",
@@ -62,9 +62,9 @@ void hs_cli_print_stats(const hs_stats *st)
             U(st->roots), U(st->roots_dropped), U(st->roots_held_peak), U(st->strings_in),
             U(st->strings_out), U(st->strings_dropped), U(st->field_bytes_scrubbed),
             U(st->instances_held), U(st->instance_bytes_held_peak),
-            U(st->instances_unresolved), U(st->nonzero_array_bytes),
-            U(st->first_nonzero_array), U(st->nonzero_field_bytes),
-            U(st->first_nonzero_field), U(st->held_bytes_peak));
+            U(st->instance_bytes_spilled_peak), U(st->instances_unresolved),
+            U(st->nonzero_array_bytes), U(st->first_nonzero_array),
+            U(st->nonzero_field_bytes), U(st->first_nonzero_field), U(st->held_bytes_peak));
     print_dups(st);
 }
 

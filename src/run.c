@@ -94,6 +94,48 @@ static void report_failure(const hs_cli *cli, hs_status s, const hs_error *e, hs
         fprintf(stderr, "%s: %s: %s\n", g_prog, name, e->message);
 }
 
+/* The spill store for instances held back by field scrubbing: a temporary
+ * file in $TMPDIR, made on first use and gone when the process ends. */
+typedef struct {
+    FILE *fp;
+} spill_file;
+
+static int spill_write(void *ctx, uint64_t off, const void *buf, size_t len)
+{
+    spill_file *s = ctx;
+
+    if (!s->fp && !(s->fp = tmpfile()))
+        return -1;
+    while (len) {
+        ssize_t n = pwrite(fileno(s->fp), buf, len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        buf = (const char *)buf + n;
+        off += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int spill_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+    spill_file *s = ctx;
+
+    while (len) {
+        ssize_t n = s->fp ? pread(fileno(s->fp), buf, len, (off_t)off) : -1;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        buf = (char *)buf + n;
+        off += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
 /* --audit's sink: the output goes nowhere. */
 static int discard(void *ctx, const void *buf, size_t len)
 {
@@ -135,6 +177,7 @@ int hs_cli_run(hs_cli *cli)
     hs_status s;
     int in_fd = STDIN_FILENO, out_fd = STDOUT_FILENO, rc;
     struct stat st;
+    spill_file spill = {NULL};
 
     memset(&rd, 0, sizeof rd);
     choose_format(cli);
@@ -199,6 +242,9 @@ int hs_cli_run(hs_cli *cli)
                 out ? hs_output_error(out) : "out of memory");
         goto done;
     }
+    cli->opt.spill.write = spill_write;
+    cli->opt.spill.read = spill_read;
+    cli->opt.spill.ctx = &spill;
     /* the duplicate report rides on --stats: it costs a hash per array */
     cli->opt.find_duplicates = cli->stats != 0;
     filter = hs_filter_create(cli->rules, &cli->opt, NULL);
@@ -246,6 +292,8 @@ done:
     hs_filter_free(filter);
     hs_output_free(out);
     hs_input_close(rd.in);
+    if (spill.fp)
+        fclose(spill.fp);
     if (cli->in_path)
         close(in_fd);
     if (cli->out_path) {

@@ -7,7 +7,8 @@
  * (classes.c). HotSpot writes every CLASS_DUMP before the first instance;
  * ART does not, so an instance whose class chain is not complete yet is
  * held here, with the heap it was in, until the missing class dump arrives,
- * and written then. Held bytes count toward the --max-held limit. An
+ * and written then. Held bytes count toward the --max-held limit, unless the
+ * caller gave a spill store: past opt.hold_in_memory bytes they go there. An
  * instance whose class never comes is written with every field byte zeroed,
  * references included: nothing else can be known about it.
  *
@@ -22,13 +23,16 @@
 #include "be.h"
 #include "filter_impl.h"
 
-/* A held instance in the arena: this header, then its bytes. */
-typedef struct {
-    uint64_t next;      /* arena offset + 1 of the next one waiting on the same class */
+/* A held instance: where its bytes are (the arena, or the spill store
+ * past opt.hold_in_memory), and what it needs to be written later. */
+typedef struct held {
+    uint64_t next;      /* index + 1 of the next one waiting on the same class */
+    uint64_t loc;       /* offset of its bytes in the arena or the spill store */
+    uint64_t cls;       /* its class */
     uint64_t heap_name; /* the heap it was in */
     uint32_t heap, cur_heap;
     uint32_t len;       /* sub-record bytes (header and fields) */
-    uint32_t pad;
+    uint32_t spilled;
 } held;
 
 /* ---- names for the keep list ----------------------------------------------- */
@@ -172,22 +176,39 @@ static hs_status bad_size(F *f, uint64_t off, uint64_t cls, uint64_t n, uint64_t
                           (unsigned long long)want);
 }
 
-/* Parks the instance at hs_cur() (`len` bytes) until class `missing`
- * arrives. */
-static hs_status hold(F *f, uint64_t len, uint64_t missing)
+static hs_status new_hold(F *f, held **h)
 {
-    held h;
-    uint64_t *head, at = f->pending_len, left = len;
+    if (f->n_holds == f->cap_holds) {
+        size_t cap = f->cap_holds ? f->cap_holds * 2 : 1024;
+        held *n = hs_realloc(&f->alloc, f->holds, f->n_holds * sizeof *n, cap * sizeof *n);
+        if (!n)
+            return hs_filter_io_fail(f, HS_E_NOMEM, "");
+        f->holds = n;
+        f->cap_holds = cap;
+    }
+    *h = &f->holds[f->n_holds++];
+    memset(*h, 0, sizeof **h);
+    return HS_OK;
+}
 
-    if (len > UINT32_MAX || f->pending_len + sizeof h + len > f->opt.max_held)
+/* Parks the instance at hs_cur() (`len` bytes) until class `missing`
+ * arrives: in memory, or in the spill store once opt.hold_in_memory bytes
+ * are in memory. */
+static hs_status hold(F *f, uint64_t len, uint64_t missing, uint64_t cls)
+{
+    held *h = NULL;
+    uint64_t *head, left = len;
+    int spill = f->opt.spill.write && f->pending_len + len > f->opt.hold_in_memory;
+
+    if (len > UINT32_MAX || (!spill && f->pending_len + len > f->opt.max_held))
         return hs_filter_fail(f, HS_E_LIMIT, hs_offset(f),
                               "instances waiting for their CLASS_DUMP need more than the "
                               "limit of %llu bytes (raise it with --max-held)",
                               (unsigned long long)f->opt.max_held);
-    if (f->pending_len + sizeof h + len > f->pending_cap) {
+    if (!spill && f->pending_len + len > f->pending_cap) {
         size_t cap = f->pending_cap ? f->pending_cap : 1u << 20;
         uint8_t *b;
-        while (cap < f->pending_len + sizeof h + len)
+        while (cap < f->pending_len + len)
             cap *= 2;
         b = hs_realloc(&f->alloc, f->pending, f->pending_len, cap);
         if (!b)
@@ -195,15 +216,16 @@ static hs_status hold(F *f, uint64_t len, uint64_t missing)
         f->pending = b;
         f->pending_cap = cap;
     }
+    HS_TRY(new_hold(f, &h));
     head = hs_idmap_get(&f->waiting, missing);
-    memset(&h, 0, sizeof h);
-    h.next = head ? *head : 0;
-    h.heap = f->in_heap;
-    h.cur_heap = f->cur_heap;
-    h.heap_name = f->in_heap_name;
-    h.len = (uint32_t)len;
-    memcpy(f->pending + at, &h, sizeof h);
-    f->pending_len += sizeof h;
+    h->next = head ? *head : 0;
+    h->cls = cls;
+    h->heap = f->in_heap;
+    h->cur_heap = f->cur_heap;
+    h->heap_name = f->in_heap_name;
+    h->len = (uint32_t)len;
+    h->spilled = (uint32_t)spill;
+    h->loc = spill ? f->spill_len : f->pending_len;
     while (left) { /* the bytes, as they arrive */
         size_t k = hs_reader_avail(&f->rd);
         if (!k) {
@@ -212,18 +234,27 @@ static hs_status hold(F *f, uint64_t len, uint64_t missing)
         }
         if (k > left)
             k = (size_t)left;
-        memcpy(f->pending + f->pending_len, hs_cur(f), k);
-        f->pending_len += k;
+        if (spill) {
+            if (f->opt.spill.write(f->opt.spill.ctx, f->spill_len, hs_cur(f), k) != 0)
+                return hs_filter_fail(f, HS_E_WRITE, hs_offset(f),
+                                      "writing held instances to the spill file failed");
+            f->spill_len += k;
+        } else {
+            memcpy(f->pending + f->pending_len, hs_cur(f), k);
+            f->pending_len += k;
+        }
         left -= k;
         HS_TRY(hs_drop(f, k));
     }
-    if (hs_idmap_put(&f->waiting, missing, at + 1) != HS_OK)
+    if (hs_idmap_put(&f->waiting, missing, f->n_holds) != HS_OK)
         return hs_filter_io_fail(f, HS_E_NOMEM, "");
     f->pending_count++;
     f->st.instances_held++;
-    if (f->pending_len > f->st.instance_bytes_held_peak)
-        f->st.instance_bytes_held_peak = f->pending_len;
-    return HS_OK;
+    if (f->pending_len + f->spill_len > f->st.instance_bytes_held_peak)
+        f->st.instance_bytes_held_peak = f->pending_len + f->spill_len;
+    if (f->spill_len > f->st.instance_bytes_spilled_peak)
+        f->st.instance_bytes_spilled_peak = f->spill_len;
+    return hs_check_held(f);
 }
 
 /* Writes field bytes `p[0..n)` through `runs` (NULL: scrub all). */
@@ -256,32 +287,52 @@ static hs_status emit_fields(F *f, const uint8_t *p, uint64_t n, const uint32_t 
     return HS_OK;
 }
 
-/* Writes held instance at arena offset `at` (its class chain is complete
- * when `runs` is not NULL), in the heap it came from. */
-static hs_status write_held(F *f, size_t at, const uint32_t *runs, uint32_t nruns)
+/* Writes held instance `h` (its class chain is complete when `runs` is
+ * not NULL), in the heap it came from. */
+static hs_status write_held(F *f, const held *h, const uint32_t *runs, uint32_t nruns)
 {
-    held h;
     const size_t hdr = 1 + 2 * (size_t)f->idsize + 8;
     uint32_t save_heap = f->in_heap, save_cur = f->cur_heap;
     uint64_t save_name = f->in_heap_name;
-    hs_status s;
+    uint8_t *bytes = f->pending + h->loc, *copy = NULL;
+    hs_status s = HS_OK;
 
-    memcpy(&h, f->pending + at, sizeof h);
-    f->in_heap = h.heap;
-    f->cur_heap = h.cur_heap;
-    f->in_heap_name = h.heap_name;
-    s = hs_sub_begin(f, h.len);
+    if (h->spilled) {
+        copy = hs_malloc(&f->alloc, h->len);
+        if (!copy)
+            return hs_filter_io_fail(f, HS_E_NOMEM, "");
+        if (f->opt.spill.read(f->opt.spill.ctx, h->loc, copy, h->len) != 0)
+            s = hs_filter_fail(f, HS_E_READ, hs_offset(f),
+                               "reading held instances back from the spill file failed");
+        bytes = copy;
+    }
+    f->in_heap = h->heap;
+    f->cur_heap = h->cur_heap;
+    f->in_heap_name = h->heap_name;
     if (s == HS_OK)
-        s = hs_emit(f, f->pending + at + sizeof h, hdr);
+        s = hs_sub_begin(f, h->len);
     if (s == HS_OK)
-        s = emit_fields(f, f->pending + at + sizeof h + hdr, h.len - hdr, runs, nruns);
+        s = hs_emit(f, bytes, hdr);
+    if (s == HS_OK)
+        s = emit_fields(f, bytes + hdr, h->len - hdr, runs, nruns);
     if (s == HS_OK)
         s = hs_sub_end(f);
     f->in_heap = save_heap;
     f->cur_heap = save_cur;
     f->in_heap_name = save_name;
     f->pending_count--;
+    hs_free(&f->alloc, copy);
     return s;
+}
+
+/* Everything held was written: the stores start over. */
+static void holds_reset(F *f)
+{
+    if (!f->pending_count) {
+        f->pending_len = 0;
+        f->spill_len = 0;
+        f->n_holds = 0;
+    }
 }
 
 /* A class dump arrived: the instances waiting for it are written, or wait
@@ -295,34 +346,30 @@ hs_status hs_scrub_class_arrived(F *f, uint64_t id)
     next = *head;
     hs_idmap_remove(&f->waiting, id);
     while (next) {
-        size_t at = (size_t)(next - 1);
-        held h;
+        held *h = &f->holds[next - 1];
         const uint32_t *runs;
         uint32_t nruns;
-        uint64_t size, missing, cls;
+        uint64_t size, missing;
+        const uint64_t fields = h->len - (1 + 2 * (uint64_t)f->idsize + 8);
 
-        memcpy(&h, f->pending + at, sizeof h);
-        next = h.next;
-        cls = hs_be_id(f->pending + at + sizeof h + 1 + f->idsize + 4, f->idsize);
-        if (hs_classes_runs(&f->classes, cls, f->idsize, &runs, &nruns, &size, &missing) !=
+        next = h->next;
+        if (hs_classes_runs(&f->classes, h->cls, f->idsize, &runs, &nruns, &size, &missing) !=
             HS_OK)
             return hs_filter_fail(f, HS_E_MALFORMED, hs_offset(f),
-                                  "class 0x%llx is its own superclass", (unsigned long long)cls);
+                                  "class 0x%llx is its own superclass",
+                                  (unsigned long long)h->cls);
         if (!runs) { /* wait on for the next missing class */
             uint64_t *w = hs_idmap_get(&f->waiting, missing);
-            h.next = w ? *w : 0;
-            memcpy(f->pending + at, &h, sizeof h);
-            if (hs_idmap_put(&f->waiting, missing, at + 1) != HS_OK)
+            h->next = w ? *w : 0;
+            if (hs_idmap_put(&f->waiting, missing, (uint64_t)(h - f->holds) + 1) != HS_OK)
                 return hs_filter_io_fail(f, HS_E_NOMEM, "");
             continue;
         }
-        if (size != h.len - (1 + 2 * (uint64_t)f->idsize + 8))
-            return bad_size(f, hs_offset(f), cls, h.len - (1 + 2 * (uint64_t)f->idsize + 8),
-                            size);
-        HS_TRY(write_held(f, at, runs, nruns));
+        if (size != fields)
+            return bad_size(f, hs_offset(f), h->cls, fields, size);
+        HS_TRY(write_held(f, h, runs, nruns));
     }
-    if (!f->pending_count)
-        f->pending_len = 0; /* all written: the arena starts over */
+    holds_reset(f);
     return HS_OK;
 }
 
@@ -336,19 +383,15 @@ hs_status hs_scrub_finish(F *f)
         uint64_t next;
         if (!f->waiting.used[i])
             continue;
-        next = f->waiting.vals[i];
-        while (next) {
-            held h;
-            memcpy(&h, f->pending + next - 1, sizeof h);
-            HS_TRY(write_held(f, (size_t)(next - 1), NULL, 0));
+        for (next = f->waiting.vals[i]; next; next = f->holds[next - 1].next) {
+            HS_TRY(write_held(f, &f->holds[next - 1], NULL, 0));
             f->st.instances_unresolved++;
-            next = h.next;
         }
     }
     hs_idmap_free(&f->waiting);
     hs_idmap_init(&f->waiting, &f->alloc);
-    f->pending_len = 0;
     f->pending_count = 0;
+    holds_reset(f);
     return HS_OK;
 }
 
@@ -365,7 +408,7 @@ hs_status hs_scrub_instance(F *f, uint64_t off, size_t hdr, uint64_t n)
         return hs_filter_fail(f, HS_E_MALFORMED, off, "class 0x%llx is its own superclass",
                               (unsigned long long)cls);
     if (!runs)
-        return hold(f, hdr + n, missing);
+        return hold(f, hdr + n, missing, cls);
     if (size != n)
         return bad_size(f, off, cls, n, size);
     HS_TRY(hs_sub_begin(f, hdr + n));

@@ -22,7 +22,7 @@ hs_status hs_check_held(F *f)
 {
     uint64_t held = hs_strtab_bytes(&f->strings) + hs_rootq_bytes(&f->roots) +
                     hs_idmap_bytes(&f->dup_seen) + hs_idmap_bytes(&f->dup_sizes) +
-                    f->pending_len;
+                    f->pending_len + f->cap_holds * sizeof(uint64_t) * 6;
 
     if (held > f->st.held_bytes_peak)
         f->st.held_bytes_peak = held;

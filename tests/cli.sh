@@ -106,6 +106,19 @@ expect_rc 0 "--to-jvm"; [ "$(head -c 18 "$T/jvm.hprof")" = "JAVA PROFILE 1.0.2" 
 "$BIN" --progress "$FIX" >/dev/null 2>"$T/err"; expect_grep "MB/s" "$T/err" "--progress"
 cat "$FIX" | "$BIN" --progress --size 3737979 >/dev/null 2>"$T/err"; expect_grep "(100%)" "$T/err" "--progress --size"
 
+# privacy: --audit fails the input (exit 7) and passes the output; held
+# instances spill to a temporary file and the output stays the same
+"$BIN" --audit "$FIX" >"$T/audit" 2>&1; rc=$?
+expect_rc 7 "--audit on an unscrubbed dump"; expect_grep "NOT clean" "$T/audit" "--audit report"
+"$BIN" -p privacy "$FIX" | "$BIN" --audit >"$T/audit" 2>&1; rc=$?
+expect_rc 0 "--audit on a scrubbed dump"; expect_grep "clean" "$T/audit" "--audit report"
+"$BIN" --audit -o "$T/x.hprof" "$FIX" >/dev/null 2>&1; rc=$?
+expect_rc 2 "--audit with an output"
+A=fixtures/android-art2025-ahat-test-dump.hprof
+"$BIN" -p privacy "$A" >"$T/p0"
+"$BIN" -p privacy --spill-after 1 "$A" >"$T/p1"
+cmp -s "$T/p0" "$T/p1" && ok || bad "--spill-after changed the output"
+
 # --salvage: exit 6, a valid output file, and what was lost on stderr
 "$BIN" --salvage -o "$T/salvaged.hprof" "$T/cut.hprof" 2>"$T/err"; rc=$?
 expect_rc 6 "--salvage"; expect_grep "salvaged" "$T/err" "--salvage message"

@@ -159,3 +159,69 @@ Test(privacy, duplicate_arrays)
     }
     dg_free(&d);
 }
+
+/* A spill store in memory, for the test below. */
+typedef struct {
+    uint8_t *p;
+    size_t cap;
+    int fail;
+} mem_spill;
+
+static int spill_write(void *ctx, uint64_t off, const void *buf, size_t len)
+{
+    mem_spill *s = ctx;
+    if (s->fail)
+        return -1;
+    if (off + len > s->cap) {
+        s->cap = (size_t)(off + len) * 2;
+        s->p = realloc(s->p, s->cap);
+    }
+    memcpy(s->p + off, buf, len);
+    return 0;
+}
+
+static int spill_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+    mem_spill *s = ctx;
+    memcpy(buf, s->p + off, len);
+    return 0;
+}
+
+/* Held instances go to the spill store past hold_in_memory, and the output
+ * is the same as when they stay in memory. */
+Test(privacy, spilled_instances)
+{
+    const char *const *p;
+
+    for (p = dump_paths(); *p; p++) {
+        size_t len;
+        uint8_t *in;
+        run_result a, b;
+        hs_options opt;
+        mem_spill sp = {NULL, 0, 0};
+
+        if (!strstr(*p, "android"))
+            continue;
+        in = load_file(*p, &len);
+        a = run_filter(in, len, "privacy", NULL, 0);
+        memset(&opt, 0, sizeof opt);
+        opt.hold_in_memory = 1;
+        opt.spill.write = spill_write;
+        opt.spill.read = spill_read;
+        opt.spill.ctx = &sp;
+        b = run_filter(in, len, "privacy", &opt, 0);
+        cr_assert_eq(b.status, HS_OK, "%s: %s", *p, b.err.message);
+        cr_expect_gt(b.st.instance_bytes_spilled_peak, 0, "%s: nothing spilled", *p);
+        cr_expect(a.out_len == b.out_len && memcmp(a.out, b.out, a.out_len) == 0,
+                  "%s: spilling changed the output", *p);
+        run_result_free(&b);
+        sp.fail = 1; /* a spill store that fails is an error, not a silent loss */
+        b = run_filter(in, len, "privacy", &opt, 0);
+        cr_expect_eq(b.status, HS_E_WRITE, "%s", *p);
+        cr_expect(strstr(b.err.message, "spill") != NULL, "%s", b.err.message);
+        run_result_free(&a);
+        run_result_free(&b);
+        free(sp.p);
+        free(in);
+    }
+}
