@@ -296,19 +296,37 @@ hs_status hs_fill_stream(F *f, uint8_t byte, uint64_t n, const char *what)
     return HS_OK;
 }
 
+/* The count of non-zero bytes in p[0..n), eight at a time: in each byte
+ * of ((w & 0x7f..) + 0x7f..) | w the top bit is set exactly when that byte
+ * of w is not zero; the multiply adds those bits up. */
+size_t hs_count_nonzero(const uint8_t *p, size_t n)
+{
+    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full, ones = 0x0101010101010101ull;
+    size_t z = 0, i = 0;
+
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w, t;
+        memcpy(&w, p + i, 8);
+        t = (((w & lo7) + lo7) | w) >> 7 & ones;
+        z += (size_t)((t * ones) >> 56);
+    }
+    for (; i < n; i++)
+        z += p[i] != 0;
+    return z;
+}
+
 hs_status hs_fill_stream_count(F *f, uint8_t byte, uint64_t n, uint64_t *total,
                                uint64_t *nonzero, uint64_t *first)
 {
     *total += n;
     while (n) {
-        size_t k, j, z = 0;
+        size_t k, j, z;
         const uint8_t *p;
         HS_TRY(chunk(f, n, "scrubbed bytes", &k));
         p = hs_cur(f);
         if (f->hashing)
             XXH3_64bits_update(f->dup_state, p, k);
-        for (j = 0; j < k; j++) /* branch-free so it vectorizes */
-            z += p[j] != 0;
+        z = hs_count_nonzero(p, k);
         if (z && !*first)
             for (j = 0; j < k; j++)
                 if (p[j]) {

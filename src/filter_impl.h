@@ -140,6 +140,7 @@ hs_status hs_need_slow(F *f, size_t n, const char *what);
 hs_status hs_copy_stream(F *f, uint64_t n, const char *what);
 hs_status hs_skip_stream(F *f, uint64_t n, const char *what);
 hs_status hs_fill_stream(F *f, uint8_t byte, uint64_t n, const char *what);
+size_t hs_count_nonzero(const uint8_t *p, size_t n);
 /* hs_fill_stream, adding `n` to *total, the count of non-zero input bytes
  * to *nonzero, and noting the first one's offset in *first (0: none yet). */
 hs_status hs_fill_stream_count(F *f, uint8_t byte, uint64_t n, uint64_t *total,

@@ -262,12 +262,9 @@ static hs_status emit_fields(F *f, const uint8_t *p, uint64_t n, const uint32_t 
                              uint32_t nruns)
 {
     uint32_t r;
-    uint64_t k, z;
 
     if (!runs) {
-        for (k = 0, z = 0; k < n; k++)
-            z += p[k] != 0;
-        f->st.nonzero_field_bytes += z;
+        f->st.nonzero_field_bytes += hs_count_nonzero(p, (size_t)n);
         f->st.field_bytes_scrubbed += n;
         return hs_fill_stream_out(f, 0, n);
     }
@@ -276,9 +273,7 @@ static hs_status emit_fields(F *f, const uint8_t *p, uint64_t n, const uint32_t 
         if (runs[r] & HS_RUN_KEEP) {
             HS_TRY(hs_emit(f, p, w));
         } else {
-            for (k = 0, z = 0; k < w; k++)
-                z += p[k] != 0;
-            f->st.nonzero_field_bytes += z;
+            f->st.nonzero_field_bytes += hs_count_nonzero(p, w);
             f->st.field_bytes_scrubbed += w;
             HS_TRY(hs_fill_stream_out(f, 0, w));
         }
