@@ -36,6 +36,8 @@ Test(presets, default_on_every_dump, .timeout = 300)
         cr_expect_eq(wo.payload_bytes, wi.payload_bytes, "%s", *p);
         cr_expect_eq(wo.roots, wi.roots, "%s", *p);
         cr_expect_eq(wo.nonzero_payload_bytes, 0, "%s", *p);
+        cr_expect_eq(r.st.nonzero_array_bytes, wi.nonzero_payload_bytes,
+                     "%s: the filter's count of non-zero payload bytes is off", *p);
         cr_expect_eq(wo.strings_unused, 0, "%s: %llu unused strings left", *p,
                      (unsigned long long)wo.strings_unused);
         cr_expect_eq(wo.string_refs_undefined, wi.string_refs_undefined,
