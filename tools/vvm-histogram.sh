@@ -1,7 +1,7 @@
 #!/bin/sh
 # vvm-histogram.sh - class histogram of an HPROF dump via VisualVM's parser.
 #
-#   tools/vvm-histogram.sh [--summary] [--roots] [--segment N] DUMP
+#   tools/vvm-histogram.sh [--summary] [--counts] [--roots] [--segment N] DUMP
 #
 # DUMP may be a file, a .gz file (decompressed into the temporary directory)
 # or '-' for standard input. Prints "name<TAB>instances<TAB>bytes" per class,
@@ -50,7 +50,7 @@ while [ $# -gt 0 ]; do
     case $1 in
         --segment) [ $# -ge 2 ] || die "--segment needs a number"
                    opts="$opts $1 $2"; shift ;;
-        --summary|--roots) opts="$opts $1" ;;
+        --summary|--counts|--roots) opts="$opts $1" ;;
         -h|--help) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
         -) [ -z "$dump" ] || die "more than one DUMP"; dump=- ;;
         -*) die "unknown option $1" ;;
@@ -58,7 +58,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-[ -n "$dump" ] || die "usage: vvm-histogram.sh [--summary] [--roots] [--segment N] DUMP"
+[ -n "$dump" ] || die "usage: vvm-histogram.sh [--summary] [--counts] [--roots] [--segment N] DUMP"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vvm-histogram.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

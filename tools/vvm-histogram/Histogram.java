@@ -12,6 +12,9 @@
  *   name<TAB>instances<TAB>bytes     one line per class
  *   TOTAL<TAB>instances<TAB>bytes
  * With --summary only the TOTAL line, then CLASSES<TAB>n and GC_ROOTS<TAB>n.
+ * With --counts the bytes column is 0: sizes are not computed (VisualVM
+ * needs java.lang.System's properties for them, which a truncated dump may
+ * not hold), so only the parse and the instance counts are checked.
  * With --roots, GC root counts per kind follow (ROOT<TAB>kind<TAB>n).
  *
  * Exit status: 0 ok, 1 the dump could not be parsed, 2 usage error.
@@ -38,7 +41,7 @@ import org.graalvm.visualvm.lib.jfluid.heap.JavaClass;
 
 public final class Histogram {
     private static final String USAGE =
-        "usage: Histogram [--summary] [--roots] [--segment N] DUMP";
+        "usage: Histogram [--summary] [--counts] [--roots] [--segment N] DUMP";
 
     /** One histogram line. */
     private static final class Row implements Comparable<Row> {
@@ -87,13 +90,15 @@ public final class Histogram {
     }
 
     public static void main(String[] args) {
-        boolean summary = false, roots = false;
+        boolean summary = false, roots = false, counts = false;
         int segment = 0;
         String path = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.equals("--summary")) {
                 summary = true;
+            } else if (a.equals("--counts")) {
+                counts = true;
             } else if (a.equals("--roots")) {
                 roots = true;
             } else if (a.equals("--segment")) {
@@ -137,7 +142,9 @@ public final class Histogram {
             long totalInstances = 0, totalBytes = 0;
             for (JavaClass jc : classes) {
                 long n = jc.getInstancesCount();
-                long b = jc.getAllInstancesSize();
+                /* sizes need java.lang.System's properties (VisualVM guesses
+                 * compressed oops from them), which a dump cut short may lack */
+                long b = counts ? 0 : jc.getAllInstancesSize();
                 rows.add(new Row(clean(jc.getName()), n, b));
                 totalInstances += n;
                 totalBytes += b;
@@ -147,7 +154,8 @@ public final class Histogram {
             Collection<GCRoot> gcRoots = heap.getGCRoots();
             /* Heap.getSummary() is read here too, so that a broken HEAP_SUMMARY
              * or a failing computed summary shows up as an error. */
-            heap.getSummary();
+            if (!counts)
+                heap.getSummary();
 
             if (!summary) {
                 for (Row r : rows)
