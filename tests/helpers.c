@@ -48,16 +48,34 @@ int mem_write(void *ctx, const void *buf, size_t len)
     return 0;
 }
 
-run_result run_filter(const uint8_t *in, size_t len, const char *preset, const hs_options *opt,
-                      size_t chunk)
+run_result run_with_rules(const uint8_t *in, size_t len, const hs_rules *rules,
+                          const hs_options *opt, size_t chunk)
 {
     run_result r;
     mem_src src = {in, len, 0, chunk, -1};
     mem_sink sink = {NULL, 0, 0, 0};
     hs_source s = {mem_read, &src};
     hs_sink k = {mem_write, &sink};
+    hs_filter *f = hs_filter_create(rules, opt, NULL);
+
+    memset(&r, 0, sizeof r);
+    if (!f)
+        abort();
+    r.status = hs_filter_run(f, &s, &k);
+    if (r.status != HS_OK)
+        r.err = *hs_filter_error(f);
+    hs_filter_stats(f, &r.st);
+    hs_filter_free(f);
+    r.out = sink.data;
+    r.out_len = sink.len;
+    return r;
+}
+
+run_result run_filter(const uint8_t *in, size_t len, const char *preset, const hs_options *opt,
+                      size_t chunk)
+{
+    run_result r;
     hs_rules *rules = hs_rules_create(NULL);
-    hs_filter *f;
 
     memset(&r, 0, sizeof r);
     if (!rules || hs_rules_preset(rules, preset, &r.err) != HS_OK) {
@@ -65,15 +83,8 @@ run_result run_filter(const uint8_t *in, size_t len, const char *preset, const h
         hs_rules_free(rules);
         return r;
     }
-    f = hs_filter_create(rules, opt, NULL);
-    r.status = hs_filter_run(f, &s, &k);
-    if (r.status != HS_OK)
-        r.err = *hs_filter_error(f);
-    hs_filter_stats(f, &r.st);
-    hs_filter_free(f);
+    r = run_with_rules(in, len, rules, opt, chunk);
     hs_rules_free(rules);
-    r.out = sink.data;
-    r.out_len = sink.len;
     return r;
 }
 

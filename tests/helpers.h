@@ -45,6 +45,9 @@ typedef struct {
  * `chunk` bytes at a time (0 = all at once). */
 run_result run_filter(const uint8_t *in, size_t len, const char *preset, const hs_options *opt,
                       size_t chunk);
+/* The same with a rule set of the caller's. */
+run_result run_with_rules(const uint8_t *in, size_t len, const hs_rules *rules,
+                          const hs_options *opt, size_t chunk);
 void run_result_free(run_result *r);
 
 /* ---- files ------------------------------------------------------------- */

@@ -100,25 +100,12 @@ static run_result run_rules(const dump *d, const char *text)
 {
     hs_rules *rules = hs_rules_create(NULL);
     hs_error err;
-    mem_src src = {d->p, d->len, 0, 0, -1};
-    mem_sink sink = {NULL, 0, 0, 0};
-    hs_source s = {mem_read, &src};
-    hs_sink k = {mem_write, &sink};
-    hs_filter *f;
     run_result r;
 
-    memset(&r, 0, sizeof r);
     cr_assert_eq(hs_rules_parse(rules, text, strlen(text), "test", &err), HS_OK, "%s",
                  err.message);
-    f = hs_filter_create(rules, NULL, NULL);
-    r.status = hs_filter_run(f, &s, &k);
-    if (r.status != HS_OK)
-        r.err = *hs_filter_error(f);
-    hs_filter_stats(f, &r.st);
-    hs_filter_free(f);
+    r = run_with_rules(d->p, d->len, rules, NULL, 0);
     hs_rules_free(rules);
-    r.out = sink.data;
-    r.out_len = sink.len;
     return r;
 }
 
