@@ -130,7 +130,12 @@ hs_status hs_classes_runs(hs_classes *c, uint64_t id, unsigned idsize, const uin
         leaf->nruns = (uint32_t)(c->runs_len - start);
         leaf->size = total;
     }
-    *runs = c->runs + leaf->runs;
+    {
+        /* a chain with no fields at all has no runs, but it is known: its
+         * runs must not read as "missing" */
+        static const uint32_t none[1] = {0};
+        *runs = c->runs ? c->runs + leaf->runs : none;
+    }
     *nruns = leaf->nruns;
     *size = leaf->size;
     return HS_OK;

@@ -225,3 +225,36 @@ Test(privacy, spilled_instances)
         free(in);
     }
 }
+
+/* A class with no fields at all (java.lang.Object in some dumps) still
+ * resolves the instances waiting for it (valgrind found them read as
+ * "class missing" once). */
+Test(privacy, class_without_fields)
+{
+    dump d;
+    run_result r;
+
+    dg_init(&d, "JAVA PROFILE 1.0.2", 4);
+    dg_begin(&d, 0x1C);
+    dg_instance(&d, 0x100, 0x50, 0, 0);
+    dg_u1(&d, 0x20); /* CLASS_DUMP 0x50: no super, no constants, statics or fields */
+    dg_id(&d, 0x50);
+    dg_u4(&d, 1);
+    {
+        int j;
+        for (j = 0; j < 6; j++)
+            dg_id(&d, 0);
+    }
+    dg_u4(&d, 0);
+    dg_u2(&d, 0);
+    dg_u2(&d, 0);
+    dg_u2(&d, 0);
+    dg_end(&d);
+    r = run_filter(d.p, d.len, "privacy", NULL, 0);
+    cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+    cr_expect_eq(r.st.instances_held, 1);
+    cr_expect_eq(r.st.instances_unresolved, 0);
+    cr_expect_eq(walk_dump(r.out, r.out_len, 0).instances, 1);
+    run_result_free(&r);
+    dg_free(&d);
+}
