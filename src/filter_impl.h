@@ -109,6 +109,8 @@ struct hs_filter {
     int sub_open;          /* a sub-record has begun in the output */
     size_t sub_mark;       /* where it starts in the segment */
     uint64_t huge_out_end; /* where its own segment ends in the output */
+    uint64_t huge_seg_pos; /* where that segment starts in the output */
+    uint64_t sub_off;      /* its input offset */
     int rec_partial;       /* a top-level record is being copied */
     uint64_t rec_out_pos;  /* where it starts in the output */
 

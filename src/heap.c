@@ -184,6 +184,8 @@ static hs_status place_sub(F *f, uint64_t size)
                                   "segment", (unsigned long long)size);
         put_record_header(h, HS_TAG_HEAP_DUMP_SEGMENT, (uint32_t)(head + size));
         HS_TRY(hs_set_dst(f, DST_OUT));
+        HS_TRY(hs_span_flush(f));
+        f->huge_seg_pos = f->out.total; /* for --salvage */
         HS_TRY(hs_emit(f, h, sizeof h));
         f->st.segments_out++;
         f->st.records_out++;
@@ -207,6 +209,7 @@ static hs_status begin_sub(F *f, uint64_t size)
         return HS_OK;
     HS_TRY(place_sub(f, size));
     f->sub_open = 1;
+    f->sub_off = hs_offset(f);
     if (f->dst == DST_OUT) {
         HS_TRY(hs_span_flush(f));
         f->huge_out_end = f->out.total + size;
@@ -719,8 +722,16 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len)
     return HS_OK;
 }
 
-/* The most zeros --salvage writes to complete a record that was cut short. */
+/* --salvage completes a record whose first bytes already left with zeros.
+ * A dump cut at OOM time inside a big array is the reason; a corrupt length
+ * claiming gigabytes is the danger. Up to 64 MiB, or four times what was
+ * present, is believed. */
 #define MAX_SALVAGE_PAD (64u << 20)
+
+static int too_much_to_pad(uint64_t pad, uint64_t present)
+{
+    return pad > MAX_SALVAGE_PAD && pad / 4 > present;
+}
 
 /* --salvage: the input ended inside a record. Undo or complete what is half
  * written, close the heap dump properly, and say what was lost. The filter
@@ -735,9 +746,23 @@ hs_status hs_salvage(F *f)
     if (f->rec_off == UINT64_MAX && !f->idsize)
         return HS_E_TRUNCATED; /* not even a file header */
     HS_TRY(hs_span_flush(f));
-    if (f->sub_open && f->dst == DST_OUT) {
-        /* its segment header already promised its length: zero-fill */
+    if (f->sub_open && f->dst == DST_OUT && f->huge_seg_pos >= f->out.total - f->out.len) {
+        /* its own segment has not reached the sink yet: take it back */
+        f->out.len -= (size_t)(f->out.total - f->huge_seg_pos);
+        f->out.total = f->huge_seg_pos;
+        what = "it was left out";
+    } else if (f->sub_open && f->dst == DST_OUT) {
+        /* its segment header already promised its length: zero-fill, as
+         * far as is believable (see too_much_to_pad) */
+        uint64_t present = f->out.total - f->huge_seg_pos;
         pad = f->huge_out_end - f->out.total;
+        if (too_much_to_pad(pad, present))
+            return hs_filter_fail(f, HS_E_TRUNCATED, end,
+                                  "input ends %llu bytes short of the end of a %s at byte %llu, "
+                                  "too many to fill in: not salvaged",
+                                  (unsigned long long)pad,
+                                  hs_subtag_name((unsigned)f->subtag),
+                                  (unsigned long long)f->sub_off);
         what = "its missing bytes were written as zeros";
     } else if (f->sub_open) {
         f->seg_len = f->sub_mark;
@@ -753,7 +778,7 @@ hs_status hs_salvage(F *f)
         /* it has partly left: complete it, unless its length is past belief
          * (a corrupt length must not turn into gigabytes of zeros) */
         pad = f->rec_end - end;
-        if (pad > MAX_SALVAGE_PAD)
+        if (too_much_to_pad(pad, end - f->rec_off))
             return hs_filter_fail(f, HS_E_TRUNCATED, end,
                                   "input ends %llu bytes short of the end of the %s record at "
                                   "byte %llu, too many to fill in: not salvaged",
