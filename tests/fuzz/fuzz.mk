@@ -1,24 +1,33 @@
-# tests/fuzz/fuzz.mk - libFuzzer harness over the library (see fuzz_filter.c).
+# tests/fuzz/fuzz.mk - libFuzzer harnesses over the library: the whole
+# filter (fuzz_filter.c) and the rule-file parser and printer (fuzz_rules.c).
 #
 # Works included from the top Makefile (`include tests/fuzz/fuzz.mk`) or on
 # its own (`make -f tests/fuzz/fuzz.mk fuzz`), from the repository root.
 #
-#   make fuzz            build with clang -fsanitize=fuzzer,address,undefined
-#                        and fuzz for FUZZ_SECONDS (default 120)
-#   make fuzz-build      only build build-fuzz/fuzz_filter
+#   make fuzz            build both harnesses with clang
+#                        -fsanitize=fuzzer,address,undefined, fuzz the filter
+#                        for FUZZ_SECONDS (default 120), then the rules for
+#                        FUZZ_RULES_SECONDS (default a quarter of that)
+#   make fuzz-filter     only the filter harness, FUZZ_SECONDS
+#   make fuzz-rules      only the rules harness, FUZZ_RULES_SECONDS
+#   make fuzz-build      only build build-fuzz/fuzz_filter and fuzz_rules
 #   make fuzz-replay     build replay.c with $(CC) + ASan/UBSan and run it over
-#                        tests/fuzz/seeds/ and tests/fuzz/regress/
+#                        tests/fuzz/seeds/ and tests/fuzz/regress/ (filter),
+#                        tests/fuzz/seeds-rules/ and tests/fuzz/regress/rules/
 #   make fuzz-seeds      regenerate tests/fuzz/seeds/ (python3)
 #   make fuzz-clean      remove build-fuzz/
 #
-# Crashes land in build-fuzz/artifacts/; minimise one with
+# Crashes land in build-fuzz/artifacts/ (the rules harness's prefixed
+# rules-); minimise one with
 #   build-fuzz/fuzz_filter -minimize_crash=1 -runs=20000 \
 #       -exact_artifact_path=tests/fuzz/regress/NAME build-fuzz/artifacts/crash-...
+# (build-fuzz/fuzz_rules and tests/fuzz/regress/rules/NAME for the rules)
 # and note it in tests/fuzz/regress/README.md.
 #
 # Every variable is prefixed FUZZ_ so nothing of the includer is changed;
 # CC (for fuzz-replay) is taken from the includer or the environment.
-# FUZZ_SECONDS, FUZZ_MAX_LEN, FUZZ_FLAGS (extra libFuzzer flags), FUZZ_DEFS
+# FUZZ_SECONDS, FUZZ_RULES_SECONDS, FUZZ_MAX_LEN, FUZZ_FLAGS (extra libFuzzer
+# flags, both harnesses), FUZZ_DEFS
 # (e.g. -DFUZZ_STRICT_IDENTITY=1) can be set on the command line; so can
 # FUZZ_SRC_DIR and FUZZ_OUT, to fuzz a snapshot of the library (e.g. from
 # git archive) in its own build tree while src/ is being edited.
@@ -49,8 +58,15 @@ FUZZ_SEEDS   ?= $(FUZZ_DIR)/seeds
 FUZZ_REGRESS ?= $(FUZZ_DIR)/regress
 FUZZ_FIXTURES ?= $(if $(filter .,$(FUZZ_ROOT)),fixtures,$(FUZZ_ROOT)/fixtures)
 
-FUZZ_LIB_SRC := $(filter-out $(FUZZ_SRC_DIR)/main.c $(FUZZ_SRC_DIR)/io.c, \
+# The library is every source file but the command-line tool's: those the
+# includer lists in CLI_SRC, and the tool's files as of this writing (for a
+# standalone run, or a snapshot in FUZZ_SRC_DIR).
+FUZZ_CLI_NAMES := main.c io.c run.c report.c input.c output.c progress.c \
+                  $(notdir $(CLI_SRC))
+FUZZ_LIB_SRC := $(filter-out $(addprefix $(FUZZ_SRC_DIR)/,$(FUZZ_CLI_NAMES)), \
                   $(wildcard $(FUZZ_SRC_DIR)/*.c))
+# the library links against libxxhash (dups.c)
+FUZZ_LIBS ?= -lxxhash
 
 FUZZ_STD  := -std=c11 -D_FILE_OFFSET_BITS=64
 FUZZ_WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
@@ -64,23 +80,43 @@ FUZZ_CFLAGS ?= -O1 -g
 FUZZ_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_WARN) -fsanitize=fuzzer,address,undefined \
                    -fno-sanitize-recover=all -fno-omit-frame-pointer $(FUZZ_CFLAGS) \
                    -I$(FUZZ_SRC_DIR) $(FUZZ_DEFS) -MMD -MP
-FUZZ_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/fuzz/%.o) $(FUZZ_OUT)/fuzz/fuzz_filter.o
+FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/fuzz/%.o)
+FUZZ_OBJ := $(FUZZ_LIB_OBJ) $(FUZZ_OUT)/fuzz/fuzz_filter.o
 FUZZ_BIN := $(FUZZ_OUT)/fuzz_filter
+
+# The rules harness: short texts, keywords from a dictionary, its own
+# working corpus (in the build tree: the seeds reach coverage in seconds).
+FUZZ_RULES_SECONDS ?= $(shell expr \( $(FUZZ_SECONDS) + 3 \) / 4)
+FUZZ_RULES_MAX_LEN ?= 4096
+FUZZ_RULES_CORPUS  ?= $(FUZZ_OUT)/corpus-rules
+FUZZ_RULES_SEEDS   ?= $(FUZZ_DIR)/seeds-rules
+FUZZ_RULES_REGRESS ?= $(FUZZ_REGRESS)/rules
+FUZZ_RULES_DICT    ?= $(FUZZ_DIR)/rules.dict
+FUZZ_RULES_OBJ := $(FUZZ_LIB_OBJ) $(FUZZ_OUT)/fuzz/fuzz_rules.o
+FUZZ_RULES_BIN := $(FUZZ_OUT)/fuzz_rules
 
 # replay build: the normal compiler with ASan + UBSan, no libFuzzer.
 FUZZ_REPLAY_CC := $(if $(filter default,$(origin CC)),cc,$(CC))
 FUZZ_REPLAY_CFLAGS ?= -O1 -g
 FUZZ_REPLAY_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_WARN) $(FUZZ_SAN) $(FUZZ_REPLAY_CFLAGS) \
                           -I$(FUZZ_SRC_DIR) $(FUZZ_DEFS) -MMD -MP
-FUZZ_REPLAY_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/replay/%.o) \
+FUZZ_REPLAY_LIB_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/replay/%.o)
+FUZZ_REPLAY_OBJ := $(FUZZ_REPLAY_LIB_OBJ) \
                    $(FUZZ_OUT)/replay/fuzz_filter.o $(FUZZ_OUT)/replay/replay.o
 FUZZ_REPLAY_BIN := $(FUZZ_OUT)/fuzz_replay
+FUZZ_REPLAY_RULES_OBJ := $(FUZZ_REPLAY_LIB_OBJ) \
+                         $(FUZZ_OUT)/replay/fuzz_rules.o $(FUZZ_OUT)/replay/replay.o
+FUZZ_REPLAY_RULES_BIN := $(FUZZ_OUT)/fuzz_replay_rules
 
-.PHONY: fuzz fuzz-build fuzz-replay fuzz-replay-build fuzz-seeds fuzz-clean fuzz-help
+.PHONY: fuzz fuzz-filter fuzz-rules fuzz-build fuzz-replay fuzz-replay-build fuzz-seeds \
+        fuzz-clean fuzz-help
 
 fuzz-help:
-	@echo "make fuzz            fuzz for FUZZ_SECONDS (default 120) with libFuzzer"
-	@echo "make fuzz-build      build $(FUZZ_BIN) only"
+	@echo "make fuzz            fuzz the filter for FUZZ_SECONDS (default 120), then the"
+	@echo "                     rule parser for FUZZ_RULES_SECONDS (default FUZZ_SECONDS/4)"
+	@echo "make fuzz-filter     only the filter harness"
+	@echo "make fuzz-rules      only the rule-file harness"
+	@echo "make fuzz-build      build $(FUZZ_BIN) and $(FUZZ_RULES_BIN) only"
 	@echo "make fuzz-replay     run the seeds and regression inputs under ASan/UBSan"
 	@echo "make fuzz-seeds      regenerate $(FUZZ_SEEDS) with make-seeds.py"
 	@echo "make fuzz-clean      remove $(FUZZ_OUT)"
@@ -93,19 +129,47 @@ $(FUZZ_OUT)/fuzz/fuzz_filter.o: $(FUZZ_DIR)/fuzz_filter.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -c $< -o $@
 
-$(FUZZ_BIN): $(FUZZ_OBJ)
-	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -o $@ $^
+$(FUZZ_OUT)/fuzz/fuzz_rules.o: $(FUZZ_DIR)/fuzz_rules.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -c $< -o $@
 
-fuzz-build: $(FUZZ_BIN)
+$(FUZZ_BIN): $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS)
+
+$(FUZZ_RULES_BIN): $(FUZZ_RULES_OBJ)
+	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS)
+
+fuzz-build: $(FUZZ_BIN) $(FUZZ_RULES_BIN)
 
 # The first corpus directory is the one libFuzzer writes to; the others only
 # seed it. Inputs longer than -max_len (the fixtures) are cut to it.
-fuzz: $(FUZZ_BIN)
-	@mkdir -p $(FUZZ_CORPUS) $(FUZZ_OUT)/artifacts
-	$(FUZZ_BIN) -max_len=$(FUZZ_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
+FUZZ_FILTER_RUN = $(FUZZ_BIN) -max_len=$(FUZZ_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
 	    -max_total_time=$(FUZZ_SECONDS) -malloc_limit_mb=256 -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ_OUT)/artifacts/ $(FUZZ_FLAGS) \
 	    $(FUZZ_CORPUS) $(FUZZ_SEEDS) $(wildcard $(FUZZ_REGRESS) $(FUZZ_FIXTURES))
+FUZZ_RULES_RUN = $(FUZZ_RULES_BIN) -max_len=$(FUZZ_RULES_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
+	    -max_total_time=$(FUZZ_RULES_SECONDS) -malloc_limit_mb=256 -print_final_stats=1 \
+	    -dict=$(FUZZ_RULES_DICT) -artifact_prefix=$(FUZZ_OUT)/artifacts/rules- $(FUZZ_FLAGS) \
+	    $(FUZZ_RULES_CORPUS) $(FUZZ_RULES_SEEDS) $(wildcard $(FUZZ_RULES_REGRESS))
+
+# Both harnesses, one after the other (each on one core), even when the
+# first finds something; the status says whether either did.
+fuzz: $(FUZZ_BIN) $(FUZZ_RULES_BIN)
+	@mkdir -p $(FUZZ_CORPUS) $(FUZZ_RULES_CORPUS) $(FUZZ_OUT)/artifacts
+	@echo "fuzz: the filter for $(FUZZ_SECONDS) s"
+	$(FUZZ_FILTER_RUN); echo $$? >$(FUZZ_OUT)/fuzz-filter.status
+	@echo "fuzz: the rule parser for $(FUZZ_RULES_SECONDS) s"
+	$(FUZZ_RULES_RUN); echo $$? >$(FUZZ_OUT)/fuzz-rules.status
+	@f=$$(cat $(FUZZ_OUT)/fuzz-filter.status); r=$$(cat $(FUZZ_OUT)/fuzz-rules.status); \
+	    echo "fuzz: filter exit $$f, rules exit $$r"; test "$$f" = 0 && test "$$r" = 0
+
+fuzz-filter: $(FUZZ_BIN)
+	@mkdir -p $(FUZZ_CORPUS) $(FUZZ_OUT)/artifacts
+	$(FUZZ_FILTER_RUN)
+
+fuzz-rules: $(FUZZ_RULES_BIN)
+	@mkdir -p $(FUZZ_RULES_CORPUS) $(FUZZ_OUT)/artifacts
+	$(FUZZ_RULES_RUN)
 
 $(FUZZ_OUT)/replay/%.o: $(FUZZ_SRC_DIR)/%.c
 	@mkdir -p $(@D)
@@ -116,12 +180,20 @@ $(FUZZ_OUT)/replay/%.o: $(FUZZ_DIR)/%.c
 	$(FUZZ_REPLAY_CC) $(FUZZ_REPLAY_ALL_CFLAGS) -c $< -o $@
 
 $(FUZZ_REPLAY_BIN): $(FUZZ_REPLAY_OBJ)
-	$(FUZZ_REPLAY_CC) $(FUZZ_REPLAY_ALL_CFLAGS) -o $@ $^
+	$(FUZZ_REPLAY_CC) $(FUZZ_REPLAY_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS)
 
-fuzz-replay-build: $(FUZZ_REPLAY_BIN)
+$(FUZZ_REPLAY_RULES_BIN): $(FUZZ_REPLAY_RULES_OBJ)
+	$(FUZZ_REPLAY_CC) $(FUZZ_REPLAY_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS)
 
-fuzz-replay: $(FUZZ_REPLAY_BIN)
-	$(FUZZ_REPLAY_BIN) $(FUZZ_SEEDS) $(wildcard $(FUZZ_REGRESS))
+fuzz-replay-build: $(FUZZ_REPLAY_BIN) $(FUZZ_REPLAY_RULES_BIN)
+
+# (replay reads a directory one level deep: regress/rules/ is not fed to the
+# filter harness)
+fuzz-replay: $(FUZZ_REPLAY_BIN) $(FUZZ_REPLAY_RULES_BIN)
+	@s=0; \
+	$(FUZZ_REPLAY_BIN) $(FUZZ_SEEDS) $(wildcard $(FUZZ_REGRESS)) || s=1; \
+	$(FUZZ_REPLAY_RULES_BIN) $(FUZZ_RULES_SEEDS) $(wildcard $(FUZZ_RULES_REGRESS)) || s=1; \
+	exit $$s
 
 fuzz-seeds:
 	python3 $(FUZZ_DIR)/make-seeds.py --out $(FUZZ_SEEDS) \
