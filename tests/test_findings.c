@@ -109,17 +109,16 @@ Test(findings, unknown_tag_message_says_record_once)
     dg_free(&d);
 }
 
-/* The 64 MiB bound on salvage padding covers top-level records only: a
+/* The 64 MiB bound on salvage padding covered top-level records only: a
  * primitive array bigger than the segment cap streams out in a segment of
- * its own whose header promises its whole length, and when the input ends
- * inside it hs_salvage (heap.c, `sub_open && dst == DST_OUT`) pads
+ * its own whose header promises its whole length, and when the input ended
+ * inside it hs_salvage (heap.c, `sub_open && dst == DST_OUT`) padded
  * huge_out_end - out.total zeros, unbounded: this 158-byte input (one int[]
- * claiming 2 GiB in a segment claiming as much) comes out as 2 GiB of
+ * claiming 2 GiB in a segment claiming as much) came out as 2 GiB of
  * zeros after seconds of work, up to 4 GiB for a u4 segment length. In a
  * dump whose heap record runs to the end of the input (length 0, the
- * HotSpot quirk) one flipped bit in an array's count does it. Salvage
- * should give up ("not salvaged") past the bound, as it does for a
- * top-level record. */
+ * HotSpot quirk) one flipped bit in an array's count does it. Fixed in
+ * df144f3: the array's own segment is taken back when it has not left. */
 Test(findings, salvage_pads_a_cut_array_at_most_64_mib, .timeout = 60)
 {
     static const uint8_t payload[100] = {1};
