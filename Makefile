@@ -35,7 +35,7 @@ TEST_SRC = $(wildcard tests/test_*.c)
 TEST_HELPERS = tests/helpers.c
 TEST_BIN = $(BUILD)/run-tests
 
-.PHONY: all deps run test check test-asan bench install uninstall clean help
+.PHONY: all deps run test check test-asan test-valgrind bench install uninstall clean help
 
 all: $(BIN)
 
@@ -45,6 +45,7 @@ help:
 	@echo "make test       install dependencies, build, run the whole test suite"
 	@echo "make check      run the Criterion suites and CLI checks (no installs)"
 	@echo "make test-asan  the suite under AddressSanitizer + UBSan"
+	@echo "make test-valgrind  real dumps through every mode under valgrind"
 	@echo "make bench      throughput and peak memory against cat and zstd"
 	@echo "make fuzz       libFuzzer over the whole filter (FUZZ_SECONDS=120)"
 	@echo "make fuzz-replay  the fuzz seeds and regressions under ASan/UBSan"
@@ -106,6 +107,10 @@ test-asan: deps
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(MAKE) BUILD=build-asan BIN=build-asan/hprof-strip CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	    LDFLAGS="-fsanitize=address,undefined" EXTRA_CFLAGS=-Werror check
+
+# A few real dumps through every mode under valgrind (memcheck), zero errors.
+test-valgrind: $(BIN)
+	sh tests/valgrind.sh ./$(BIN)
 
 bench: hprof-strip
 	sh bench/bench.sh
