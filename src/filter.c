@@ -579,6 +579,11 @@ static hs_status plain_record(F *f, unsigned tag, uint64_t len)
         HS_TRY(hs_scrub_load_class(f, hs_be_id(b + 4, f->idsize),
                                    hs_be_id(b + 4 + f->idsize + 4, f->idsize)));
     }
+    return hs_copy_record(f, len);
+}
+
+hs_status hs_copy_record(F *f, uint64_t len)
+{
     /* where the record starts in the output, should --salvage have to take
      * back a record cut short */
     f->rec_out_pos = f->out.total + (f->rd.pos - f->span);

@@ -140,6 +140,9 @@ hs_status hs_dst_write(F *f, const void *p, size_t n);
 hs_status hs_span_flush(F *f);
 hs_status hs_need_slow(F *f, size_t n, const char *what);
 hs_status hs_copy_stream(F *f, uint64_t n, const char *what);
+/* Copies the top-level record whose header is at hs_cur() as it is (body
+ * `len` bytes), noting where it starts for --salvage. */
+hs_status hs_copy_record(F *f, uint64_t len);
 hs_status hs_skip_stream(F *f, uint64_t n, const char *what);
 hs_status hs_fill_stream(F *f, uint8_t byte, uint64_t n, const char *what);
 size_t hs_count_nonzero(const uint8_t *p, size_t n);

@@ -205,17 +205,6 @@ static hs_status hold(F *f, uint64_t len, uint64_t missing, uint64_t cls)
                               "instances waiting for their CLASS_DUMP need more than the "
                               "limit of %llu bytes (raise it with --max-held)",
                               (unsigned long long)f->opt.max_held);
-    if (!spill && f->pending_len + len > f->pending_cap) {
-        size_t cap = f->pending_cap ? f->pending_cap : 1u << 20;
-        uint8_t *b;
-        while (cap < f->pending_len + len)
-            cap *= 2;
-        b = hs_realloc(&f->alloc, f->pending, f->pending_len, cap);
-        if (!b)
-            return hs_filter_io_fail(f, HS_E_NOMEM, "");
-        f->pending = b;
-        f->pending_cap = cap;
-    }
     HS_TRY(new_hold(f, &h));
     head = hs_idmap_get(&f->waiting, missing);
     h->next = head ? *head : 0;
@@ -240,6 +229,19 @@ static hs_status hold(F *f, uint64_t len, uint64_t missing, uint64_t cls)
                                       "writing held instances to the spill file failed");
             f->spill_len += k;
         } else {
+            /* the arena grows with the bytes that arrive, not with the
+             * length the header claims */
+            if (k > f->pending_cap - f->pending_len) {
+                size_t cap = f->pending_cap ? f->pending_cap : 1u << 16;
+                uint8_t *b;
+                while (cap - f->pending_len < k)
+                    cap *= 2;
+                b = hs_realloc(&f->alloc, f->pending, f->pending_len, cap);
+                if (!b)
+                    return hs_filter_io_fail(f, HS_E_NOMEM, "");
+                f->pending = b;
+                f->pending_cap = cap;
+            }
             memcpy(f->pending + f->pending_len, hs_cur(f), k);
             f->pending_len += k;
         }

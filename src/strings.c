@@ -99,11 +99,8 @@ hs_status hs_str_record(F *f, uint64_t len)
         if (f->rules->drop_unused_strings &&
             hs_strtab_set(&f->strings, id, HS_STR_EMITTED) != HS_OK)
             return nomem(f);
-        hs_pass(f, HS_RECORD_HEADER);
-        HS_TRY(hs_copy_stream(f, len, "a STRING record"));
         f->st.strings_out++;
-        f->st.records_out++;
-        return HS_OK;
+        return hs_copy_record(f, len);
     }
     /* hold it, growing the table as the text arrives */
     left = len - i;
