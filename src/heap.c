@@ -802,6 +802,5 @@ hs_status hs_salvage(F *f)
     if (hs_out_flush(&f->out) != HS_OK)
         return hs_filter_io_fail(f, HS_E_WRITE, "");
     f->st.salvaged_bytes = pad;
-    f->err.code = HS_SALVAGED; /* the error record tells what the status says */
     return HS_SALVAGED;
 }

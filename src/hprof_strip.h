@@ -196,8 +196,9 @@ void hs_filter_free(hs_filter *f); /* NULL is fine */
  * A filter runs once; a second call returns HS_E_USAGE. */
 hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst);
 
-/* The error of the last run, or NULL when it succeeded or has not run
- * (after HS_SALVAGED: the truncation, and what was done about it). */
+/* The error of the last run, or NULL when it succeeded or has not run.
+ * After HS_SALVAGED it is the truncation that was salvaged (code
+ * HS_E_TRUNCATED), its message saying what was done about it. */
 const hs_error *hs_filter_error(const hs_filter *f);
 
 /* Counters filled as the filter runs. */
