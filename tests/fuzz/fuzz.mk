@@ -81,7 +81,9 @@ FUZZ_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_WARN) -fsanitize=fuzzer,address,undefined 
                    -fno-sanitize-recover=all -fno-omit-frame-pointer $(FUZZ_CFLAGS) \
                    -I$(FUZZ_SRC_DIR) $(FUZZ_DEFS) -MMD -MP
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/fuzz/%.o)
-FUZZ_OBJ := $(FUZZ_LIB_OBJ) $(FUZZ_OUT)/fuzz/fuzz_filter.o
+# the filter harness also decompresses gzip/zstd input with the CLI's input.c
+FUZZ_INPUT_LIBS ?= -lz -lzstd
+FUZZ_OBJ := $(FUZZ_LIB_OBJ) $(FUZZ_OUT)/fuzz/input.o $(FUZZ_OUT)/fuzz/fuzz_filter.o
 FUZZ_BIN := $(FUZZ_OUT)/fuzz_filter
 
 # The rules harness: short texts, keywords from a dictionary, its own
@@ -101,7 +103,7 @@ FUZZ_REPLAY_CFLAGS ?= -O1 -g
 FUZZ_REPLAY_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_WARN) $(FUZZ_SAN) $(FUZZ_REPLAY_CFLAGS) \
                           -I$(FUZZ_SRC_DIR) $(FUZZ_DEFS) -MMD -MP
 FUZZ_REPLAY_LIB_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/replay/%.o)
-FUZZ_REPLAY_OBJ := $(FUZZ_REPLAY_LIB_OBJ) \
+FUZZ_REPLAY_OBJ := $(FUZZ_REPLAY_LIB_OBJ) $(FUZZ_OUT)/replay/input.o \
                    $(FUZZ_OUT)/replay/fuzz_filter.o $(FUZZ_OUT)/replay/replay.o
 FUZZ_REPLAY_BIN := $(FUZZ_OUT)/fuzz_replay
 FUZZ_REPLAY_RULES_OBJ := $(FUZZ_REPLAY_LIB_OBJ) \
@@ -134,7 +136,7 @@ $(FUZZ_OUT)/fuzz/fuzz_rules.o: $(FUZZ_DIR)/fuzz_rules.c
 	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -c $< -o $@
 
 $(FUZZ_BIN): $(FUZZ_OBJ)
-	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS)
+	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS) $(FUZZ_INPUT_LIBS)
 
 $(FUZZ_RULES_BIN): $(FUZZ_RULES_OBJ)
 	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS)
@@ -180,7 +182,7 @@ $(FUZZ_OUT)/replay/%.o: $(FUZZ_DIR)/%.c
 	$(FUZZ_REPLAY_CC) $(FUZZ_REPLAY_ALL_CFLAGS) -c $< -o $@
 
 $(FUZZ_REPLAY_BIN): $(FUZZ_REPLAY_OBJ)
-	$(FUZZ_REPLAY_CC) $(FUZZ_REPLAY_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS)
+	$(FUZZ_REPLAY_CC) $(FUZZ_REPLAY_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS) $(FUZZ_INPUT_LIBS)
 
 $(FUZZ_REPLAY_RULES_BIN): $(FUZZ_REPLAY_RULES_OBJ)
 	$(FUZZ_REPLAY_CC) $(FUZZ_REPLAY_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS)

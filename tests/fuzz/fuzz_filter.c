@@ -43,14 +43,18 @@
  *     and hs_rules_free have run, and no single allocation and no total of
  *     live bytes exceeds the library's documented fixed buffers.
  */
-#define _POSIX_C_SOURCE 200809L /* strnlen */
+#define _GNU_SOURCE /* strnlen, memfd_create */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "hprof_strip.h"
+#include "input.h"
 
 /* The library closes a heap dump left open at the end of the input (segments
  * with no HEAP_DUMP_END) by appending one, even with preset none and no
@@ -453,17 +457,63 @@ static int verbose(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Compressed input (gzip or zstd magic) goes through the CLI's
+ * decompressing source first, from a memory file, as a pipe would give it.
+ * Its errors must be messages, never crashes; a bomb stops at the cap.
+ * Returns the decompressed bytes (malloc'd) or NULL when the compressed
+ * layer failed (checked here) or the input is not compressed. */
+static uint8_t *decompress(const uint8_t *p, size_t n, size_t *out_len, int *compressed)
+{
+    const size_t cap = OUT_CAP(n) > ((size_t)16 << 20) ? OUT_CAP(n) : ((size_t)16 << 20);
+    hs_input *in = NULL;
+    uint8_t *buf;
+    size_t len = 0;
+    int fd;
+
+    *compressed = n >= 2 && ((p[0] == 0x1f && p[1] == 0x8b) ||
+                             (n >= 4 && memcmp(p, "\x28\xb5\x2f\xfd", 4) == 0));
+    if (!*compressed)
+        return NULL;
+    fd = memfd_create("fuzz-input", 0);
+    CHECK(fd >= 0, "memfd_create failed");
+    CHECK(write(fd, p, n) == (ssize_t)n && lseek(fd, 0, SEEK_SET) == 0, "memfd write failed");
+    buf = malloc(cap);
+    CHECK(buf != NULL, "harness out of memory");
+    if (hs_input_open(&in, fd) == 0) {
+        for (;;) {
+            long k = hs_input_read(in, buf + len, cap - len);
+            if (k <= 0) {
+                if (k < 0) {
+                    const char *e = hs_input_error(in);
+                    CHECK(e != NULL && *e && !has_control(e),
+                          "decompression failed without a one-line message");
+                    free(buf);
+                    buf = NULL;
+                }
+                break;
+            }
+            len += (size_t)k;
+            if (len == cap)
+                break; /* a bomb: enough */
+        }
+        CHECK(hs_input_format(in) != HS_IN_PLAIN, "compressed input read as plain");
+    } else {
+        free(buf);
+        buf = NULL;
+    }
+    hs_input_close(in);
+    close(fd);
+    *out_len = len;
+    return buf;
+}
+
+static int LLVMFuzzerTestOneInput_plain(const uint8_t *dump, size_t len, unsigned sel);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const uint8_t heap_end[9] = {0x2c, 0, 0, 0, 0, 0, 0, 0, 0};
-    config cfg, cfg2;
     const uint8_t *dump;
     size_t len;
     unsigned sel;
-    uint64_t seed;
-    msink out, out2;
-    hs_error err;
-    hs_status s;
 
     if (size == 0)
         return 0;
@@ -476,6 +526,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dump = data + 1;
         len = size - 1;
     }
+    {
+        int compressed;
+        size_t dlen;
+        uint8_t *plain = decompress(dump, len, &dlen, &compressed);
+        if (compressed) {
+            /* the filter then reads what came out, with the same selector */
+            int r = 0;
+            if (plain && dlen)
+                r = LLVMFuzzerTestOneInput_plain(plain, dlen, sel);
+            free(plain);
+            return r;
+        }
+    }
+    return LLVMFuzzerTestOneInput_plain(dump, len, sel);
+}
+
+/* One dump (not compressed), with selector `sel`. */
+static int LLVMFuzzerTestOneInput_plain(const uint8_t *dump, size_t len, unsigned sel)
+{
+    static const uint8_t heap_end[9] = {0x2c, 0, 0, 0, 0, 0, 0, 0, 0};
+    config cfg, cfg2;
+    uint64_t seed;
+    msink out, out2;
+    hs_error err;
+    hs_status s;
+
     seed = ((uint64_t)len << 8) ^ sel;
 
     memset(&cfg, 0, sizeof cfg);
