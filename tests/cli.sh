@@ -133,6 +133,11 @@ if [ -w /dev/full ]; then
     "$BIN" -p none <"$FIX" >/dev/full 2>"$T/err"; rc=$?
     expect_rc 4 "full disk"; expect_grep "No space left" "$T/err" "full disk"
 fi
+# a file-size limit (as a full disk): exit 4, and no file left with -o
+(ulimit -f 100; "$BIN" -p none -o "$T/limited.hprof" "$FIX" 2>"$T/err"; echo $? >"$T/rc")
+rc=$(cat "$T/rc")
+expect_rc 4 "file-size limit"; expect_grep "File too large" "$T/err" "file-size limit"
+[ -e "$T/limited.hprof" ] && bad "output left after a write error" || ok
 # a reader that goes away: an error, never a silent success
 ("$BIN" -p none <"$FIX"; echo $? >"$T/rc") 2>"$T/err" | head -c 100 >/dev/null
 rc=$(cat "$T/rc")
