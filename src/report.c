@@ -31,9 +31,10 @@ static void print_dups(const hs_stats *st)
                     U(st->dup_arrays[t]), U(st->dup_bytes[t]));
     fprintf(stderr, "\n");
     for (j = 0; j < 5 && st->dup_top[j].copies; j++)
-        fprintf(stderr, "    %s[] of %llu bytes: %llu copies, %llu bytes wasted\n",
+        fprintf(stderr, "    %s[] of %llu bytes: %llu extra %s, %llu bytes wasted\n",
                 type_name(st->dup_top[j].type), U(st->dup_top[j].length_bytes),
-                U(st->dup_top[j].copies), U(st->dup_top[j].wasted));
+                U(st->dup_top[j].copies), st->dup_top[j].copies == 1 ? "copy" : "copies",
+                U(st->dup_top[j].wasted));
 }
 
 void hs_cli_print_stats(const hs_stats *st)
