@@ -196,16 +196,23 @@ hs_status hs_filter_io_fail(F *f, hs_status s, const char *what)
 
 /* ---- byte moving ------------------------------------------------------------ */
 
+/* Room for `n` more bytes in the open segment. heap.c opens a segment with
+ * room for a whole sub-record before the sub-record's first byte moves, so
+ * a miss is a bug of ours, reported rather than written past the buffer. */
+static hs_status seg_room(F *f, uint64_t n)
+{
+    if (!f->seg_open || n > f->seg_cap - f->seg_len)
+        return hs_filter_fail(f, HS_E_USAGE, hs_offset(f),
+                              "internal error: segment overflow");
+    return HS_OK;
+}
+
 hs_status hs_dst_write(F *f, const void *p, size_t n)
 {
     if (f->dst == DST_OUT)
         return hs_out_write(&f->out, p, n) == HS_OK ? HS_OK
                                                     : hs_filter_io_fail(f, HS_E_WRITE, "");
-    /* heap.c opens a segment with room for a whole sub-record before the
-     * sub-record's first byte moves */
-    if (!f->seg_open || n > f->seg_cap - f->seg_len)
-        return hs_filter_fail(f, HS_E_USAGE, hs_offset(f),
-                              "internal error: segment overflow");
+    HS_TRY(seg_room(f, n));
     memcpy(f->seg + f->seg_len, p, n);
     f->seg_len += n;
     return HS_OK;
@@ -216,9 +223,7 @@ static hs_status dst_fill(F *f, uint8_t byte, uint64_t n)
     if (f->dst == DST_OUT)
         return hs_out_fill(&f->out, byte, n) == HS_OK ? HS_OK
                                                       : hs_filter_io_fail(f, HS_E_WRITE, "");
-    if (!f->seg_open || n > f->seg_cap - f->seg_len)
-        return hs_filter_fail(f, HS_E_USAGE, hs_offset(f),
-                              "internal error: segment overflow");
+    HS_TRY(seg_room(f, n));
     memset(f->seg + f->seg_len, byte, (size_t)n);
     f->seg_len += (size_t)n;
     return HS_OK;
@@ -603,7 +608,6 @@ static hs_status heap_dump_end(F *f)
         if (!f->heap_open) {
             /* the heap dump it closed was already closed (or was empty after
              * filtering): a second end would start a new dump */
-            f->heap_open = 0;
             return hs_drop(f, HS_RECORD_HEADER);
         }
     }

@@ -264,10 +264,10 @@ static hs_status copy_sub(F *f, uint64_t off, size_t hdr, uint64_t payload)
 }
 
 /* Writes (or, with `drop`, discards) the roots held for object `id`. */
-static hs_status release_roots(F *f, uint64_t id, int drop)
+/* Writes (or, with `drop`, discards) a chain of held roots from `ref`,
+ * giving each slot back. */
+static hs_status write_root_chain(F *f, uint32_t ref, int drop)
 {
-    uint32_t ref = hs_rootq_take(&f->roots, id);
-
     while (ref) {
         hs_root_slot *s = hs_rootq_slot(&f->roots, ref);
         uint32_t next = s->next;
@@ -282,6 +282,12 @@ static hs_status release_roots(F *f, uint64_t id, int drop)
         ref = next;
     }
     return HS_OK;
+}
+
+/* Writes (or, with `drop`, discards) the roots held for object `id`. */
+static hs_status release_roots(F *f, uint64_t id, int drop)
+{
+    return write_root_chain(f, hs_rootq_take(&f->roots, id), drop);
 }
 
 /* Heap rules for the object whose header is at hs_cur(): sets `*dropped`
@@ -389,17 +395,8 @@ hs_status hs_heap_finish(F *f)
         HS_TRY(hs_scrub_finish(f));
     /* roots whose object never came: they dangled in the input too */
     f->in_heap = 0;
-    while ((ref = hs_rootq_take_any(&f->roots)) != 0) {
-        while (ref) {
-            hs_root_slot *s = hs_rootq_slot(&f->roots, ref);
-            uint32_t next = s->next;
-            HS_TRY(begin_sub(f, s->len));
-            HS_TRY(hs_emit(f, s->bytes, s->len));
-            HS_TRY(end_sub(f));
-            hs_rootq_put_back(&f->roots, ref);
-            ref = next;
-        }
-    }
+    while ((ref = hs_rootq_take_any(&f->roots)) != 0)
+        HS_TRY(write_root_chain(f, ref, 0));
     return hs_seg_close(f);
 }
 
