@@ -51,9 +51,15 @@ int mem_write(void *ctx, const void *buf, size_t len)
 run_result run_with_rules(const uint8_t *in, size_t len, const hs_rules *rules,
                           const hs_options *opt, size_t chunk)
 {
+    return run_capped(in, len, rules, opt, chunk, 0);
+}
+
+run_result run_capped(const uint8_t *in, size_t len, const hs_rules *rules,
+                      const hs_options *opt, size_t chunk, size_t out_cap)
+{
     run_result r;
     mem_src src = {in, len, 0, chunk, -1};
-    mem_sink sink = {NULL, 0, 0, 0};
+    mem_sink sink = {NULL, 0, 0, out_cap};
     hs_source s = {mem_read, &src};
     hs_sink k = {mem_write, &sink};
     hs_filter *f = hs_filter_create(rules, opt, NULL);
@@ -74,6 +80,12 @@ run_result run_with_rules(const uint8_t *in, size_t len, const hs_rules *rules,
 run_result run_filter(const uint8_t *in, size_t len, const char *preset, const hs_options *opt,
                       size_t chunk)
 {
+    return run_preset_capped(in, len, preset, opt, chunk, 0);
+}
+
+run_result run_preset_capped(const uint8_t *in, size_t len, const char *preset,
+                             const hs_options *opt, size_t chunk, size_t out_cap)
+{
     run_result r;
     hs_rules *rules = hs_rules_create(NULL);
 
@@ -83,7 +95,7 @@ run_result run_filter(const uint8_t *in, size_t len, const char *preset, const h
         hs_rules_free(rules);
         return r;
     }
-    r = run_with_rules(in, len, rules, opt, chunk);
+    r = run_capped(in, len, rules, opt, chunk, out_cap);
     hs_rules_free(rules);
     return r;
 }

@@ -48,6 +48,12 @@ run_result run_filter(const uint8_t *in, size_t len, const char *preset, const h
 /* The same with a rule set of the caller's. */
 run_result run_with_rules(const uint8_t *in, size_t len, const hs_rules *rules,
                           const hs_options *opt, size_t chunk);
+/* Both with a sink that fails once more than `out_cap` bytes (0: no cap)
+ * were written, so a run that would write gigabytes stops fast. */
+run_result run_capped(const uint8_t *in, size_t len, const hs_rules *rules,
+                      const hs_options *opt, size_t chunk, size_t out_cap);
+run_result run_preset_capped(const uint8_t *in, size_t len, const char *preset,
+                             const hs_options *opt, size_t chunk, size_t out_cap);
 void run_result_free(run_result *r);
 
 /* ---- files ------------------------------------------------------------- */

@@ -11,40 +11,6 @@
 
 #include "helpers.h"
 
-/* run_filter() (helpers.c) with the sink capped at `cap` bytes: past it the
- * sink fails and the run ends with HS_E_WRITE. */
-static run_result run_preset(const uint8_t *in, size_t len, const char *preset,
-                             const hs_options *opt, size_t cap)
-{
-    run_result r;
-    mem_src src = {in, len, 0, 0, -1};
-    mem_sink sink = {NULL, 0, 0, cap};
-    hs_source s = {mem_read, &src};
-    hs_sink k = {mem_write, &sink};
-    hs_rules *rules = hs_rules_create(NULL);
-    hs_filter *f;
-
-    memset(&r, 0, sizeof r);
-    cr_assert(rules != NULL);
-    cr_assert_eq(hs_rules_preset(rules, preset, &r.err), HS_OK, "%s", r.err.message);
-    f = hs_filter_create(rules, opt, NULL);
-    cr_assert(f != NULL);
-    r.status = hs_filter_run(f, &s, &k);
-    if (r.status != HS_OK)
-        r.err = *hs_filter_error(f);
-    hs_filter_stats(f, &r.st);
-    hs_filter_free(f);
-    hs_rules_free(rules);
-    r.out = sink.data;
-    r.out_len = sink.len;
-    return r;
-}
-
-static run_result run_capped(const uint8_t *in, size_t len, const hs_options *opt, size_t cap)
-{
-    return run_preset(in, len, "default", opt, cap);
-}
-
 /* ---- the damage sweep ------------------------------------------------------ */
 
 /* A dump whose last record has a tag no HPROF defines and a length running
@@ -78,7 +44,7 @@ Test(findings, salvage_output_is_bounded, .timeout = 60)
     unknown_record_cut(&d, 0x7FFFFFF0u);
     memset(&opt, 0, sizeof opt);
     opt.salvage = 1;
-    r = run_capped(d.p, d.len, &opt, (size_t)64 << 20);
+    r = run_preset_capped(d.p, d.len, "default", &opt, 0, (size_t)64 << 20);
     cr_expect(r.status == HS_SALVAGED && r.out_len <= ((size_t)1 << 20),
               "%zu-byte input: status %d (%s), %zu bytes out%s", d.len, (int)r.status,
               r.err.message, r.out_len,
@@ -101,7 +67,7 @@ Test(findings, unknown_tag_message_says_record_once)
     run_result r;
 
     unknown_record_cut(&d, 1000);
-    r = run_capped(d.p, d.len, NULL, (size_t)1 << 20);
+    r = run_preset_capped(d.p, d.len, "default", NULL, 0, (size_t)1 << 20);
     cr_assert_eq(r.status, HS_E_TRUNCATED, "%s", r.err.message);
     cr_expect(strstr(r.err.message, "0x74") != NULL, "%s", r.err.message);
     cr_expect(strstr(r.err.message, "record record") == NULL, "%s", r.err.message);
@@ -140,7 +106,7 @@ Test(findings, salvage_pads_a_cut_array_at_most_64_mib, .timeout = 60)
     dg_bytes(&d, payload, sizeof payload);
     memset(&opt, 0, sizeof opt);
     opt.salvage = 1;
-    r = run_capped(d.p, d.len, &opt, 2 * bound);
+    r = run_preset_capped(d.p, d.len, "default", &opt, 0, 2 * bound);
     cr_expect(r.status != HS_E_WRITE && r.out_len <= bound,
               "%zu-byte input: status %d (%s), %zu bytes out%s", d.len, (int)r.status,
               r.err.message, r.out_len,
@@ -207,7 +173,7 @@ Test(findings, fieldless_class_instances_are_not_held)
         walk_result w, wi;
 
         fieldless_dump(&d, first);
-        r = run_preset(d.p, d.len, "privacy", NULL, (size_t)1 << 20);
+        r = run_preset_capped(d.p, d.len, "privacy", NULL, 0, (size_t)1 << 20);
         cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
         cr_expect_eq(r.st.instances_unresolved, 0,
                      "instance %s its class: %llu instances reported as never finding it",

@@ -215,35 +215,6 @@ static void input_free(input *in)
 
 /* ---- one run and its checks ---------------------------------------------- */
 
-/* run_filter() (helpers.c) with the sink capped at `cap` bytes: past it the
- * sink fails and the run ends with HS_E_WRITE, so a run that would write
- * gigabytes (see test_findings.c) costs neither the time nor the memory. */
-static run_result run_capped(const uint8_t *in, size_t len, const hs_options *opt,
-                             size_t chunk, size_t cap)
-{
-    run_result r;
-    mem_src src = {in, len, 0, chunk, -1};
-    mem_sink sink = {NULL, 0, 0, cap};
-    hs_source s = {mem_read, &src};
-    hs_sink k = {mem_write, &sink};
-    hs_rules *rules = hs_rules_create(NULL);
-    hs_filter *f;
-
-    memset(&r, 0, sizeof r);
-    cr_assert(rules != NULL);
-    cr_assert_eq(hs_rules_preset(rules, "default", &r.err), HS_OK);
-    f = hs_filter_create(rules, opt, NULL);
-    cr_assert(f != NULL);
-    r.status = hs_filter_run(f, &s, &k);
-    if (r.status != HS_OK)
-        r.err = *hs_filter_error(f);
-    hs_filter_stats(f, &r.st);
-    hs_filter_free(f);
-    hs_rules_free(rules);
-    r.out = sink.data;
-    r.out_len = sink.len;
-    return r;
-}
 
 /* The most zeros --salvage may write to complete a record cut short
  * (MAX_SALVAGE_PAD in heap.c; past it, it gives up rather than amplify a
@@ -318,7 +289,7 @@ static void sweep_run(tally *t, const input *in, const uint8_t *p, size_t n, siz
     memset(&opt, 0, sizeof opt);
     opt.salvage = salvage;
     t0 = now();
-    r = run_capped(p, n, &opt, chunk, out_cap(n));
+    r = run_preset_capped(p, n, "default", &opt, chunk, out_cap(n));
     dt = now() - t0;
     t->runs++;
     if (dt > t->max_run) {
@@ -491,7 +462,7 @@ static void keep_reference(input *in, int salvage)
 
     memset(&opt, 0, sizeof opt);
     opt.salvage = salvage;
-    r = run_capped(in->data, in->len, &opt, 0, out_cap(in->len));
+    r = run_preset_capped(in->data, in->len, "default", &opt, 0, out_cap(in->len));
     cr_assert_eq(r.status, HS_OK, "%s intact, salvage %s: %s", in->path, salvage ? "on" : "off",
                  r.err.message);
     w = walk_dump(r.out, r.out_len, 0);
