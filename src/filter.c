@@ -68,10 +68,9 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     f->rec_tag = -1;
     f->prev_unknown_tag = -1;
     f->rec_off = UINT64_MAX;
-    if (hs_reader_init(&f->rd, &f->alloc, f->opt.read_buffer,
-                       f->opt.read_buffer > MAX_READ_WINDOW ? f->opt.read_buffer
-                                                            : MAX_READ_WINDOW) != HS_OK ||
-        hs_out_init(&f->out, &f->alloc, OUT_BUFFER) != HS_OK) {
+    hs_reader_init(&f->rd, &f->alloc, f->opt.read_buffer,
+                   f->opt.read_buffer > MAX_READ_WINDOW ? f->opt.read_buffer : MAX_READ_WINDOW);
+    if (hs_out_init(&f->out, &f->alloc, OUT_BUFFER) != HS_OK) {
         hs_filter_free(f);
         return NULL;
     }
@@ -331,7 +330,7 @@ hs_status hs_fill_stream_count(F *f, uint8_t byte, uint64_t n, uint64_t *total,
         p = hs_cur(f);
         if (f->hashing)
             XXH3_64bits_update(f->dup_state, p, k);
-        z = hs_count_nonzero(p, k);
+        z = f->opt.count_nonzero ? hs_count_nonzero(p, k) : 0;
         if (z && !*first)
             for (j = 0; j < k; j++)
                 if (p[j]) {
@@ -409,6 +408,7 @@ static hs_status read_header(F *f)
     const uint8_t *p = hs_cur(f), *nul;
     size_t avail = hs_reader_avail(&f->rd), vlen;
     uint32_t idsize;
+    unsigned i;
     int v;
 
     if (s != HS_OK && s != HS_E_TRUNCATED)
@@ -448,6 +448,8 @@ static hs_status read_header(F *f)
                               (unsigned)idsize);
     f->idsize = idsize;
     f->android = v == 3;
+    for (i = 0; i < 256; i++)
+        f->sub_size[i] = (uint8_t)hs_sub_fixed_size(i, idsize);
 
     /* A re-encoded heap dump is written as HEAP_DUMP_SEGMENTs, which only
      * 1.0.2 (and Android's 1.0.3) define; --to-jvm makes 1.0.3 into 1.0.2. */
@@ -690,7 +692,7 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
 {
     hs_status s;
 
-    if (!f || !src || !src->read || !dst || !dst->write)
+    if (!f || !src || (!src->read && !src->data) || !dst || !dst->write)
         return HS_E_USAGE;
     if (f->ran) {
         if (!f->failed)
@@ -699,7 +701,8 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
         return HS_E_USAGE;
     }
     f->ran = 1;
-    f->rd.src = *src;
+    if (hs_reader_start(&f->rd, src) != HS_OK)
+        return hs_filter_io_fail(f, HS_E_NOMEM, "");
     f->out.sink = *dst;
     /* scrubbing may hold instances back for their class: that reorders */
     f->reencode = f->opt.repack || f->opt.salvage || f->opt.to_jvm ||

@@ -47,6 +47,7 @@ struct hs_filter {
 
     /* file */
     unsigned idsize;
+    uint8_t sub_size[256]; /* hs_sub_fixed_size() of each sub-tag, 0: unknown */
     int reencode;  /* heap records are re-segmented (see heap.c) */
     int heap_open; /* heap records written since the last HEAP_DUMP_END */
 
@@ -77,6 +78,7 @@ struct hs_filter {
     uint64_t in_heap_name;
     uint32_t cur_heap; /* the input's heap, for the rules (in_heap is 0 with
                           --to-jvm, which writes no heaps) */
+    int cur_heap_dropped; /* the rules drop cur_heap's objects (hs_set_heap) */
     uint32_t out_heap;
 
     /* what the rules must remember */
@@ -201,6 +203,14 @@ static inline hs_status hs_set_dst(F *f, enum hs_dst dst)
         f->dst = dst;
     }
     return HS_OK;
+}
+
+/* The input is now in `heap`: looked up in the rules once here, not for
+ * every object. */
+static inline void hs_set_heap(F *f, uint32_t heap)
+{
+    f->cur_heap = heap;
+    f->cur_heap_dropped = f->drop_heaps && hs_rules_heap_dropped(f->rules, heap);
 }
 
 /* ---- strings (strings.c) ------------------------------------------------ */

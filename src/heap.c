@@ -242,10 +242,20 @@ hs_status hs_sub_end(F *f)
 
 /* ---- sub-records ----------------------------------------------------------- */
 
-static hs_status within(F *f, uint64_t off, uint64_t size)
+static hs_status past_record_end(F *f, uint64_t off, uint64_t size);
+
+/* `size` bytes from `off` lie inside the heap record being read. Checked
+ * for every sub-record, so the failure is kept out of line. */
+static inline hs_status within(F *f, uint64_t off, uint64_t size)
 {
-    if (size <= f->rec_end - off)
-        return HS_OK;
+    return size <= f->rec_end - off ? HS_OK : past_record_end(f, off, size);
+}
+
+#if defined(__GNUC__)
+__attribute__((cold, noinline))
+#endif
+static hs_status past_record_end(F *f, uint64_t off, uint64_t size)
+{
     return hs_filter_fail(f, HS_E_MALFORMED, off,
                           "%s runs past the end of its %s record (it needs %llu bytes, "
                           "%llu are left)",
@@ -253,10 +263,10 @@ static hs_status within(F *f, uint64_t off, uint64_t size)
                           (unsigned long long)size, (unsigned long long)(f->rec_end - off));
 }
 
-/* A sub-record copied whole: `hdr` bytes available now, `payload` streamed. */
-static hs_status copy_sub(F *f, uint64_t off, size_t hdr, uint64_t payload)
+/* A sub-record copied whole: `hdr` bytes available now, `payload` streamed
+ * (the caller has checked that both lie inside the record). */
+static hs_status copy_sub(F *f, size_t hdr, uint64_t payload)
 {
-    HS_TRY(within(f, off, hdr + payload));
     HS_TRY(begin_sub(f, hdr + payload));
     hs_pass(f, hdr);
     HS_TRY(hs_copy_stream(f, payload, "a sub-record payload"));
@@ -290,6 +300,18 @@ static hs_status release_roots(F *f, uint64_t id, int drop)
     return write_root_chain(f, hs_rootq_take(&f->roots, id), drop);
 }
 
+/* With heaps dropped every object's id is looked up among the held roots.
+ * Starting the load of the next sub-record's filter word now, `size` bytes
+ * on, lets that lookup find it in cache. */
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* else GCC takes it for pure and drops the call */
+#endif
+static inline void prefetch_next(const F *f, uint64_t size)
+{
+    if (f->drop_heaps && hs_reader_avail(&f->rd) >= size + 1 + f->idsize)
+        hs_rootq_prefetch(&f->roots, hs_be_id(hs_cur(f) + size + 1, f->idsize));
+}
+
 /* Heap rules for the object whose header is at hs_cur(): sets `*dropped`
  * when its heap is dropped (its roots go with it), else writes the roots
  * held for it. */
@@ -301,7 +323,7 @@ static hs_status heap_rules(F *f, int *dropped)
     if (!f->drop_heaps)
         return HS_OK;
     id = hs_be_id(hs_cur(f) + 1, f->idsize);
-    *dropped = hs_rules_heap_dropped(f->rules, f->cur_heap);
+    *dropped = f->cur_heap_dropped;
     return release_roots(f, id, *dropped);
 }
 
@@ -311,6 +333,7 @@ static hs_status object(F *f, uint64_t off, size_t hdr, uint64_t payload)
     int dropped;
 
     HS_TRY(within(f, off, hdr + payload));
+    prefetch_next(f, hdr + payload);
     HS_TRY(heap_rules(f, &dropped));
     if (dropped) {
         f->st.objects_dropped++;
@@ -318,7 +341,7 @@ static hs_status object(F *f, uint64_t off, size_t hdr, uint64_t payload)
     }
     if (f->scrub && *hs_cur(f) == HS_SUB_INSTANCE_DUMP)
         return hs_scrub_instance(f, off, hdr, payload);
-    return copy_sub(f, off, hdr, payload);
+    return copy_sub(f, hdr, payload);
 }
 
 static int android_root(unsigned subtag)
@@ -326,7 +349,7 @@ static int android_root(unsigned subtag)
     return subtag >= HS_SUB_ROOT_INTERNED_STRING && subtag <= HS_SUB_ROOT_UNREACHABLE;
 }
 
-static hs_status root(F *f, uint64_t off, unsigned subtag, size_t fixed)
+static hs_status root(F *f, unsigned subtag, size_t fixed)
 {
     uint8_t b[HS_ROOT_MAX];
     size_t n = fixed;
@@ -345,6 +368,7 @@ static hs_status root(F *f, uint64_t off, unsigned subtag, size_t fixed)
     }
     if (f->drop_heaps) {
         /* held until its object shows which heap it is in (rootq.h) */
+        prefetch_next(f, fixed);
         if (hs_rootq_add(&f->roots, hs_be_id(b + 1, f->idsize), b, n) != HS_OK)
             return hs_filter_io_fail(f, HS_E_NOMEM, "");
         HS_TRY(hs_drop(f, fixed));
@@ -356,7 +380,7 @@ static hs_status root(F *f, uint64_t off, unsigned subtag, size_t fixed)
         HS_TRY(hs_emit(f, b, n));
         return end_sub(f);
     }
-    return copy_sub(f, off, fixed, 0);
+    return copy_sub(f, fixed, 0);
 }
 
 /* PRIMITIVE_ARRAY_NODATA names an array whose elements were not dumped.
@@ -400,8 +424,8 @@ hs_status hs_heap_finish(F *f)
     return hs_seg_close(f);
 }
 
-static hs_status array_rules(F *f, uint64_t off, size_t hdr, unsigned type, uint64_t count,
-                             unsigned esize, uint64_t payload);
+static hs_status array_rules(F *f, size_t hdr, unsigned type, uint64_t count, unsigned esize,
+                             uint64_t payload);
 
 static hs_status prim_array(F *f, uint64_t off, size_t hdr)
 {
@@ -419,6 +443,7 @@ static hs_status prim_array(F *f, uint64_t off, size_t hdr)
     f->st.primitive_arrays++;
     if (f->drop_heaps) {
         int dropped;
+        prefetch_next(f, hdr + payload);
         HS_TRY(heap_rules(f, &dropped));
         if (dropped) {
             f->st.objects_dropped++;
@@ -428,16 +453,16 @@ static hs_status prim_array(F *f, uint64_t off, size_t hdr)
     if (f->opt.find_duplicates && payload >= 8) {
         hs_status s;
         HS_TRY(hs_dups_begin(f, hdr, payload));
-        s = array_rules(f, off, hdr, type, count, esize, payload);
+        s = array_rules(f, hdr, type, count, esize, payload);
         f->hashing = 0;
         return s == HS_OK ? hs_dups_end(f, type, payload) : s;
     }
-    return array_rules(f, off, hdr, type, count, esize, payload);
+    return array_rules(f, hdr, type, count, esize, payload);
 }
 
 /* What the rules do with the PRIMITIVE_ARRAY_DUMP at hs_cur(). */
-static hs_status array_rules(F *f, uint64_t off, size_t hdr, unsigned type, uint64_t count,
-                             unsigned esize, uint64_t payload)
+static hs_status array_rules(F *f, size_t hdr, unsigned type, uint64_t count, unsigned esize,
+                             uint64_t payload)
 {
     const uint8_t *p = hs_cur(f);
     const unsigned i = f->idsize;
@@ -446,7 +471,7 @@ static hs_status array_rules(F *f, uint64_t off, size_t hdr, unsigned type, uint
 
     switch (v.action) {
     case HS_ARR_KEEP:
-        return copy_sub(f, off, hdr, payload);
+        return copy_sub(f, hdr, payload);
     case HS_ARR_ZERO:
     case HS_ARR_FILL:
     case HS_ARR_PREFIX:
@@ -570,14 +595,14 @@ static hs_status class_dump(F *f, uint64_t off)
         HS_TRY(end_sub(f));
         return hs_scrub_class_arrived(f, id);
     }
-    return copy_sub(f, off, (size_t)k, 0);
+    return copy_sub(f, (size_t)k, 0);
 }
 
 static hs_status heap_info(F *f, size_t hdr)
 {
     const uint8_t *p = hs_cur(f);
 
-    f->cur_heap = hs_be32(p + 1);
+    hs_set_heap(f, hs_be32(p + 1));
     /* --to-jvm: 1.0.2 has no heaps; the heap still counts for the rules */
     f->in_heap = f->opt.to_jvm ? 0 : f->cur_heap;
     f->in_heap_name = hs_be_id(p + 5, f->idsize);
@@ -609,7 +634,7 @@ static hs_status sub_record(F *f)
 
     HS_TRY(hs_need(f, 1, "a sub-record tag"));
     subtag = *hs_cur(f);
-    fixed = hs_sub_fixed_size(subtag, i);
+    fixed = f->sub_size[subtag];
     if (!fixed)
         return bad_subtag(f, off, subtag);
     f->subtag = (int)subtag;
@@ -642,7 +667,7 @@ static hs_status sub_record(F *f)
     case HS_SUB_HEAP_DUMP_INFO:
         return heap_info(f, fixed);
     default:
-        return root(f, off, subtag, fixed);
+        return root(f, subtag, fixed);
     }
 }
 
@@ -689,7 +714,8 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len)
     if (f->reencode && f->rules->drop_unused_strings && !f->heap_seen)
         f->staging = 1;
     f->heap_seen = 1;
-    f->in_heap = f->cur_heap = 0;
+    f->in_heap = 0;
+    hs_set_heap(f, 0);
     f->in_heap_name = 0;
     for (;;) {
         if (to_eof) {

@@ -8,8 +8,8 @@
  *     hs_rules *rules = hs_rules_create(NULL);
  *     hs_rules_preset(rules, "default", NULL);
  *     hs_filter *f = hs_filter_create(rules, NULL, NULL);
- *     hs_source in = { my_read, my_ctx };
- *     hs_sink out = { my_write, my_ctx };
+ *     hs_source in = {.read = my_read, .ctx = my_ctx};
+ *     hs_sink out = {.write = my_write, .ctx = my_ctx};
  *     if (hs_filter_run(f, &in, &out) != HS_OK)
  *         fprintf(stderr, "%s\n", hs_filter_error(f)->message);
  *     hs_filter_free(f);
@@ -88,10 +88,21 @@ typedef struct {
 
 /* read: fill at most `cap` bytes of `buf`; return the count (> 0), 0 at the
  * end of the input, or -1 on failure (the filter then fails with HS_E_READ;
- * the caller keeps errno or its own error state). Short reads are fine. */
+ * the caller keeps errno or its own error state). Short reads are fine.
+ *
+ * Or, zero-copy: when `data` is not NULL the input is the `size` bytes at
+ * `data` (a mapped file, say), read in place and never copied, and `read`
+ * is not called. The filter still moves through it front to back a window
+ * at a time, and each time it moves on calls `window` (when not NULL):
+ * bytes before `done` will not be looked at again (their pages can be given
+ * back, so memory stays flat however large the input), and bytes up to
+ * `next` are about to be (they can be faulted in at once). */
 typedef struct {
     long (*read)(void *ctx, void *buf, size_t cap);
     void *ctx;
+    const void *data;
+    uint64_t size;
+    void (*window)(void *ctx, uint64_t done, uint64_t next);
 } hs_source;
 
 /* write: consume all `len` bytes of `buf`; return 0, or -1 on failure (the
@@ -161,13 +172,18 @@ typedef struct {
      * earlier one: hs_stats.dup_*. Memory: 16 bytes per distinct array of
      * 8 bytes or more, under max_held. */
     int find_duplicates;
+    /* Count the non-zero bytes among those the rules zero or fill
+     * (hs_stats.nonzero_*, what --audit reports). Off, a zeroed payload is
+     * skipped without being read, which is most of the input's bytes. */
+    int count_nonzero;
     /* Write an Android (1.0.3) dump as 1.0.2, for readers that know only
      * that (MAT, VisualVM): no HEAP_DUMP_INFO, Android root kinds as
      * ROOT_UNKNOWN, PRIMITIVE_ARRAY_NODATA as a zero-filled
      * PRIMITIVE_ARRAY_DUMP. Heap rules still see the heaps. Implies
      * re-encoding. */
     int to_jvm;
-    /* Size of the read buffer; 0 means the default (1 MiB). */
+    /* Size of the read buffer (with a zero-copy source, of the window moved
+     * through it); 0 means the default (1 MiB). */
     size_t read_buffer;
     /* Most bytes the filter may hold for STRING records waiting for their
      * first user and GC roots waiting for their object; 0 means the default
@@ -225,7 +241,8 @@ typedef struct {
     uint64_t instance_bytes_spilled_peak;
     uint64_t instances_unresolved;            /* class never came: all zeroed */
     /* what scrubbing found: non-zero bytes among those zeroed or filled, and
-     * the input offset of the first (0: none). --audit reports these. */
+     * the input offset of the first (0: none); counted only with
+     * hs_options.count_nonzero. --audit reports these. */
     uint64_t nonzero_array_bytes, first_nonzero_array;
     uint64_t nonzero_field_bytes, first_nonzero_field;
     /* find_duplicates: arrays repeating an earlier one's type, length and

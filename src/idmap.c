@@ -124,8 +124,3 @@ void hs_idmap_remove(hs_idmap *m, uint64_t key)
     m->used[i] = 0;
     m->count--;
 }
-
-size_t hs_idmap_bytes(const hs_idmap *m)
-{
-    return m->cap * (2 * sizeof(uint64_t) + 1);
-}

@@ -34,6 +34,9 @@ hs_status hs_idmap_put(hs_idmap *m, uint64_t key, uint64_t val);
 /* Removes `key` if present. */
 void hs_idmap_remove(hs_idmap *m, uint64_t key);
 /* Bytes the map holds, for memory accounting. */
-size_t hs_idmap_bytes(const hs_idmap *m);
+static inline size_t hs_idmap_bytes(const hs_idmap *m)
+{
+    return m->cap * (2 * sizeof(uint64_t) + 1);
+}
 
 #endif

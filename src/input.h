@@ -17,10 +17,20 @@ typedef struct hs_input hs_input;
  * either way and must be closed. */
 int hs_input_open(hs_input **in, int fd);
 long hs_input_read(void *ctx, void *buf, size_t cap);
+/* The input in memory when it is a plain regular file, mapped (then it is
+ * read in place: hs_source.data), else NULL. */
+const void *hs_input_data(const hs_input *in, uint64_t *size);
+/* hs_source.window for mapped input: gives back the pages before `done`. */
+void hs_input_window(void *ctx, uint64_t done, uint64_t next);
+/* True when the input is mapped and its file is now shorter than it was:
+ * reads of the missing pages fault (SIGBUS), writes from them fail
+ * (EFAULT). */
+int hs_input_shrank(const hs_input *in);
 enum hs_input_format hs_input_format(const hs_input *in);
 /* What failed, naming the layer ("gzip data is truncated ..."), or NULL. */
 const char *hs_input_error(const hs_input *in);
-/* Bytes read from the file descriptor so far (compressed ones included). */
+/* Bytes read from the file descriptor so far (compressed ones included),
+ * or, mapped, the bytes the filter is done with. */
 uint64_t hs_input_raw_bytes(const hs_input *in);
 void hs_input_close(hs_input *in);
 

@@ -67,8 +67,25 @@ hs_status hs_out_write(hs_out *o, const void *p, size_t n)
     return HS_OK;
 }
 
+/* Never written: its pages are the kernel's one zero page, so sending
+ * zeros from here reads memory that is always in cache, where filling the
+ * buffer first would write and then read every byte. */
+static uint8_t zero_block[1u << 20];
+
 hs_status hs_out_fill(hs_out *o, uint8_t byte, uint64_t n)
 {
+    if (byte == 0 && n >= o->cap / 2) {
+        if (o->len && hs_out_flush(o) != HS_OK)
+            return HS_E_WRITE;
+        o->total += n;
+        while (n) {
+            size_t k = n < sizeof zero_block ? (size_t)n : sizeof zero_block;
+            if (emit(o, zero_block, k) != HS_OK)
+                return HS_E_WRITE;
+            n -= k;
+        }
+        return HS_OK;
+    }
     while (n) {
         size_t k;
         if (o->len == o->cap && hs_out_flush(o) != HS_OK)

@@ -7,20 +7,49 @@
 
 #include "alloc.h"
 
-hs_status hs_reader_init(hs_reader *r, const hs_alloc *a, size_t cap, size_t max)
+void hs_reader_init(hs_reader *r, const hs_alloc *a, size_t cap, size_t max)
 {
     memset(r, 0, sizeof *r);
     r->alloc = a;
     r->cap = cap;
     r->max = max > cap ? max : cap;
-    r->buf = hs_malloc(a, cap);
-    return r->buf ? HS_OK : HS_E_NOMEM;
 }
 
 void hs_reader_free(hs_reader *r)
 {
-    hs_free(r->alloc, r->buf);
+    if (!r->mapped)
+        hs_free(r->alloc, r->buf);
     r->buf = NULL;
+}
+
+hs_status hs_reader_start(hs_reader *r, const hs_source *src)
+{
+    r->src = *src;
+    if (!src->data) {
+        r->buf = hs_malloc(r->alloc, r->cap);
+        return r->buf ? HS_OK : HS_E_NOMEM;
+    }
+    r->buf = (uint8_t *)(uintptr_t)src->data; /* never written through */
+    r->mapped = 1;
+    r->size = src->size;
+    return HS_OK;
+}
+
+/* hs_reader_fill for a zero-copy source: slide the window forward. */
+static hs_status fill_mapped(hs_reader *r, size_t n)
+{
+    uint64_t next = r->pos + (n > r->cap ? n : r->cap);
+
+    if (r->eof)
+        return HS_E_TRUNCATED;
+    if (next >= r->size) {
+        next = r->size;
+        r->eof = 1;
+    }
+    if (r->src.window)
+        r->src.window(r->src.ctx, r->pos, next);
+    r->end = (size_t)next;
+    return r->end - r->pos >= n ? HS_OK : HS_E_TRUNCATED;
 }
 
 static hs_status grow(hs_reader *r, size_t n)
@@ -46,6 +75,8 @@ hs_status hs_reader_fill(hs_reader *r, size_t n)
 
     if (have >= n)
         return HS_OK;
+    if (r->mapped)
+        return fill_mapped(r, n);
     if (r->pos > 0) {
         memmove(r->buf, r->buf + r->pos, have);
         r->base += r->pos;

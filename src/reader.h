@@ -8,6 +8,11 @@
  * and then reads them in place; payloads larger than the window are taken a
  * window at a time. The window only grows (up to `max`) when a record that
  * must be seen whole, a CLASS_DUMP, is larger than it.
+ *
+ * A zero-copy source (hs_source.data) is read where it lies: buf is the
+ * input itself, base stays 0, and a fill only moves `end` forward by a
+ * window, telling the source what is done with. Nothing moves, so the
+ * callers see the same window discipline either way.
  */
 #ifndef HS_READER_H
 #define HS_READER_H
@@ -27,10 +32,15 @@ typedef struct {
     uint64_t base;   /* input offset of buf[0] */
     int eof;         /* the source said end of input */
     int failed;      /* the source's read callback failed */
+    int mapped;      /* buf is the source's data (zero-copy) */
+    uint64_t size;   /* mapped: bytes in the input */
 } hs_reader;
 
-hs_status hs_reader_init(hs_reader *r, const hs_alloc *a, size_t cap, size_t max);
+void hs_reader_init(hs_reader *r, const hs_alloc *a, size_t cap, size_t max);
 void hs_reader_free(hs_reader *r);
+/* Takes the input from `src`: in place when it has data, else by reads
+ * into a window allocated now. HS_OK or HS_E_NOMEM. */
+hs_status hs_reader_start(hs_reader *r, const hs_source *src);
 
 static inline size_t hs_reader_avail(const hs_reader *r)
 {

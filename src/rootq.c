@@ -7,12 +7,6 @@
 
 #include "alloc.h"
 
-#define FILTER_BITS (1u << 20)
-
-static size_t filter_bit(uint64_t id)
-{
-    return (size_t)((id * 0x9E3779B97F4A7C15ull) >> 44) & (FILTER_BITS - 1);
-}
 
 void hs_rootq_init(hs_rootq *q, const hs_alloc *a)
 {
@@ -54,7 +48,17 @@ static hs_status new_slot(hs_rootq *q, uint32_t *ref)
 
 static int filter_has(const hs_rootq *q, uint64_t id)
 {
-    return q->filter && (q->filter[filter_bit(id) / 64] >> (filter_bit(id) % 64) & 1);
+    uint64_t mask;
+
+    return q->filter && (*hs_rootq_filter_word(q, id, &mask) & mask) == mask;
+}
+
+static void filter_add(hs_rootq *q, uint64_t id)
+{
+    uint64_t mask;
+    uint64_t *w = (uint64_t *)(uintptr_t)hs_rootq_filter_word(q, id, &mask);
+
+    *w |= mask;
 }
 
 /* The chain word of `id` in the recent list or the map, or NULL. */
@@ -62,7 +66,7 @@ static uint64_t *find(hs_rootq *q, uint64_t id)
 {
     unsigned i;
 
-    for (i = 0; i < q->n_recent; i++)
+    for (i = q->n_recent; i-- > 0;) /* newest first: ART's roots come just before their object */
         if (q->recent_id[i] == id)
             return &q->recent_chain[i];
     if (!q->map.count || !filter_has(q, id))
@@ -78,7 +82,7 @@ static hs_status insert(hs_rootq *q, uint64_t id, uint64_t chain)
         hs_status st = hs_idmap_put(&q->map, q->recent_id[0], q->recent_chain[0]);
         if (st != HS_OK)
             return st;
-        q->filter[filter_bit(q->recent_id[0]) / 64] |= 1ull << (filter_bit(q->recent_id[0]) % 64);
+        filter_add(q, q->recent_id[0]);
         memmove(q->recent_id, q->recent_id + 1, (HS_ROOTQ_RECENT - 1) * sizeof(uint64_t));
         memmove(q->recent_chain, q->recent_chain + 1, (HS_ROOTQ_RECENT - 1) * sizeof(uint64_t));
         q->n_recent--;
@@ -98,7 +102,7 @@ hs_status hs_rootq_add(hs_rootq *q, uint64_t id, const uint8_t *bytes, size_t le
 
     if (len > HS_ROOT_MAX)
         return HS_E_USAGE;
-    if (!q->filter && !(q->filter = hs_calloc(q->alloc, FILTER_BITS / 8)))
+    if (!q->filter && !(q->filter = hs_calloc(q->alloc, HS_ROOTQ_FILTER_BYTES)))
         return HS_E_NOMEM;
     st = new_slot(q, &ref);
     if (st != HS_OK)
@@ -127,7 +131,7 @@ uint32_t hs_rootq_take(hs_rootq *q, uint64_t id)
     uint32_t first;
     unsigned i;
 
-    for (i = 0; i < q->n_recent; i++)
+    for (i = q->n_recent; i-- > 0;)
         if (q->recent_id[i] == id) {
             first = (uint32_t)(q->recent_chain[i] >> 32);
             q->n_recent--;
@@ -171,10 +175,4 @@ void hs_rootq_put_back(hs_rootq *q, uint32_t ref)
     q->slots[ref - 1].next = q->free_list;
     q->free_list = ref;
     q->count--;
-}
-
-size_t hs_rootq_bytes(const hs_rootq *q)
-{
-    return (size_t)q->cap * sizeof(hs_root_slot) + hs_idmap_bytes(&q->map) +
-           (q->filter ? FILTER_BITS / 8 : 0);
 }

@@ -41,10 +41,10 @@ typedef struct {
     uint32_t free_list; /* slot index + 1, chained through next */
     uint64_t count;     /* roots held now */
     size_t cursor;      /* where hs_rootq_take_any looks first */
-    /* One bit per hash of every id ever added: most objects have no root,
-     * and this answers "none" from 128 KiB that stay in cache, where a map
-     * probe would miss it. Bits are never cleared (a stale one only costs a
-     * probe). */
+    /* A Bloom filter over every id ever put in the map: most objects have
+     * no root, and this answers "none" from one word of 256 KiB, where a
+     * map probe would miss the cache. Each id sets two bits of one word.
+     * Bits are never cleared (a stale one only costs a probe). */
     uint64_t *filter;
     /* the newest ids, each with its chain: (first + 1) << 32 | (last + 1) */
     uint64_t recent_id[HS_ROOTQ_RECENT], recent_chain[HS_ROOTQ_RECENT];
@@ -65,6 +65,37 @@ static inline hs_root_slot *hs_rootq_slot(hs_rootq *q, uint32_t ref)
     return &q->slots[ref - 1];
 }
 void hs_rootq_put_back(hs_rootq *q, uint32_t ref);
-size_t hs_rootq_bytes(const hs_rootq *q);
+#define HS_ROOTQ_FILTER_WORDS_LOG2 15
+#define HS_ROOTQ_FILTER_BYTES ((size_t)8 << HS_ROOTQ_FILTER_WORDS_LOG2)
+
+static inline size_t hs_rootq_bytes(const hs_rootq *q)
+{
+    return (size_t)q->cap * sizeof(hs_root_slot) + hs_idmap_bytes(&q->map) +
+           (q->filter ? HS_ROOTQ_FILTER_BYTES : 0);
+}
+
+/* The filter word of `id`, and its two bits there, from the top bits of a
+ * multiplicative hash (ids are aligned, so their low bits say little). */
+static inline const uint64_t *hs_rootq_filter_word(const hs_rootq *q, uint64_t id,
+                                                   uint64_t *mask)
+{
+    uint64_t h = id * 0x9E3779B97F4A7C15ull;
+
+    *mask = 1ull << (h >> 37 & 63) | 1ull << (h >> 43 & 63);
+    return &q->filter[h >> (64 - HS_ROOTQ_FILTER_WORDS_LOG2)];
+}
+
+/* Starts loading the filter word `id` will be looked up in: called a
+ * sub-record ahead, so the lookup finds it in cache. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void hs_rootq_prefetch(const hs_rootq *q, uint64_t id)
+{
+    uint64_t mask;
+
+    if (q->map.count)
+        __builtin_prefetch(hs_rootq_filter_word(q, id, &mask));
+}
 
 #endif

@@ -34,6 +34,14 @@ static long read_with_progress(void *ctx, void *buf, size_t cap)
     return n;
 }
 
+static void window_with_progress(void *ctx, uint64_t done, uint64_t next)
+{
+    reader *r = ctx;
+
+    hs_input_window(r->in, done, next);
+    hs_progress_update(&r->progress, done);
+}
+
 static int exit_code(hs_status s)
 {
     switch (s) {
@@ -56,6 +64,20 @@ static void on_signal(int sig)
     hs_outfile_remove_on_signal();
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+/* A mapped input file that shrinks under us faults on the missing pages.
+ * Say so and leave as an I/O error would, removing a half-written -o. */
+static void on_sigbus(int sig)
+{
+    static const char msg[] = "hprof-strip: the input file shrank while it was being read\n";
+    ssize_t ignored;
+
+    (void)sig;
+    hs_outfile_remove_on_signal();
+    ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(EXIT_IO);
 }
 
 static int ends_with(const char *s, const char *tail)
@@ -86,7 +108,9 @@ static void report_failure(const hs_cli *cli, hs_status s, const hs_error *e, hs
 {
     const char *name = cli->in_path ? cli->in_path : "stdin";
 
-    if (s == HS_E_READ && hs_input_error(in))
+    if (hs_input_shrank(in))
+        fprintf(stderr, "%s: %s: the input file shrank while it was being read\n", g_prog, name);
+    else if (s == HS_E_READ && hs_input_error(in))
         fprintf(stderr, "%s: %s: %s\n", g_prog, name, hs_input_error(in));
     else if (s == HS_E_WRITE)
         fprintf(stderr, "%s: %s: %s\n", g_prog, e->message, hs_output_error(out));
@@ -247,6 +271,9 @@ int hs_cli_run(hs_cli *cli)
     cli->opt.spill.ctx = &spill;
     /* the duplicate report rides on --stats: it costs a hash per array */
     cli->opt.find_duplicates = cli->stats != 0;
+    /* so is the count of non-zero bytes scrubbed: it reads bytes that
+     * would otherwise be skipped unread */
+    cli->opt.count_nonzero = cli->stats != 0 || cli->audit;
     filter = hs_filter_create(cli->rules, &cli->opt, NULL);
     if (!filter) {
         fprintf(stderr, "%s: out of memory\n", g_prog);
@@ -257,8 +284,14 @@ int hs_cli_run(hs_cli *cli)
                       cli->size ? cli->size
                       : fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size
                                                                        : 0);
+    memset(&src, 0, sizeof src);
     src.read = read_with_progress;
     src.ctx = &rd;
+    src.data = hs_input_data(rd.in, &src.size);
+    if (src.data) {
+        src.window = window_with_progress;
+        signal(SIGBUS, on_sigbus);
+    }
     dst.write = cli->audit ? discard : hs_output_write;
     dst.ctx = out;
     s = hs_filter_run(filter, &src, &dst);

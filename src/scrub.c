@@ -266,7 +266,8 @@ static hs_status emit_fields(F *f, const uint8_t *p, uint64_t n, const uint32_t 
     uint32_t r;
 
     if (!runs) {
-        f->st.nonzero_field_bytes += hs_count_nonzero(p, (size_t)n);
+        if (f->opt.count_nonzero)
+            f->st.nonzero_field_bytes += hs_count_nonzero(p, (size_t)n);
         f->st.field_bytes_scrubbed += n;
         return hs_fill_stream_out(f, 0, n);
     }
@@ -275,7 +276,8 @@ static hs_status emit_fields(F *f, const uint8_t *p, uint64_t n, const uint32_t 
         if (runs[r] & HS_RUN_KEEP) {
             HS_TRY(hs_emit(f, p, w));
         } else {
-            f->st.nonzero_field_bytes += hs_count_nonzero(p, w);
+            if (f->opt.count_nonzero)
+                f->st.nonzero_field_bytes += hs_count_nonzero(p, w);
             f->st.field_bytes_scrubbed += w;
             HS_TRY(hs_fill_stream_out(f, 0, w));
         }
@@ -304,7 +306,7 @@ static hs_status write_held(F *f, const held *h, const uint32_t *runs, uint32_t 
         bytes = copy;
     }
     f->in_heap = h->heap;
-    f->cur_heap = h->cur_heap;
+    hs_set_heap(f, h->cur_heap);
     f->in_heap_name = h->heap_name;
     if (s == HS_OK)
         s = hs_sub_begin(f, h->len);
@@ -315,7 +317,7 @@ static hs_status write_held(F *f, const held *h, const uint32_t *runs, uint32_t 
     if (s == HS_OK)
         s = hs_sub_end(f);
     f->in_heap = save_heap;
-    f->cur_heap = save_cur;
+    hs_set_heap(f, save_cur);
     f->in_heap_name = save_name;
     f->pending_count--;
     hs_free(&f->alloc, copy);

@@ -147,8 +147,3 @@ void hs_strtab_release(hs_strtab *t, uint64_t id)
         *v = HS_STR_EMITTED;
     }
 }
-
-size_t hs_strtab_bytes(const hs_strtab *t)
-{
-    return t->cap + hs_idmap_bytes(&t->map);
-}

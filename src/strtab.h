@@ -42,6 +42,9 @@ hs_status hs_strtab_end(hs_strtab *t, uint64_t id);
 const uint8_t *hs_strtab_text(const hs_strtab *t, uint64_t id, uint32_t *len);
 /* Marks a HELD id EMITTED and gives its space back. */
 void hs_strtab_release(hs_strtab *t, uint64_t id);
-size_t hs_strtab_bytes(const hs_strtab *t);
+static inline size_t hs_strtab_bytes(const hs_strtab *t)
+{
+    return t->cap + hs_idmap_bytes(&t->map);
+}
 
 #endif

@@ -133,6 +133,36 @@ if [ -w /dev/full ]; then
     "$BIN" -p none <"$FIX" >/dev/full 2>"$T/err"; rc=$?
     expect_rc 4 "full disk"; expect_grep "No space left" "$T/err" "full disk"
 fi
+# A regular file is mapped and read in place. Standard input may come
+# positioned past its start (here after a line read by the shell).
+{ printf 'one line\n'; cat "$FIX"; } >"$T/prefixed"
+{ read -r _line; "$BIN" -p none >"$T/out" 2>"$T/err"; echo $? >"$T/rc"; } <"$T/prefixed"
+rc=$(cat "$T/rc")
+expect_rc 0 "stdin at an offset"; cmp -s "$FIX" "$T/out" && ok || bad "stdin at an offset: output differs"
+# A mapped file that shrinks while being read: exit 4 and a message, not a
+# crash. The reader of the pipe waits, so hprof-strip is about 1 MB in when
+# the file is cut: behind where it is (a write from the lost pages fails),
+# or ahead (reading them faults: SIGBUS).
+BIG=build/fresh/jvm-30mb.hprof
+if [ -s "$BIG" ]; then
+    for cut in 100000 20M; do
+        cp "$BIG" "$T/shrinks.hprof"
+        { "$BIN" -p none "$T/shrinks.hprof" 2>"$T/err"; echo $? >"$T/rc"; } |
+            { sleep 1; cat >/dev/null; } &
+        sleep 0.3
+        truncate -s $cut "$T/shrinks.hprof"
+        wait
+        rc=$(cat "$T/rc")
+        expect_rc 4 "input file cut to $cut"
+        expect_grep "shrank while it was being read" "$T/err" "input file cut to $cut"
+    done
+fi
+# Memory stays flat with a mapped input: the pages behind are given back.
+if [ -s "$BIG" ] && [ -x /usr/bin/time ]; then
+    /usr/bin/time -f %M -o "$T/rss" "$BIN" -p android-app "$BIG" >/dev/null 2>&1
+    [ "$(cat "$T/rss")" -lt 32768 ] && ok || bad "peak RSS $(cat "$T/rss") KB for a 30 MB input"
+fi
+
 # a file-size limit (as a full disk): exit 4, and no file left with -o
 (ulimit -f 100; "$BIN" -p none -o "$T/limited.hprof" "$FIX" 2>"$T/err"; echo $? >"$T/rc")
 rc=$(cat "$T/rc")

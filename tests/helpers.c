@@ -60,13 +60,19 @@ run_result run_capped(const uint8_t *in, size_t len, const hs_rules *rules,
     run_result r;
     mem_src src = {in, len, 0, chunk, -1};
     mem_sink sink = {NULL, 0, 0, out_cap};
-    hs_source s = {mem_read, &src};
+    hs_source s = {.read = mem_read, .ctx = &src};
     hs_sink k = {mem_write, &sink};
     hs_filter *f = hs_filter_create(rules, opt, NULL);
 
     memset(&r, 0, sizeof r);
     if (!f)
         abort();
+    if (chunk == CHUNK_MAPPED) {
+        /* any non-NULL pointer will do for an empty input */
+        s.data = len ? in : (const void *)"";
+        s.size = len;
+        s.read = NULL;
+    }
     r.status = hs_filter_run(f, &s, &k);
     if (r.status != HS_OK)
         r.err = *hs_filter_error(f);

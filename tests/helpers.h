@@ -41,8 +41,12 @@ typedef struct {
     hs_stats st;
 } run_result;
 
+/* As a `chunk` below: the input is handed over in place (hs_source.data)
+ * instead of being read. */
+#define CHUNK_MAPPED ((size_t)-1)
+
 /* Runs a filter with `preset` (and optional `opt`) over `in`, reading
- * `chunk` bytes at a time (0 = all at once). */
+ * `chunk` bytes at a time (0 = all at once, CHUNK_MAPPED = zero-copy). */
 run_result run_filter(const uint8_t *in, size_t len, const char *preset, const hs_options *opt,
                       size_t chunk);
 /* The same with a rule set of the caller's. */

@@ -2,9 +2,12 @@
  * test_api.c - the library used directly, as another C program would: the
  * lifecycle, the allocator hooks, failure injection, and memory bounds.
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "helpers.h"
 
@@ -50,7 +53,7 @@ static hs_status run_with(counter *c, const char *preset, const uint8_t *in, siz
     hs_alloc a = {count_alloc, count_free, c};
     mem_src src = {in, len, 0, 0, -1};
     mem_sink sink = {NULL, 0, 0, 0};
-    hs_source s = {mem_read, &src};
+    hs_source s = {.read = mem_read, .ctx = &src};
     hs_sink k = {mem_write, &sink};
     hs_rules *rules = hs_rules_create(&a);
     hs_filter *f;
@@ -85,7 +88,7 @@ Test(api, lifecycle_and_stats)
     dump d;
     mem_src src;
     mem_sink sink = {NULL, 0, 0, 0};
-    hs_source s = {mem_read, &src};
+    hs_source s = {.read = mem_read, .ctx = &src};
     hs_sink k = {mem_write, &sink};
     hs_rules *rules = hs_rules_create(NULL);
     hs_filter *f;
@@ -208,5 +211,140 @@ Test(api, memory_is_bounded, .timeout = 60)
     memset(&c, 0, sizeof c);
     cr_expect_eq(run_with(&c, "none", d.p, d.len, NULL, NULL), HS_E_TRUNCATED);
     cr_expect_lt(c.peak, 8u << 20);
+    dg_free(&d);
+}
+
+/* ---- zero-copy input ------------------------------------------------------ */
+
+/* The input sits in pages of its own; each time the filter says it is done
+ * with a stretch, those pages are made unreadable. Reading behind what it
+ * gave back (a stale pointer, a look back) faults instead of passing. */
+typedef struct {
+    uint8_t *base; /* page-aligned copy of the input */
+    size_t len, page, guarded;
+    uint64_t last_done, last_next;
+    unsigned calls, bad_order;
+} guarded_input;
+
+static void guard_window(void *ctx, uint64_t done, uint64_t next)
+{
+    guarded_input *g = ctx;
+    size_t upto = (size_t)done / g->page * g->page;
+
+    if (done < g->last_done || next < done || next > g->len || next < g->last_next)
+        g->bad_order++;
+    g->last_done = done;
+    g->last_next = next;
+    g->calls++;
+    if (upto > g->guarded) {
+        cr_assert_eq(mprotect(g->base + g->guarded, upto - g->guarded, PROT_NONE), 0);
+        g->guarded = upto;
+    }
+}
+
+static void run_guarded(const uint8_t *in, size_t len, const char *preset, hs_options *opt,
+                        const char *what)
+{
+    guarded_input g = {0};
+    size_t map_len;
+    hs_rules *rules = hs_rules_create(NULL);
+    hs_filter *f;
+    mem_sink sink = {NULL, 0, 0, 0};
+    hs_source src = {.window = guard_window};
+    hs_sink dst = {mem_write, &sink};
+    run_result plain;
+    hs_status s;
+
+    g.page = (size_t)sysconf(_SC_PAGESIZE);
+    map_len = (len + g.page - 1) / g.page * g.page;
+    g.base = mmap(NULL, map_len ? map_len : g.page, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert_neq(g.base, MAP_FAILED);
+    memcpy(g.base, in, len);
+    g.len = len;
+    src.ctx = &g;
+    src.data = g.base;
+    src.size = len;
+    cr_assert_eq(hs_rules_preset(rules, preset, NULL), HS_OK);
+    f = hs_filter_create(rules, opt, NULL);
+    cr_assert_not_null(f);
+    s = hs_filter_run(f, &src, &dst);
+    plain = run_with_rules(in, len, rules, opt, 4093);
+    cr_expect_eq(s, plain.status, "%s %s: %d, read: %d", what, preset, s, plain.status);
+    cr_expect(sink.len == plain.out_len &&
+                  (!sink.len || memcmp(sink.data, plain.out, sink.len) == 0),
+              "%s %s: output differs from the read source's", what, preset);
+    cr_expect_eq(g.bad_order, 0, "%s %s: window calls out of order", what, preset);
+    cr_expect_gt(g.calls, 0);
+    cr_expect_eq(g.last_next, len, "%s %s: never reached the end", what, preset);
+    run_result_free(&plain);
+    free(sink.data);
+    hs_filter_free(f);
+    hs_rules_free(rules);
+    munmap(g.base, map_len ? map_len : g.page);
+}
+
+Test(zero_copy, never_reads_what_it_gave_back, .timeout = 300)
+{
+    static const char *const presets[] = {"none", "default", "android-app", "privacy"};
+    const char *const *p;
+    size_t i;
+
+    for (p = dump_paths(); *p; p++) {
+        size_t len;
+        uint8_t *in = load_file(*p, &len);
+        hs_options opt;
+        if (len > (64u << 20)) {
+            free(in);
+            continue;
+        }
+        for (i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+            memset(&opt, 0, sizeof opt);
+            opt.read_buffer = 4096 * (i + 1); /* many windows */
+            run_guarded(in, len, presets[i], &opt, *p);
+        }
+        memset(&opt, 0, sizeof opt);
+        opt.repack = 1;
+        opt.read_buffer = 64; /* smaller than a CLASS_DUMP */
+        run_guarded(in, len, "none", &opt, *p);
+        /* cut short and salvaged */
+        memset(&opt, 0, sizeof opt);
+        opt.salvage = 1;
+        run_guarded(in, len - len / 3, "default", &opt, *p);
+        free(in);
+    }
+}
+
+/* With the input in place the filter allocates no read window: its peak is
+ * the output buffer and bookkeeping, well under a read window more. */
+Test(zero_copy, allocates_no_read_buffer)
+{
+    dump d;
+    counter c;
+    hs_alloc a = {count_alloc, count_free, &c};
+    hs_rules *rules = hs_rules_create(NULL);
+    hs_filter *f;
+    mem_sink sink = {NULL, 0, 0, 0};
+    hs_source src = {.read = NULL};
+    hs_sink dst = {mem_write, &sink};
+
+    dg_init(&d, "JAVA PROFILE 1.0.2", 8);
+    dg_begin(&d, 0x1C);
+    dg_prim_array(&d, 0x10, 8, 4u << 20, 0x42); /* 4 MB of bytes */
+    dg_end(&d);
+    dg_begin(&d, 0x2C);
+    dg_end(&d);
+    memset(&c, 0, sizeof c);
+    f = hs_filter_create(rules, NULL, &a);
+    cr_assert_not_null(f);
+    src.data = d.p;
+    src.size = d.len;
+    cr_expect_eq(hs_filter_run(f, &src, &dst), HS_OK);
+    cr_expect(sink.len == d.len && memcmp(sink.data, d.p, d.len) == 0);
+    hs_filter_free(f);
+    cr_expect_eq(c.live, 0);
+    cr_expect_lt(c.peak, (1u << 20) + (256u << 10), "peak %zu bytes", c.peak);
+    free(sink.data);
+    hs_rules_free(rules);
     dg_free(&d);
 }

@@ -129,6 +129,18 @@ Test(truncated, every_cut_of_every_tag)
             memset(&opt, 0, sizeof opt);
             opt.repack = n & 1;
             r = run_filter(d.p, n, "none", &opt, n % 7);
+            {
+                /* zero-copy input ends the same way */
+                run_result m = run_filter(d.p, n, "none", &opt, CHUNK_MAPPED);
+                cr_expect_eq(m.status, r.status, "cut at %zu, in place: %s", n,
+                             m.err.message);
+                cr_expect_eq(m.err.offset, r.err.offset, "cut at %zu, in place", n);
+                cr_expect_str_eq(m.err.message, r.err.message);
+                cr_expect(m.out_len == r.out_len &&
+                              (!m.out_len || memcmp(m.out, r.out, m.out_len) == 0),
+                          "cut at %zu: in-place output differs", n);
+                run_result_free(&m);
+            }
             if (boundary) {
                 cr_expect_eq(r.status, HS_OK, "cut at record boundary %zu: %s", n,
                              r.err.message);
@@ -291,6 +303,8 @@ Test(malformed, corpus_corrupt_files)
         expect_error(&r, HS_E_MALFORMED, cases[i].offset, cases[i].text);
         r = run_filter(in, len, "default", NULL, 4096);
         expect_error(&r, HS_E_MALFORMED, cases[i].offset, cases[i].text);
+        r = run_filter(in, len, "default", NULL, CHUNK_MAPPED);
+        expect_error(&r, HS_E_MALFORMED, cases[i].offset, cases[i].text);
         free(in);
     }
 }
@@ -300,7 +314,7 @@ Test(io, read_failure)
     dump d;
     mem_src src;
     mem_sink sink = {NULL, 0, 0, 0};
-    hs_source s = {mem_read, &src};
+    hs_source s = {.read = mem_read, .ctx = &src};
     hs_sink k = {mem_write, &sink};
     hs_rules *rules = hs_rules_create(NULL);
     hs_filter *f = hs_filter_create(rules, NULL, NULL);
@@ -320,7 +334,7 @@ Test(io, write_failure)
     dump d;
     mem_src src;
     mem_sink sink = {NULL, 0, 0, 1};
-    hs_source s = {mem_read, &src};
+    hs_source s = {.read = mem_read, .ctx = &src};
     hs_sink k = {mem_write, &sink};
     hs_rules *rules = hs_rules_create(NULL);
     hs_filter *f = hs_filter_create(rules, NULL, NULL);

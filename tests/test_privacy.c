@@ -17,6 +17,7 @@ Test(privacy, every_dump, .timeout = 300)
     for (p = dump_paths(); *p; p++) {
         size_t len;
         uint8_t *in = load_file(*p, &len);
+        hs_options count = {.count_nonzero = 1};
         run_result r;
         walk_result wi, wo;
         fields_result fi, fo;
@@ -25,8 +26,9 @@ Test(privacy, every_dump, .timeout = 300)
             free(in);
             continue;
         }
-        r = run_filter(in, len, "privacy", NULL, 0);
+        r = run_filter(in, len, "privacy", &count, 0);
         cr_assert_eq(r.status, HS_OK, "%s: %s", *p, r.err.message);
+        cr_expect_gt(r.st.nonzero_field_bytes, 0, "%s: the count saw nothing scrubbed", *p);
         wi = walk_dump(in, len, 0);
         wo = walk_dump(r.out, r.out_len, 0);
         cr_expect(wo.ok, "%s: %s", *p, wo.error);
@@ -51,7 +53,7 @@ Test(privacy, every_dump, .timeout = 300)
                      "%s: the input had nothing to scrub", *p);
         /* a second pass finds nothing more to do */
         {
-            run_result again = run_filter(r.out, r.out_len, "privacy", NULL, 0);
+            run_result again = run_filter(r.out, r.out_len, "privacy", &count, 0);
             cr_expect_eq(again.status, HS_OK);
             cr_expect_eq(again.st.nonzero_field_bytes + again.st.nonzero_array_bytes, 0, "%s",
                          *p);

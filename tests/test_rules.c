@@ -22,7 +22,8 @@ Test(presets, default_on_every_dump, .timeout = 300)
     for (p = dump_paths(); *p; p++) {
         size_t len;
         uint8_t *in = load_file(*p, &len);
-        run_result r = run_filter(in, len, "default", NULL, 0);
+        hs_options opt = {.count_nonzero = 1};
+        run_result r = run_filter(in, len, "default", &opt, 0);
         walk_result wi = walk_dump(in, len, WALK_ZERO_PAYLOADS | WALK_NO_STRINGS);
         walk_result wo;
 
@@ -50,6 +51,32 @@ Test(presets, default_on_every_dump, .timeout = 300)
         run_result_free(&r);
         free(in);
     }
+}
+
+/* Counting non-zero scrubbed bytes is asked for (it reads what would be
+ * skipped): the output is the same either way, and unasked the counts stay
+ * zero. */
+Test(presets, nonzero_count_only_when_asked)
+{
+    size_t len;
+    uint8_t *in = load_file("fixtures/jvm17-64bit.hprof", &len);
+    hs_options count = {.count_nonzero = 1};
+    run_result a = run_filter(in, len, "privacy", &count, 0);
+    run_result b = run_filter(in, len, "privacy", NULL, 0);
+
+    cr_assert_eq(a.status, HS_OK, "%s", a.err.message);
+    cr_assert_eq(b.status, HS_OK, "%s", b.err.message);
+    cr_expect_gt(a.st.nonzero_array_bytes, 0);
+    cr_expect_gt(a.st.nonzero_field_bytes, 0);
+    cr_expect_neq(a.st.first_nonzero_array, 0);
+    cr_expect_eq(b.st.nonzero_array_bytes + b.st.nonzero_field_bytes, 0);
+    cr_expect_eq(b.st.payload_bytes_zeroed, a.st.payload_bytes_zeroed);
+    cr_expect_eq(b.st.field_bytes_scrubbed, a.st.field_bytes_scrubbed);
+    cr_assert_eq(a.out_len, b.out_len);
+    cr_expect(memcmp(a.out, b.out, a.out_len) == 0);
+    run_result_free(&a);
+    run_result_free(&b);
+    free(in);
 }
 
 /* android-app: no zygote or image object left, every class dump kept, no

@@ -12,6 +12,7 @@ need libdeflate-dev
 need libxxhash-dev
 need libcriterion-dev
 need zstd
+need time
 need clang
 need libclang-rt-14-dev
 need hprof-conv

@@ -11,7 +11,9 @@
  *              purpose now and then) instead of the default
  *   bit 3      small read_buffer (32..4096) instead of the default
  *   bits 4..7  how many bytes the memory source returns per read, see
- *              chunk_mode(): whole, fixed 1..511, or a pseudo-random sequence
+ *              chunk_mode(): fixed 1..511, or a pseudo-random sequence; 0
+ *              hands the input over in place (hs_source.data), as the CLI
+ *              does with a file
  *
  * The small sizes and the random read sequence are derived from the selector
  * and the input length, so an input always replays the same way.
@@ -144,6 +146,7 @@ typedef struct {
     uint64_t rng;    /* for the pseudo-random modes */
     int saw_eof;
     size_t reads;
+    uint64_t done; /* in place: what the filter said it is done with */
 } msource;
 
 static uint64_t splitmix(uint64_t *s)
@@ -187,6 +190,20 @@ static long msource_read(void *ctx, void *buf, size_t cap)
     memcpy(buf, s->data + s->pos, n);
     s->pos += n;
     return (long)n;
+}
+
+/* In place, the filter reports how far it has got: never backwards, never
+ * past the input. */
+static void msource_window(void *ctx, uint64_t done, uint64_t next)
+{
+    msource *s = ctx;
+
+    s->reads++;
+    CHECK(done >= s->done && next >= done && next <= s->len && next >= s->pos,
+          "window(%llu, %llu) after window(%llu, %zu) over %zu bytes", (unsigned long long)done,
+          (unsigned long long)next, (unsigned long long)s->done, s->pos, s->len);
+    s->done = done;
+    s->pos = (size_t)next;
 }
 
 /* ---- memory sink ------------------------------------------------------------ */
@@ -342,10 +359,16 @@ static hs_status run_filter(const config *cfg, const uint8_t *in, size_t len, ms
     hs_status s, s2;
     hs_error perr;
     hs_stats st;
-    msource src = {in, len, 0, cfg->chunk, seed, 0, 0};
-    hs_source hsrc = {msource_read, &src};
+    msource src = {in, len, 0, cfg->chunk, seed, 0, 0, 0};
+    hs_source hsrc = {.read = msource_read, .ctx = &src};
     hs_sink hsink = {msink_write, out};
 
+    if (cfg->chunk == 0) {
+        hsrc.read = NULL;
+        hsrc.data = len ? in : (const uint8_t *)"";
+        hsrc.size = len;
+        hsrc.window = msource_window;
+    }
     memset(out, 0, sizeof *out);
     out->cap = OUT_CAP(len);
     out->buf = malloc(out->cap ? out->cap : 1);
@@ -363,6 +386,7 @@ static hs_status run_filter(const config *cfg, const uint8_t *in, size_t len, ms
     opt.to_jvm = cfg->to_jvm;
     opt.segment_cap = cfg->segment_cap;
     opt.read_buffer = cfg->read_buffer;
+    opt.count_nonzero = 1; /* reads every scrubbed byte: more to check */
     if (known("string-alloc")) {
         /* with a small cap on held strings the arena sized from a STRING's
          * declared length stays small (see the regress README) */
