@@ -115,6 +115,7 @@ void hs_filter_stats(const hs_filter *f, hs_stats *out)
     out->bytes_in = hs_offset(f);
     out->bytes_out = f->out.total;
     out->strings_dropped = f->strings.held_count; /* held, never used */
+    out->roots_held_peak = f->roots.peak;
     hs_dups_top(f, out);
 }
 

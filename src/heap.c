@@ -369,10 +369,12 @@ static hs_status root(F *f, unsigned subtag, size_t fixed)
     if (f->drop_heaps) {
         /* held until its object shows which heap it is in (rootq.h) */
         prefetch_next(f, fixed);
+        size_t before = hs_rootq_bytes(&f->roots);
         if (hs_rootq_add(&f->roots, hs_be_id(b + 1, f->idsize), b, n) != HS_OK)
             return hs_filter_io_fail(f, HS_E_NOMEM, "");
         HS_TRY(hs_drop(f, fixed));
-        return hs_check_held(f);
+        /* held memory changes only when the queue grows */
+        return hs_rootq_bytes(&f->roots) == before ? HS_OK : hs_check_held(f);
     }
     if (n != fixed || b[0] != subtag) {
         HS_TRY(begin_sub(f, n));

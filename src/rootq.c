@@ -110,7 +110,7 @@ hs_status hs_rootq_add(hs_rootq *q, uint64_t id, const uint8_t *bytes, size_t le
     s = &q->slots[ref - 1];
     s->next = 0;
     s->len = (uint8_t)len;
-    memcpy(s->bytes, bytes, len);
+    memcpy(s->bytes, bytes, HS_ROOT_MAX); /* a constant size: no call */
     v = find(q, id);
     if (v) { /* append to the id's chain, keeping arrival order */
         uint32_t last = (uint32_t)*v;
@@ -121,7 +121,8 @@ hs_status hs_rootq_add(hs_rootq *q, uint64_t id, const uint8_t *bytes, size_t le
         q->free_list = ref;
         return st;
     }
-    q->count++;
+    if (++q->count > q->peak)
+        q->peak = q->count;
     return HS_OK;
 }
 
@@ -134,10 +135,10 @@ uint32_t hs_rootq_take(hs_rootq *q, uint64_t id)
     for (i = q->n_recent; i-- > 0;)
         if (q->recent_id[i] == id) {
             first = (uint32_t)(q->recent_chain[i] >> 32);
-            q->n_recent--;
-            memmove(q->recent_id + i, q->recent_id + i + 1, (q->n_recent - i) * sizeof(uint64_t));
-            memmove(q->recent_chain + i, q->recent_chain + i + 1,
-                    (q->n_recent - i) * sizeof(uint64_t));
+            for (q->n_recent--; i < q->n_recent; i++) { /* mostly none: the newest */
+                q->recent_id[i] = q->recent_id[i + 1];
+                q->recent_chain[i] = q->recent_chain[i + 1];
+            }
             return first;
         }
     if (!q->map.count || !filter_has(q, id))

@@ -40,6 +40,7 @@ typedef struct {
     uint32_t nslots, cap;
     uint32_t free_list; /* slot index + 1, chained through next */
     uint64_t count;     /* roots held now */
+    uint64_t peak;      /* most roots held at once */
     size_t cursor;      /* where hs_rootq_take_any looks first */
     /* A Bloom filter over every id ever put in the map: most objects have
      * no root, and this answers "none" from one word of 256 KiB, where a
@@ -53,6 +54,8 @@ typedef struct {
 
 void hs_rootq_init(hs_rootq *q, const hs_alloc *a);
 void hs_rootq_free(hs_rootq *q);
+/* Holds root `bytes[0..len)` for object `id`; `bytes` must be readable for
+ * HS_ROOT_MAX bytes (a slot is copied whole). */
 hs_status hs_rootq_add(hs_rootq *q, uint64_t id, const uint8_t *bytes, size_t len);
 /* Detaches the roots held for `id` and returns the first slot index + 1 (0
  * when none); walk them with hs_rootq_slot()/next and hand each back with

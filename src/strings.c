@@ -26,8 +26,6 @@ hs_status hs_check_held(F *f)
 
     if (held > f->st.held_bytes_peak)
         f->st.held_bytes_peak = held;
-    if (f->roots.count > f->st.roots_held_peak)
-        f->st.roots_held_peak = f->roots.count;
     if (held > f->opt.max_held)
         return hs_filter_fail(f, HS_E_LIMIT, hs_offset(f),
                               "the strings and roots held back need %llu bytes, more than "
