@@ -5,12 +5,21 @@
 #
 #   sh bench/bench.sh                      # ~1 GiB inputs, 3 runs each
 #   BENCH_SIZE_MB=200 BENCH_RUNS=1 sh bench/bench.sh   # quick check
+#   BENCH_WORK=/dev/shm/hs-bench sh bench/bench.sh     # inputs on tmpfs
 #
-# Inputs, prepared once into bench/work/ and reused (delete them to rebuild):
+# Inputs, prepared once into bench/work/ (or $BENCH_WORK) and reused
+# (delete them to rebuild):
 #   jvm-<N>mb.hprof      HotSpot 17 dump of ~N MiB from tools/makedump.sh
 #   android-<N>mb.hprof  the same heap as an Android 1.0.3 dump, made by
 #                        ../shared/tools/artsim (about 1.5 min per GB)
 #   jvm-oom-500mb-byte-array.hprof  the corpus dump whose bulk is one byte[]
+#   jvm-64mb.hprof       a small HotSpot dump, to show peak RSS does not
+#                        grow with the input
+#
+# The page cache of a virtual machine may be trimmed by its host between
+# runs (seen here: half of a 1 GB file gone within 20 s), which makes every
+# figure partly a disk read. BENCH_WORK on a tmpfs (/dev/shm) keeps the
+# inputs in memory for the whole run; the report names the filesystem.
 #
 # For every input, each command below runs BENCH_RUNS times (interleaved, so
 # slow drift hits all commands alike) and the table shows the median wall
@@ -20,7 +29,11 @@
 #   cat IN | cat > /dev/null           the floor through a pipe
 #   zstd -3 -T0 -c IN > /dev/null      a fast general-purpose compressor
 #   hprof-conv [-z] IN OUT             Android inputs only; OUT is a real file
-#                                      in bench/work, deleted after each run
+#                                      in the work directory, deleted after
+#                                      each run; hprof-conv -z also to
+#                                      /dev/null, and hprof-strip -p
+#                                      android-app also to a real file, so
+#                                      each compares like with like
 # Results go to stdout and bench/RESULTS.md. Environment: BENCH_SIZE_MB
 # (default 1024), BENCH_RUNS (default 3), HPROF_STRIP (the binary to
 # measure, default ./hprof-strip; e.g. one built in a `git worktree` of a
@@ -36,13 +49,13 @@ MODES='
 --repack -p none
 -p android-app
 -p privacy
--z
+-p default -z
 '
 
 cd "$(dirname "$0")/.."
 SIZE_MB=${BENCH_SIZE_MB:-1024}
 RUNS=${BENCH_RUNS:-3}
-WORK=bench/work
+WORK=${BENCH_WORK:-bench/work}
 STRIP_BIN=${HPROF_STRIP:-./hprof-strip}
 ARTSIM=${ARTSIM:-../shared/tools/artsim}
 OOM_GZ=../shared/corpus/jvm-oom-500mb-byte-array.hprof.gz
@@ -119,6 +132,12 @@ if [ ! -s "$oom" ]; then
     gzip -dc "$OOM_GZ" > "$oom.tmp" && mv "$oom.tmp" "$oom"
 fi
 
+small=$WORK/jvm-64mb.hprof
+if [ ! -s "$small" ]; then
+    say "making $small"
+    tools/makedump.sh 64 "$small"
+fi
+
 # ---- Measuring ------------------------------------------------------------
 
 # run_once INPUT LABEL COMMAND: one timed run of the shell COMMAND, appended
@@ -174,10 +193,17 @@ bench_input() {
         if [ "${4:-}" = android ] && [ -x "$HPROF_CONV" ]; then
             run_once "$name" "hprof-conv" "$HPROF_CONV $input $conv_out"; rm -f "$conv_out"
             run_once "$name" "hprof-conv -z" "$HPROF_CONV -z $input $conv_out"; rm -f "$conv_out"
+            run_once "$name" "hprof-conv -z > /dev/null" "$HPROF_CONV -z $input /dev/null"
         fi
         while IFS= read -r mode; do
             run_once "$name" "hprof-strip $mode" "$STRIP $mode < $input > /dev/null"
         done < "$MODES_OK"
+        # through a pipe, as in a pipeline, against cat | cat
+        run_once "$name" "hprof-strip -p default | cat" "$STRIP -p default < $input | cat > /dev/null"
+        if [ "${4:-}" = android ]; then
+            run_once "$name" "hprof-strip -p android-app > file" \
+                "$STRIP -p android-app < $input > $conv_out"; rm -f "$conv_out"
+        fi
         r=$((r + 1))
     done
 }
@@ -188,10 +214,12 @@ if [ -n "$android" ]; then
         "Android 1.0.3 dump made from the JVM dump by artsim" android
 fi
 bench_input "$(basename "$oom")" "$oom" "corpus: HotSpot 11 OOM dump, one ~500 MB byte[]"
+bench_input "$(basename "$small")" "$small" "HotSpot 17 dump from tools/makedump.sh 64"
 
 # ---- Report ---------------------------------------------------------------
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+fstype=$(df -T "$WORK" | awk 'NR == 2 { print $2 }')
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 mem=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
 
@@ -204,8 +232,9 @@ report() {
     echo "- CPU: $cpu, $ncpu logical CPUs; memory $mem"
     echo "- load average (1/5/15 min) at start: $load_start; at end: $(cut -d ' ' -f 1-3 /proc/loadavg)"
     echo "- runs per command: $RUNS (median shown); MB = 10^6 bytes; RSS = peak resident set (GNU time %M)"
-    echo "- made by \`make bench\` (bench/bench.sh); input files cached in memory; output to /dev/null"
-    echo "  except hprof-conv, which writes a real file"
+    echo "- made by \`make bench\` (bench/bench.sh); inputs in \`$WORK\` ($fstype), each read once"
+    echo "  before timing; output to /dev/null, except hprof-conv and rows saying \"file\", which"
+    echo "  write a real file in the same directory"
     echo
     echo "Inputs:"
     echo
@@ -236,7 +265,7 @@ report() {
             if ($5 != 0) fail[k] = $5
         }
         END {
-            nb = split("cat;cat | cat;zstd -3 -T0;hprof-conv;hprof-conv -z", base, ";")
+            nb = split("cat;cat | cat;zstd -3 -T0;hprof-conv -z;hprof-conv -z > /dev/null", base, ";")
             for (i = 1; i <= ni; i++) {
                 in_ = order[i]
                 for (j = 1; j <= nl[in_]; j++) med[in_, label[in_, j]] = median(times[in_, label[in_, j]])
@@ -259,5 +288,38 @@ report() {
         }' "$RAW"
 }
 
-report | tee bench/RESULTS.md
+# The issue's targets, from the same medians (ratios of times; RSS spread
+# of each mode over all inputs).
+targets() {
+    awk -F '\t' -v jvm="$(basename "$jvm")" -v android="$(basename "${android:-none}")" '
+        function median(list,   n, a, i, j, t) {
+            n = split(list, a, " ")
+            for (i = 2; i <= n; i++)
+                for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+        }
+        { t[$1, $2] = t[$1, $2] " " $3; if ($4 + 0 > r[$1, $2]) r[$1, $2] = $4 + 0
+          if ($2 ~ /^hprof-strip/ && $5 == 0) { modes[$2] = 1; ins[$1] = 1 } }
+        function m(i, l) { return ((i, l) in t) ? median(t[i, l]) : 0 }
+        END {
+            print "| target | measured | goal | met |"
+            print "|---|---:|---|---|"
+            c = m(jvm, "cat")
+            d = m(jvm, "hprof-strip -p default"); if (c && d) printf "| default on %s, x cat | %.2f | at most 3 | %s |\n", jvm, d / c, d / c <= 3 ? "yes" : "no"
+            d = m(jvm, "hprof-strip -p none"); if (c && d) printf "| none on %s, x cat | %.2f | at most 1.5 | %s |\n", jvm, d / c, d / c <= 1.5 ? "yes" : "no"
+            app = m(android, "hprof-strip -p android-app"); conv = m(android, "hprof-conv -z > /dev/null")
+            if (app && conv) printf "| hprof-conv -z / android-app, both to /dev/null | %.2f | at least 3 | %s |\n", conv / app, (conv / app >= 3) ? "yes" : "no"
+            app = m(android, "hprof-strip -p android-app > file"); conv = m(android, "hprof-conv -z")
+            if (app && conv) printf "| hprof-conv -z / android-app, both to a file | %.2f | at least 3 | %s |\n", conv / app, (conv / app >= 3) ? "yes" : "no"
+            zs = m(jvm, "zstd -3 -T0"); d = m(jvm, "hprof-strip -p default -z")
+            if (zs && d) printf "| default -z on %s, x zstd -3 -T0 | %.2f | below 1 | %s |\n", jvm, d / zs, (d / zs < 1) ? "yes" : "no"
+            for (l in modes) {
+                lo = -1; hi = 0
+                for (i in ins) if ((i, l) in r) { v = r[i, l] / 1024; if (lo < 0 || v < lo) lo = v; if (v > hi) hi = v }
+                if (lo >= 0) printf "| peak RSS of `%s`, all inputs | %.1f to %.1f MiB | within a few MB, under 32 MiB | %s |\n", l, lo, hi, ((hi - lo <= 4 && hi < 32) ? "yes" : "no")
+            }
+        }' "$RAW"
+}
+
+{ report; echo "## Targets (issue #6)"; echo; targets; } | tee bench/RESULTS.md
 rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$STRIP"

