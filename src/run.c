@@ -250,6 +250,8 @@ int hs_cli_run(hs_cli *cli)
     signal(SIGXFSZ, SIG_IGN);
 #endif
 
+    hs_widen_pipe(in_fd);
+    hs_widen_pipe(out_fd);
     rc = EXIT_LIMIT;
     if (hs_input_open(&rd.in, in_fd) != 0) {
         if (hs_input_error(rd.in)) {
