@@ -140,16 +140,19 @@ fi
 rc=$(cat "$T/rc")
 expect_rc 0 "stdin at an offset"; cmp -s "$FIX" "$T/out" && ok || bad "stdin at an offset: output differs"
 # A mapped file that shrinks while being read: exit 4 and a message, not a
-# crash. The reader of the pipe waits, so hprof-strip is about 1 MB in when
-# the file is cut: behind where it is (a write from the lost pages fails),
-# or ahead (reading them faults: SIGBUS).
+# crash. The reader of the pipe takes one byte (so the file is mapped), says
+# so, and waits: hprof-strip stops a few MB in, with the pipe full, and the
+# file is cut behind where it is (a write from the lost pages fails) or
+# ahead (reading them faults: SIGBUS).
 BIG=build/fresh/jvm-30mb.hprof
 if [ -s "$BIG" ]; then
     for cut in 100000 20M; do
         cp "$BIG" "$T/shrinks.hprof"
+        rm -f "$T/started"
         { "$BIN" -p none "$T/shrinks.hprof" 2>"$T/err"; echo $? >"$T/rc"; } |
-            { sleep 1; cat >/dev/null; } &
-        sleep 0.3
+            { dd bs=1 count=1 of=/dev/null 2>/dev/null; touch "$T/started"; sleep 1; cat >/dev/null; } &
+        i=0
+        while [ ! -e "$T/started" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
         truncate -s $cut "$T/shrinks.hprof"
         wait
         rc=$(cat "$T/rc")
