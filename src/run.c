@@ -309,7 +309,13 @@ int hs_cli_run(hs_cli *cli)
         else if (s != HS_OK)
             report_failure(cli, s, hs_filter_error(filter), rd.in, out);
     }
-    hs_progress_end(&rd.progress, hs_input_raw_bytes(rd.in));
+    if (src.data) { /* in place: how far the filter got */
+        hs_stats now;
+        hs_filter_stats(filter, &now);
+        hs_progress_end(&rd.progress, now.bytes_in);
+    } else {
+        hs_progress_end(&rd.progress, hs_input_raw_bytes(rd.in));
+    }
     if (cli->audit && rc == EXIT_OK) {
         hs_stats stats;
         hs_filter_stats(filter, &stats);

@@ -105,6 +105,7 @@ expect_rc 0 "--to-jvm"; [ "$(head -c 18 "$T/jvm.hprof")" = "JAVA PROFILE 1.0.2" 
 "$BIN" "$FIX" >/dev/null 2>"$T/err"; expect_empty "$T/err" "no progress unless asked"
 "$BIN" --progress "$FIX" >/dev/null 2>"$T/err"; expect_grep "MB/s" "$T/err" "--progress"
 cat "$FIX" | "$BIN" --progress --size 3737979 >/dev/null 2>"$T/err"; expect_grep "(100%)" "$T/err" "--progress --size"
+"$BIN" --progress "$FIX" >/dev/null 2>"$T/err"; expect_grep "(100%)" "$T/err" "--progress on a file read in place"
 
 # privacy: --audit fails the input (exit 7) and passes the output; held
 # instances spill to a temporary file and the output stays the same
