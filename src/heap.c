@@ -344,6 +344,27 @@ static hs_status object(F *f, uint64_t off, size_t hdr, uint64_t payload)
     return copy_sub(f, hdr, payload);
 }
 
+/* True when the sub-record right after a root of `fixed` bytes is, in the
+ * same record, the object `id` the root names: ART writes one root just
+ * before each zygote and image object. */
+static int object_follows(const F *f, size_t fixed, uint64_t id)
+{
+    const size_t need = fixed + 1 + f->idsize;
+    const uint8_t *next = hs_cur(f) + fixed;
+
+    if (hs_reader_avail(&f->rd) < need || f->rec_end - hs_offset(f) < need)
+        return 0;
+    switch (next[0]) {
+    case HS_SUB_INSTANCE_DUMP:
+    case HS_SUB_OBJ_ARRAY_DUMP:
+    case HS_SUB_PRIM_ARRAY_DUMP:
+    case HS_SUB_PRIM_ARRAY_NODATA:
+        return hs_be_id(next + 1, f->idsize) == id;
+    default:
+        return 0;
+    }
+}
+
 static int android_root(unsigned subtag)
 {
     return subtag >= HS_SUB_ROOT_INTERNED_STRING && subtag <= HS_SUB_ROOT_UNREACHABLE;
@@ -367,15 +388,28 @@ static hs_status root(F *f, unsigned subtag, size_t fixed)
         n = 1 + f->idsize;
     }
     if (f->drop_heaps) {
+        uint64_t id = hs_be_id(b + 1, f->idsize);
+        size_t before;
+        if (object_follows(f, fixed, id)) {
+            /* its heap is known now: no need to hold it; roots of the
+             * same object held earlier go first, keeping their order */
+            HS_TRY(release_roots(f, id, f->cur_heap_dropped));
+            if (f->cur_heap_dropped) {
+                f->st.roots_dropped++;
+                return hs_drop(f, fixed);
+            }
+            goto write;
+        }
         /* held until its object shows which heap it is in (rootq.h) */
         prefetch_next(f, fixed);
-        size_t before = hs_rootq_bytes(&f->roots);
-        if (hs_rootq_add(&f->roots, hs_be_id(b + 1, f->idsize), b, n) != HS_OK)
+        before = hs_rootq_bytes(&f->roots);
+        if (hs_rootq_add(&f->roots, id, b, n) != HS_OK)
             return hs_filter_io_fail(f, HS_E_NOMEM, "");
         HS_TRY(hs_drop(f, fixed));
         /* held memory changes only when the queue grows */
         return hs_rootq_bytes(&f->roots) == before ? HS_OK : hs_check_held(f);
     }
+write:
     if (n != fixed || b[0] != subtag) {
         HS_TRY(begin_sub(f, n));
         HS_TRY(hs_drop(f, fixed));

@@ -283,6 +283,59 @@ Test(heaps, roots_follow_their_objects)
 }
 
 /* `heap default drop` on a JVM dump drops every object, keeps the classes. */
+/* ART writes a root right before the object it names: the filter decides
+ * it there and then, without holding it. The records are the same as when
+ * it is held (one-byte reads never show the next object; only the order of
+ * the STRINGs written ahead may differ): roots held earlier for the same
+ * object first, then this one, then the object; and a dropped object's
+ * root dropped. */
+Test(heaps, root_right_before_its_object)
+{
+    static const uint8_t kept[] = {0x05, 0, 0, 0x02, 0, 0x8D, 0, 0, 0x02, 0, 0x21, 0, 0, 0x02, 0};
+    dump d;
+    hs_rules *rules = hs_rules_create(NULL);
+    run_result whole, bytes;
+    walk_result w;
+
+    dg_init(&d, "JAVA PROFILE 1.0.3", 4);
+    dg_string(&d, 0x10, "zygote");
+    dg_string(&d, 0x11, "app");
+    dg_begin(&d, 0x1C);
+    dg_heap_info(&d, 'A', 0x11);
+    dg_root(&d, 0x05, 0x200); /* held: a root comes next */
+    dg_root(&d, 0x8D, 0x200); /* its object comes next */
+    dg_instance(&d, 0x200, 0x50, 4, 1);
+    dg_heap_info(&d, 'Z', 0x10);
+    dg_root(&d, 0x8D, 0x100);
+    dg_instance(&d, 0x100, 0x50, 4, 1);
+    dg_class(&d, 0x50, 0, 0x11);
+    dg_end(&d);
+    dg_begin(&d, 0x2C);
+    dg_end(&d);
+    cr_assert_eq(hs_rules_preset(rules, "android-app", NULL), HS_OK);
+    whole = run_with_rules(d.p, d.len, rules, NULL, 0);
+    bytes = run_with_rules(d.p, d.len, rules, NULL, 1);
+    cr_assert_eq(whole.status, HS_OK, "%s", whole.err.message);
+    cr_assert_eq(bytes.status, HS_OK, "%s", bytes.err.message);
+    cr_expect_eq(whole.out_len, bytes.out_len);
+    cr_expect_eq(walk_dump(whole.out, whole.out_len, WALK_NO_STRINGS).digest,
+                 walk_dump(bytes.out, bytes.out_len, WALK_NO_STRINGS).digest,
+                 "deciding a root at once differs from holding it");
+    cr_expect(memmem(bytes.out, bytes.out_len, kept, sizeof kept) != NULL);
+    cr_expect(memmem(whole.out, whole.out_len, kept, sizeof kept) != NULL,
+              "the app object's roots, in order, right before it");
+    w = walk_dump(whole.out, whole.out_len, 0);
+    cr_expect(w.ok, "%s", w.error);
+    cr_expect_eq(w.instances, 1);
+    cr_expect_eq(w.roots, 2);
+    cr_expect_eq(whole.st.roots_dropped, 1);
+    cr_expect_eq(whole.st.roots_held_peak, 1, "only the first root waited");
+    run_result_free(&whole);
+    run_result_free(&bytes);
+    hs_rules_free(rules);
+    dg_free(&d);
+}
+
 Test(heaps, default_heap)
 {
     size_t len;
