@@ -394,6 +394,16 @@ void dg_prim_array(dump *d, uint64_t id, unsigned type, uint32_t count, uint8_t 
     d->len += (size_t)n;
 }
 
+void dg_one_array(dump *d, unsigned type, uint32_t count, uint8_t fill)
+{
+    dg_init(d, "JAVA PROFILE 1.0.2", 8);
+    dg_begin(d, 0x1C);
+    dg_prim_array(d, 0x10, type, count, fill);
+    dg_end(d);
+    dg_begin(d, 0x2C);
+    dg_end(d);
+}
+
 void dg_heap_info(dump *d, uint32_t heap, uint64_t name_id)
 {
     dg_u1(d, 0xFE);

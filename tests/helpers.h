@@ -99,6 +99,8 @@ void dg_class(dump *d, uint64_t id, uint64_t super, uint64_t field_name_id);
 void dg_instance(dump *d, uint64_t id, uint64_t class_id, uint32_t n, uint8_t fill);
 void dg_obj_array(dump *d, uint64_t id, uint64_t class_id, uint32_t count);
 void dg_prim_array(dump *d, uint64_t id, unsigned type, uint32_t count, uint8_t fill);
+/* A whole 1.0.2 dump (ids of 8) of one primitive array and HEAP_DUMP_END. */
+void dg_one_array(dump *d, unsigned type, uint32_t count, uint8_t fill);
 void dg_heap_info(dump *d, uint32_t heap, uint64_t name_id);
 
 /* A complete dump that uses every top-level tag and every sub-record tag

@@ -185,12 +185,7 @@ Test(api, memory_is_bounded, .timeout = 60)
     hs_options opt;
     int repack;
 
-    dg_init(&d, "JAVA PROFILE 1.0.2", 8);
-    dg_begin(&d, 0x1C);
-    dg_prim_array(&d, 0x10, 11, 32u << 20, 0x42); /* 256 MB of longs */
-    dg_end(&d);
-    dg_begin(&d, 0x2C);
-    dg_end(&d);
+    dg_one_array(&d, 11, 32u << 20, 0x42); /* 256 MB of longs */
     for (repack = 0; repack <= 1; repack++) {
         memset(&opt, 0, sizeof opt);
         opt.repack = repack;
@@ -328,12 +323,7 @@ Test(zero_copy, allocates_no_read_buffer)
     hs_source src = {.read = NULL};
     hs_sink dst = {mem_write, &sink};
 
-    dg_init(&d, "JAVA PROFILE 1.0.2", 8);
-    dg_begin(&d, 0x1C);
-    dg_prim_array(&d, 0x10, 8, 4u << 20, 0x42); /* 4 MB of bytes */
-    dg_end(&d);
-    dg_begin(&d, 0x2C);
-    dg_end(&d);
+    dg_one_array(&d, 8, 4u << 20, 0x42); /* 4 MB of bytes */
     memset(&c, 0, sizeof c);
     f = hs_filter_create(rules, NULL, &a);
     cr_assert_not_null(f);
