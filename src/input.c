@@ -51,7 +51,7 @@ struct hs_input {
      * map + map_skip (stdin may come positioned); pages before `kept` have
      * been given back */
     uint8_t *map;
-    size_t map_len, map_skip, kept;
+    size_t map_len, map_skip, kept, page;
 };
 
 /* Maps `fd` when it is a non-empty regular file whose first bytes are not a
@@ -61,10 +61,11 @@ static void try_map(hs_input *in, int fd)
 {
     struct stat st;
     off_t at = lseek(fd, 0, SEEK_CUR);
+    long page = sysconf(_SC_PAGESIZE);
     void *m;
 
-    if (at < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= at ||
-        (uint64_t)st.st_size > SIZE_MAX)
+    if (at < 0 || page <= 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_size <= at || (uint64_t)st.st_size > SIZE_MAX)
         return;
     m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m == MAP_FAILED)
@@ -72,7 +73,8 @@ static void try_map(hs_input *in, int fd)
     in->map = m;
     in->map_len = (size_t)st.st_size;
     in->map_skip = (size_t)at;
-    in->kept = in->map_skip & ~(size_t)4095;
+    in->page = (size_t)page;
+    in->kept = in->map_skip / in->page * in->page;
     /* read-ahead in large steps: the pages are used once, in order */
     madvise(in->map, in->map_len, MADV_SEQUENTIAL);
 }
@@ -302,7 +304,7 @@ const void *hs_input_data(const hs_input *in, uint64_t *size)
 void hs_input_window(void *ctx, uint64_t done, uint64_t next)
 {
     hs_input *in = ctx;
-    size_t give = (in->map_skip + (size_t)done) & ~(size_t)4095;
+    size_t give = (in->map_skip + (size_t)done) / in->page * in->page;
 
     /* Unmapping the pages behind keeps the resident set at a window or two;
      * the file stays in the page cache. (Mapping the next window in ahead
@@ -346,8 +348,11 @@ void hs_input_close(hs_input *in)
         ZSTD_freeDStream(in->zd);
     if (in->zs_ready)
         inflateEnd(&in->zs);
-    if (in->map)
+    if (in->map) {
         munmap(in->map, in->map_len);
+        /* leave the descriptor where reading it would have: at the end */
+        lseek(in->fd, (off_t)in->map_len, SEEK_SET);
+    }
     free(in->raw);
     free(in);
 }

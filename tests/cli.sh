@@ -137,9 +137,10 @@ fi
 # A regular file is mapped and read in place. Standard input may come
 # positioned past its start (here after a line read by the shell).
 { printf 'one line\n'; cat "$FIX"; } >"$T/prefixed"
-{ read -r _line; "$BIN" -p none >"$T/out" 2>"$T/err"; echo $? >"$T/rc"; } <"$T/prefixed"
+{ read -r _line; "$BIN" -p none >"$T/out" 2>"$T/err"; echo $? >"$T/rc"; cat >"$T/rest"; } <"$T/prefixed"
 rc=$(cat "$T/rc")
 expect_rc 0 "stdin at an offset"; cmp -s "$FIX" "$T/out" && ok || bad "stdin at an offset: output differs"
+expect_empty "$T/rest" "stdin left at its end, as reading it would"
 # A mapped file that shrinks while being read: exit 4 and a message, not a
 # crash. The reader of the pipe takes one byte (so the file is mapped), says
 # so, and waits: hprof-strip stops a few MB in, with the pipe full, and the
