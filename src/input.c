@@ -197,26 +197,34 @@ static long read_plain(hs_input *in, uint8_t *buf, size_t cap)
     return (long)n;
 }
 
+/* Makes compressed bytes available: 1 when there are some, 0 at the end of
+ * the input when it ends between two `unit`s (`between`), -1 on a read
+ * error or when it ends inside one ("zstd data is truncated ..."). */
+static int raw_more(hs_input *in, int between, const char *format, const char *unit)
+{
+    if (in->raw_pos < in->raw_len)
+        return 1;
+    if (!in->raw_eof && raw_fill(in) < 0)
+        return -1;
+    if (!in->raw_eof)
+        return 1;
+    if (between)
+        return 0;
+    snprintf(in->err, sizeof in->err,
+             "%s data is truncated (the input ends inside a %s, after %llu compressed bytes)",
+             format, unit, (unsigned long long)in->raw_total);
+    return -1;
+}
+
 static long read_zstd(hs_input *in, uint8_t *buf, size_t cap)
 {
     ZSTD_outBuffer o = {buf, cap, 0};
 
     while (o.pos == 0) { /* until some output, or the end */
         ZSTD_inBuffer i;
-        if (in->raw_pos == in->raw_len) {
-            if (!in->raw_eof && raw_fill(in) < 0)
-                return -1;
-            if (in->raw_eof) {
-                if (in->zret != 0) {
-                    snprintf(in->err, sizeof in->err,
-                             "zstd data is truncated (the input ends inside a frame, "
-                             "after %llu compressed bytes)",
-                             (unsigned long long)in->raw_total);
-                    return -1;
-                }
-                return 0;
-            }
-        }
+        int more = raw_more(in, in->zret == 0, "zstd", "frame");
+        if (more <= 0)
+            return more;
         i.src = in->raw;
         i.size = in->raw_len;
         i.pos = in->raw_pos;
@@ -239,21 +247,9 @@ static long read_gzip(hs_input *in, uint8_t *buf, size_t cap)
     in->zs.next_out = buf;
     in->zs.avail_out = want;
     while (in->zs.avail_out == want) { /* until some output, or the end */
-        int r;
-        if (in->raw_pos == in->raw_len) {
-            if (!in->raw_eof && raw_fill(in) < 0)
-                return -1;
-            if (in->raw_eof) {
-                if (!in->member_done) {
-                    snprintf(in->err, sizeof in->err,
-                             "gzip data is truncated (the input ends inside a member, after "
-                             "%llu compressed bytes)",
-                             (unsigned long long)in->raw_total);
-                    return -1;
-                }
-                return 0;
-            }
-        }
+        int r, more = raw_more(in, in->member_done, "gzip", "member");
+        if (more <= 0)
+            return more;
         if (in->member_done) {
             /* another member follows: it must be gzip too */
             if (in->raw[in->raw_pos] != 0x1f) {
