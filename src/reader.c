@@ -31,7 +31,6 @@ hs_status hs_reader_start(hs_reader *r, const hs_source *src)
     }
     r->buf = (uint8_t *)(uintptr_t)src->data; /* never written through */
     r->mapped = 1;
-    r->size = src->size;
     return HS_OK;
 }
 
@@ -42,8 +41,8 @@ static hs_status fill_mapped(hs_reader *r, size_t n)
 
     if (r->eof)
         return HS_E_TRUNCATED;
-    if (next >= r->size) {
-        next = r->size;
+    if (next >= r->src.size) {
+        next = r->src.size;
         r->eof = 1;
     }
     if (r->src.window)

@@ -33,7 +33,6 @@ typedef struct {
     int eof;         /* the source said end of input */
     int failed;      /* the source's read callback failed */
     int mapped;      /* buf is the source's data (zero-copy) */
-    uint64_t size;   /* mapped: bytes in the input */
 } hs_reader;
 
 void hs_reader_init(hs_reader *r, const hs_alloc *a, size_t cap, size_t max);
