@@ -22,9 +22,12 @@ endif
 
 BUILD ?= build
 BIN ?= hprof-strip
-CORE_SRC = src/alloc.c src/error.c src/format.c src/reader.c src/out.c \
-           src/rules.c src/rulefile.c src/filter.c src/heap.c src/strings.c \
-           src/strtab.c src/rootq.c src/idmap.c src/classes.c src/scrub.c src/dups.c
+# The core, from the bottom up: each file calls only files before it
+# (tests/layers.sh checks it with nm).
+CORE_SRC = src/alloc.c src/error.c src/format.c src/idmap.c src/strtab.c src/rootq.c \
+           src/classes.c src/classdump.c src/reader.c src/out.c src/rules.c src/rulefile.c \
+           src/ctx.c src/encoder.c src/strings.c src/roots.c src/dups.c src/scrub.c \
+           src/heap.c src/filter.c
 CLI_SRC  = src/main.c src/run.c src/report.c src/io.c src/input.c src/output.c \
            src/progress.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
@@ -89,6 +92,7 @@ $(FRESH_DUMP):
 	    { cat build/fresh/makedump.log; exit 1; }
 
 check: $(BIN) $(TEST_BIN) $(FRESH_DUMP)
+	sh tests/layers.sh $(BUILD) $(CORE_SRC)
 	$(TEST_BIN) --jobs 2
 	sh tests/cli.sh ./$(BIN)
 

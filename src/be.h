@@ -10,6 +10,12 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Byte order must be known: guessing would read every length wrong. */
+#if !defined(__BYTE_ORDER__) || !defined(__ORDER_LITTLE_ENDIAN__) ||                        \
+    (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ && __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__)
+#error "be.h: the compiler does not say the byte order (__BYTE_ORDER__)"
+#endif
+
 static inline uint16_t hs_be16(const uint8_t *p)
 {
     return (uint16_t)((unsigned)p[0] << 8 | p[1]);
@@ -19,7 +25,7 @@ static inline uint32_t hs_be32(const uint8_t *p)
 {
     uint32_t v;
     memcpy(&v, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     v = __builtin_bswap32(v);
 #endif
     return v;
@@ -29,7 +35,7 @@ static inline uint64_t hs_be64(const uint8_t *p)
 {
     uint64_t v;
     memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     v = __builtin_bswap64(v);
 #endif
     return v;
@@ -41,15 +47,9 @@ static inline uint64_t hs_be_id(const uint8_t *p, unsigned idsize)
     return idsize == 8 ? hs_be64(p) : hs_be32(p);
 }
 
-static inline void hs_put_be16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
 static inline void hs_put_be32(uint8_t *p, uint32_t v)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     v = __builtin_bswap32(v);
 #endif
     memcpy(p, &v, 4);
@@ -57,7 +57,7 @@ static inline void hs_put_be32(uint8_t *p, uint32_t v)
 
 static inline void hs_put_be64(uint8_t *p, uint64_t v)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     v = __builtin_bswap64(v);
 #endif
     memcpy(p, &v, 8);

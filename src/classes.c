@@ -47,12 +47,11 @@ static hs_status grow(const hs_alloc *a, void **p, size_t elem, size_t len, size
 }
 
 hs_status hs_classes_add(hs_classes *c, uint64_t id, uint64_t super, const uint8_t *types,
-                         const uint8_t *keep, uint32_t nfields, unsigned idsize)
+                         const uint8_t *keep, uint32_t nfields)
 {
     hs_class *k;
     uint32_t i;
 
-    (void)idsize;
     if (hs_idmap_get(&c->index, id))
         return HS_OK;
     if (grow(c->alloc, (void **)&c->classes, sizeof *c->classes, c->n, &c->cap, 1) != HS_OK ||

@@ -51,7 +51,7 @@ void hs_classes_free(hs_classes *c);
 /* Records a class: its super and its instance fields' types (`keep[i]` set
  * for a field to be kept whole). A class seen twice keeps its first layout. */
 hs_status hs_classes_add(hs_classes *c, uint64_t id, uint64_t super, const uint8_t *types,
-                         const uint8_t *keep, uint32_t nfields, unsigned idsize);
+                         const uint8_t *keep, uint32_t nfields);
 
 /* The runs of class `id`'s instances. Returns HS_OK with *runs set, or
  * HS_OK with *runs NULL and *missing set to the first class of the chain

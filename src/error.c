@@ -28,6 +28,9 @@ const char *hs_status_str(hs_status status)
     return "unknown status";
 }
 
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 0)))
+#endif
 static void fill(hs_error *e, hs_status code, uint64_t offset, const char *prefix,
                  const char *fmt, va_list ap)
 {

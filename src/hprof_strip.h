@@ -220,6 +220,9 @@ const hs_error *hs_filter_error(const hs_filter *f);
 /* Counters filled as the filter runs. */
 typedef struct {
     uint64_t bytes_in, bytes_out;
+    uint64_t hprof_version;                   /* x of "JAVA PROFILE 1.0.x" (0: 1.0) */
+    uint64_t heap_dumps;                      /* heap dumps read (0: the input
+                                                 holds none) */
     uint64_t records_in, records_out;         /* top-level records */
     uint64_t subrecords_in, subrecords_out;   /* heap sub-records */
     uint64_t segments_out;                    /* heap records written */
@@ -228,8 +231,16 @@ typedef struct {
     uint64_t payload_bytes_dropped;           /* array bytes removed */
     uint64_t arrays_dropped;
     uint64_t strings_in, strings_out, strings_dropped;
+    uint64_t strings_unheld;                  /* too long to be a name: passed
+                                                 through without being held */
     uint64_t roots_dropped;
     uint64_t objects_dropped;                 /* by heap rules */
+    uint64_t thread_objects_kept;             /* Thread objects kept in a
+                                                 dropped heap (their threads'
+                                                 roots name them) */
+    uint64_t thread_roots_unlinked;           /* ROOT_THREAD_OBJs written with
+                                                 object id 0: their Thread
+                                                 object may have been dropped */
     uint64_t roots_held_peak;                 /* most roots held at once */
     uint64_t held_bytes_peak;                 /* peak memory held for strings/roots */
     uint64_t salvaged_bytes;                  /* zeros written to complete a

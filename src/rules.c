@@ -156,3 +156,63 @@ int hs_rules_change_lengths(const hs_rules *r)
             return 1;
     return 0;
 }
+
+hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt)
+{
+    hs_caps c;
+
+    c.drop_strings = r->drop_unused_strings;
+    c.scrub = r->scrub_fields;
+    c.keep_names = r->scrub_fields && r->n_keep > 0;
+    c.hold_roots = hs_rules_drop_any_heap(r);
+    c.hashing = opt->find_duplicates;
+    /* scrubbing may hold instances back for their class: that reorders */
+    c.reencode = opt->repack || opt->salvage || opt->to_jvm || r->scrub_fields ||
+                 hs_rules_change_lengths(r);
+    return c;
+}
+
+int hs_rules_root_dropped(const hs_rules *r, unsigned subtag)
+{
+    return r->drop_root[subtag & 0xff];
+}
+
+/* Does `text` (a class name in HotSpot's java/lang/String or ART's
+ * java.lang.String form) equal `name` (dotted)? */
+static int same_class_name(const uint8_t *text, size_t n, const char *name, size_t nn)
+{
+    size_t i;
+
+    if (n != nn)
+        return 0;
+    for (i = 0; i < n; i++)
+        if (!(text[i] == (uint8_t)name[i] || (text[i] == '/' && name[i] == '.')))
+            return 0;
+    return 1;
+}
+
+uint64_t hs_rules_keep_class_mask(const hs_rules *r, const uint8_t *text, size_t n)
+{
+    uint64_t m = 0;
+    unsigned k;
+
+    for (k = 0; k < r->n_keep; k++) {
+        const char *full = r->keep[k], *dot = strrchr(full, '.');
+        if (same_class_name(text, n, full, (size_t)(dot - full)))
+            m |= 1ull << k;
+    }
+    return m;
+}
+
+uint64_t hs_rules_keep_field_mask(const hs_rules *r, const uint8_t *text, size_t n)
+{
+    uint64_t m = 0;
+    unsigned k;
+
+    for (k = 0; k < r->n_keep; k++) {
+        const char *field = strrchr(r->keep[k], '.') + 1;
+        if (n == strlen(field) && memcmp(text, field, n) == 0)
+            m |= 1ull << k;
+    }
+    return m;
+}

@@ -9,6 +9,7 @@
 #ifndef HS_RULES_H
 #define HS_RULES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hprof_strip.h"
@@ -57,6 +58,31 @@ struct hs_rules {
     char keep[HS_MAX_KEEP_FIELDS][HS_MAX_NAME]; /* "java.lang.String.coder" */
     unsigned n_keep;
 };
+
+/* What a rule set needs of the filter, worked out once before a run: the
+ * filter sets up only what these ask for, and nothing but rules.c reads the
+ * rule fields themselves. */
+typedef struct {
+    int reencode;     /* heap records are re-segmented (lengths change, or
+                         records are reordered or inserted) */
+    int drop_strings; /* STRING records held until their first user */
+    int scrub;        /* primitive field values zeroed: class layouts kept,
+                         instances held until their class dump */
+    int keep_names;   /* STRING texts matched against keep-field names */
+    int hold_roots;   /* some heap is dropped: roots wait for their object */
+    int hashing;      /* payloads hashed for the duplicate report */
+} hs_caps;
+
+hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt);
+
+/* True when roots of kind `subtag` are dropped. */
+int hs_rules_root_dropped(const hs_rules *r, unsigned subtag);
+
+/* The keep-field entries (a bit each) whose class is named `text`, in
+ * HotSpot's java/lang/String or ART's java.lang.String form; and those whose
+ * field is named `text`. */
+uint64_t hs_rules_keep_class_mask(const hs_rules *r, const uint8_t *text, size_t n);
+uint64_t hs_rules_keep_field_mask(const hs_rules *r, const uint8_t *text, size_t n);
 
 /* What to do with a primitive array of `type` whose payload is `nbytes`. */
 hs_arr_verdict hs_rules_array(const hs_rules *r, unsigned type, uint64_t nbytes);

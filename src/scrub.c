@@ -1,425 +1,469 @@
 /*
- * scrub.c - field scrubbing: the primitive values of instance fields,
- * static fields and constant pools are zeroed; every reference stays as it
- * was (analyzers follow them, and a zeroed reference breaks the graph).
+ * scrub.c - field scrubbing (see scrub.h).
  *
  * Instances are scrubbed through their class's flattened layout
  * (classes.c). HotSpot writes every CLASS_DUMP before the first instance;
  * ART does not, so an instance whose class chain is not complete yet is
  * held here, with the heap it was in, until the missing class dump arrives,
- * and written then. Held bytes count toward the --max-held limit, unless the
- * caller gave a spill store: past opt.hold_in_memory bytes they go there. An
+ * and written then. Held bytes count toward --max-held, unless the caller
+ * gave a spill store: past opt.hold_in_memory bytes they go there. An
  * instance whose class never comes is written with every field byte zeroed,
  * references included: nothing else can be known about it.
  *
  * Fields on the keep list (keep-field CLASS.FIELD, e.g. String.coder so a
  * string's length stays right) are matched by name: STRING texts are
- * compared with the list as they arrive, LOAD_CLASS ties class ids to their
- * names, and CLASS_DUMP field names are looked up by id.
+ * compared with the list as they arrive (rules.c), LOAD_CLASS ties class
+ * ids to their names, and CLASS_DUMP field names are looked up by id.
  */
+#include "scrub.h"
+
 #include <string.h>
 
 #include "alloc.h"
 #include "be.h"
-#include "filter_impl.h"
+#include "classdump.h"
 
 /* A held instance: where its bytes are (the arena, or the spill store
  * past opt.hold_in_memory), and what it needs to be written later. */
-typedef struct held {
+typedef struct hs_held {
     uint64_t next;      /* index + 1 of the next one waiting on the same class */
     uint64_t loc;       /* offset of its bytes in the arena or the spill store */
+    uint64_t off;       /* its input offset */
     uint64_t cls;       /* its class */
     uint64_t heap_name; /* the heap it was in */
-    uint32_t heap, cur_heap;
+    uint32_t heap;
     uint32_t len;       /* sub-record bytes (header and fields) */
     uint32_t spilled;
 } held;
 
+void hs_scrub_init(hs_scrub *sc, const hs_rules *rules, const hs_alloc *a)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->rules = rules;
+    hs_classes_init(&sc->classes, a);
+    hs_idmap_init(&sc->keep_class_names, a);
+    hs_idmap_init(&sc->keep_field_names, a);
+    hs_idmap_init(&sc->keep_classes, a);
+    hs_idmap_init(&sc->waiting, a);
+}
+
+void hs_scrub_free(hs_scrub *sc)
+{
+    const hs_alloc *a = sc->classes.alloc;
+
+    hs_classes_free(&sc->classes);
+    hs_idmap_free(&sc->keep_class_names);
+    hs_idmap_free(&sc->keep_field_names);
+    hs_idmap_free(&sc->keep_classes);
+    hs_idmap_free(&sc->waiting);
+    hs_free(a, sc->holds);
+    hs_free(a, sc->pending);
+    sc->holds = NULL;
+    sc->pending = NULL;
+}
+
+static hs_status nomem(hs_ctx *c)
+{
+    return hs_fail_io(c, HS_E_NOMEM, "");
+}
+
 /* ---- names for the keep list ----------------------------------------------- */
 
-/* Does `text` (a class name in HotSpot's java/lang/String or ART's
- * java.lang.String form) equal `name` (dotted)? */
-static int same_class_name(const uint8_t *text, size_t n, const char *name, size_t nn)
+static hs_status names_changed(hs_scrub *sc, hs_ctx *c)
 {
-    size_t i;
-
-    if (n != nn)
-        return 0;
-    for (i = 0; i < n; i++)
-        if (!(text[i] == (uint8_t)name[i] || (text[i] == '/' && name[i] == '.')))
-            return 0;
-    return 1;
+    return hs_hold(c, HS_HOLD_NAMES,
+                   hs_idmap_bytes(&sc->keep_class_names) +
+                       hs_idmap_bytes(&sc->keep_field_names) +
+                       hs_idmap_bytes(&sc->keep_classes));
 }
 
-hs_status hs_scrub_string(F *f, uint64_t id, const uint8_t *text, size_t n)
+hs_status hs_scrub_name(hs_scrub *sc, hs_ctx *c, uint64_t id, const uint8_t *text, size_t n)
 {
-    const hs_rules *r = f->rules;
-    uint64_t cls = 0, fld = 0;
-    unsigned k;
+    uint64_t cls = hs_rules_keep_class_mask(sc->rules, text, n);
+    uint64_t fld = hs_rules_keep_field_mask(sc->rules, text, n);
 
-    for (k = 0; k < r->n_keep; k++) {
-        const char *full = r->keep[k];
-        const char *dot = strrchr(full, '.');
-        size_t cn = (size_t)(dot - full), fn = strlen(dot + 1);
-        if (same_class_name(text, n, full, cn))
-            cls |= 1ull << k;
-        if (n == fn && memcmp(text, dot + 1, fn) == 0)
-            fld |= 1ull << k;
-    }
-    if ((cls && hs_idmap_put(&f->keep_class_names, id, cls) != HS_OK) ||
-        (fld && hs_idmap_put(&f->keep_field_names, id, fld) != HS_OK))
-        return hs_filter_io_fail(f, HS_E_NOMEM, "");
-    return HS_OK;
+    if ((cls && hs_idmap_put(&sc->keep_class_names, id, cls) != HS_OK) ||
+        (fld && hs_idmap_put(&sc->keep_field_names, id, fld) != HS_OK))
+        return nomem(c);
+    return cls || fld ? names_changed(sc, c) : HS_OK;
 }
 
-hs_status hs_scrub_load_class(F *f, uint64_t class_id, uint64_t name_id)
+hs_status hs_scrub_load_class(hs_scrub *sc, hs_ctx *c, uint64_t class_id, uint64_t name_id)
 {
-    uint64_t *mask = hs_idmap_get(&f->keep_class_names, name_id);
+    uint64_t *mask = hs_idmap_get(&sc->keep_class_names, name_id);
 
-    if (mask && hs_idmap_put(&f->keep_classes, class_id, *mask) != HS_OK)
-        return hs_filter_io_fail(f, HS_E_NOMEM, "");
-    return HS_OK;
+    if (!mask)
+        return HS_OK;
+    if (hs_idmap_put(&sc->keep_classes, class_id, *mask) != HS_OK)
+        return nomem(c);
+    return names_changed(sc, c);
 }
 
 /* Keep-list entries a field named `name_id` of a class with entries
  * `class_mask` matches. */
-static int kept(F *f, uint64_t class_mask, uint64_t name_id)
+static int kept(const hs_scrub *sc, uint64_t class_mask, uint64_t name_id)
 {
     uint64_t *m;
 
     if (!class_mask)
         return 0;
-    m = hs_idmap_get(&f->keep_field_names, name_id);
+    m = hs_idmap_get(&sc->keep_field_names, name_id);
     return m && (*m & class_mask);
+}
+
+static int is_reference(unsigned type)
+{
+    return type == HS_TYPE_OBJECT || type == HS_TYPE_ARRAY_OBJECT;
+}
+
+static hs_tally field_tally(hs_ctx *c)
+{
+    hs_tally t = {&c->st.field_bytes_scrubbed, &c->st.nonzero_field_bytes,
+                  &c->st.first_nonzero_field};
+    return t;
 }
 
 /* ---- class dumps ---------------------------------------------------------- */
 
-/* Writes the CLASS_DUMP at hs_cur() (`size` bytes, all in the window and
- * checked) with the primitive values of its constant pool and statics
- * zeroed, and records its instance layout. The caller has opened the
- * sub-record. */
-hs_status hs_scrub_class_dump(F *f, size_t size)
+static hs_status held_changed(hs_scrub *sc, hs_ctx *c)
 {
-    const unsigned i = f->idsize;
-    const uint8_t *p = hs_cur(f);
-    uint64_t id = hs_be_id(p + 1, i), *cm = hs_idmap_get(&f->keep_classes, id);
-    uint64_t class_mask = cm ? *cm : 0;
-    size_t k = 1 + 7 * (size_t)i + 8, done = 0;
-    unsigned n, j, pass;
-    uint8_t types[256], keep[256];
-    uint8_t *tp = types, *kp = keep;
-    hs_status s = HS_OK;
+    return hs_hold(c, HS_HOLD_INSTANCES, sc->pending_cap + sc->cap_holds * sizeof(held));
+}
 
-    /* copy everything but primitive values: walk the tables, passing the
-     * bytes before each value and scrubbing the value */
-#define SCRUB(at, w)                                                                           \
-    do {                                                                                       \
-        hs_pass(f, (at)-done);                                                                 \
-        HS_TRY(hs_fill_stream_count(f, 0, (w), &f->st.field_bytes_scrubbed,                    \
-                                    &f->st.nonzero_field_bytes, &f->st.first_nonzero_field));  \
-        done = (at) + (w);                                                                     \
-        p = hs_cur(f) - done; /* the window did not move: only passes and fills */            \
-    } while (0)
-    n = hs_be16(p + k);
-    k += 2;
-    for (j = 0; j < n; j++) { /* u2 index, u1 type, value */
-        unsigned type = p[k + 2], w = hs_type_size(type, i);
-        if (type != HS_TYPE_OBJECT && type != HS_TYPE_ARRAY_OBJECT)
-            SCRUB(k + 3, w);
-        k += 3 + w;
-    }
-    for (pass = 0; pass < 2; pass++) { /* statics, then instance fields */
-        n = hs_be16(p + k);
-        k += 2;
-        if (pass == 1 && n > sizeof types) {
-            tp = hs_malloc(&f->alloc, n);
-            kp = hs_malloc(&f->alloc, n);
-            if (!tp || !kp) {
-                s = HS_E_NOMEM;
-                break;
-            }
+static hs_status class_arrived(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t id);
+
+/* Copies the CLASS_DUMP at p (its first byte at hs_cur()) but for its
+ * primitive values, which are zeroed; notes its instance fields' types and
+ * keep flags in tp/kp (room for all of them). */
+static hs_status scrub_tables(hs_scrub *sc, hs_enc *e, const uint8_t *p, size_t size,
+                              uint8_t *tp, uint8_t *kp)
+{
+    const unsigned i = e->c->idsize;
+    uint64_t *cm = hs_idmap_get(&sc->keep_classes, hs_be_id(p + HS_CD_CLASS, i));
+    const uint64_t class_mask = cm ? *cm : 0;
+    const hs_tally t = field_tally(e->c);
+    size_t done = 0;
+    hs_cd_walk w;
+    hs_cd_entry en;
+
+    hs_cd_start(&w, i);
+    while (hs_cd_next(&w, p, size, &en) == HS_CD_ENTRY) {
+        if (en.table == HS_CD_FIELD) {
+            tp[en.index] = (uint8_t)en.type;
+            kp[en.index] = (uint8_t)kept(sc, class_mask, en.name);
+            continue;
         }
-        for (j = 0; j < n; j++) {
-            uint64_t name = hs_be_id(p + k, i);
-            unsigned type = p[k + i], w = pass == 0 ? hs_type_size(type, i) : 0;
-            if (pass == 0 && type != HS_TYPE_OBJECT && type != HS_TYPE_ARRAY_OBJECT &&
-                !kept(f, class_mask, name))
-                SCRUB(k + i + 1, w);
-            if (pass == 1) {
-                tp[j] = (uint8_t)type;
-                kp[j] = (uint8_t)kept(f, class_mask, name);
-            }
-            k += i + 1 + w;
-        }
+        if (is_reference(en.type) ||
+            (en.table == HS_CD_STATIC && kept(sc, class_mask, en.name)))
+            continue;
+        /* pass the bytes up to the value, zero the value: the window does
+         * not move, only passes and fills */
+        hs_pass(e, en.value - done);
+        HS_TRY(hs_fill_stream(e, 0, en.width, &t, NULL));
+        done = en.value + en.width;
     }
-#undef SCRUB
-    if (s == HS_OK) {
-        hs_pass(f, size - done);
-        s = hs_classes_add(&f->classes, id, hs_be_id(p + 1 + i + 4, i), tp, kp, n, i);
+    hs_pass(e, size - done);
+    return HS_OK;
+}
+
+hs_status hs_scrub_class_dump(hs_scrub *sc, hs_strings *s, hs_enc *e, size_t size)
+{
+    const unsigned i = e->c->idsize;
+    const uint8_t *p = hs_cur(e);
+    uint64_t id = hs_be_id(p + HS_CD_CLASS, i), super = hs_be_id(p + HS_CD_SUPER(i), i);
+    uint8_t types[256], keep[256], *tp = types, *kp = keep;
+    unsigned n = 0;
+    hs_cd_walk w;
+    hs_cd_entry en;
+    hs_status st;
+
+    hs_cd_start(&w, i); /* the count of instance fields */
+    while (hs_cd_next(&w, p, size, &en) == HS_CD_ENTRY)
+        n += en.table == HS_CD_FIELD;
+    if (n > sizeof types) {
+        tp = hs_malloc(&e->c->alloc, n);
+        kp = hs_malloc(&e->c->alloc, n);
     }
+    st = !tp || !kp ? nomem(e->c) : hs_str_sub_begin(s, e, size);
+    if (st == HS_OK)
+        st = scrub_tables(sc, e, p, size, tp, kp);
+    if (st == HS_OK)
+        st = hs_enc_sub_end(e);
+    if (st == HS_OK && hs_classes_add(&sc->classes, id, super, tp, kp, n) != HS_OK)
+        st = nomem(e->c);
     if (tp != types)
-        hs_free(&f->alloc, tp);
+        hs_free(&e->c->alloc, tp);
     if (kp != keep)
-        hs_free(&f->alloc, kp);
-    return s == HS_OK ? HS_OK : hs_filter_io_fail(f, s, "");
+        hs_free(&e->c->alloc, kp);
+    HS_TRY(st);
+    HS_TRY(hs_hold(e->c, HS_HOLD_CLASSES, hs_classes_bytes(&sc->classes)));
+    return class_arrived(sc, s, e, id);
 }
 
 /* ---- instances ------------------------------------------------------------ */
 
-static hs_status bad_size(F *f, uint64_t off, uint64_t cls, uint64_t n, uint64_t want)
+static hs_status bad_size(hs_ctx *c, uint64_t off, uint64_t cls, uint64_t n, uint64_t want)
 {
-    return hs_filter_fail(f, HS_E_MALFORMED, off,
-                          "INSTANCE_DUMP of class 0x%llx has %llu field bytes, but its class "
-                          "layout gives %llu",
-                          (unsigned long long)cls, (unsigned long long)n,
-                          (unsigned long long)want);
+    return hs_fail_at(c, HS_E_MALFORMED, off,
+                      "INSTANCE_DUMP of class 0x%llx has %llu field bytes, but its class "
+                      "layout gives %llu",
+                      (unsigned long long)cls, (unsigned long long)n, (unsigned long long)want);
 }
 
-static hs_status new_hold(F *f, held **h)
+static hs_status own_super(hs_ctx *c, uint64_t off, uint64_t cls)
 {
-    if (f->n_holds == f->cap_holds) {
-        size_t cap = f->cap_holds ? f->cap_holds * 2 : 1024;
-        held *n = hs_realloc(&f->alloc, f->holds, f->n_holds * sizeof *n, cap * sizeof *n);
+    return hs_fail_at(c, HS_E_MALFORMED, off, "class 0x%llx is its own superclass",
+                      (unsigned long long)cls);
+}
+
+static hs_status new_hold(hs_scrub *sc, hs_ctx *c, held **h)
+{
+    if (sc->n_holds == sc->cap_holds) {
+        size_t cap = sc->cap_holds ? sc->cap_holds * 2 : 1024;
+        held *n = hs_realloc(&c->alloc, sc->holds, sc->n_holds * sizeof *n, cap * sizeof *n);
         if (!n)
-            return hs_filter_io_fail(f, HS_E_NOMEM, "");
-        f->holds = n;
-        f->cap_holds = cap;
+            return nomem(c);
+        sc->holds = n;
+        sc->cap_holds = cap;
     }
-    *h = &f->holds[f->n_holds++];
+    *h = &sc->holds[sc->n_holds++];
     memset(*h, 0, sizeof **h);
+    return HS_OK;
+}
+
+/* Appends `k` bytes to the arena, which grows with the bytes that arrive,
+ * not with the length a header claims. */
+static hs_status arena_append(hs_scrub *sc, hs_ctx *c, const uint8_t *p, size_t k)
+{
+    if (k > sc->pending_cap - sc->pending_len) {
+        size_t cap = sc->pending_cap ? sc->pending_cap : 1u << 16;
+        uint8_t *b;
+        while (cap - sc->pending_len < k)
+            cap *= 2;
+        b = hs_realloc(&c->alloc, sc->pending, sc->pending_len, cap);
+        if (!b)
+            return nomem(c);
+        sc->pending = b;
+        sc->pending_cap = cap;
+        HS_TRY(held_changed(sc, c));
+    }
+    memcpy(sc->pending + sc->pending_len, p, k);
+    sc->pending_len += k;
+    return HS_OK;
+}
+
+/* Moves the `len` bytes at hs_cur() into the arena or the spill store. */
+static hs_status park(hs_scrub *sc, hs_enc *e, uint64_t len, int spill)
+{
+    hs_ctx *c = e->c;
+
+    while (len) {
+        size_t k = hs_reader_avail(&c->rd);
+        if (!k) {
+            HS_TRY(hs_need_slow(e, 1, "an INSTANCE_DUMP"));
+            k = hs_reader_avail(&c->rd);
+        }
+        if (k > len)
+            k = (size_t)len;
+        if (spill) {
+            if (c->opt.spill.write(c->opt.spill.ctx, sc->spill_len, hs_cur(e), k) != 0)
+                return hs_fail_at(c, HS_E_WRITE, hs_ctx_offset(c),
+                                  "writing held instances to the spill file failed");
+            sc->spill_len += k;
+        } else {
+            HS_TRY(arena_append(sc, c, hs_cur(e), k));
+        }
+        len -= k;
+        HS_TRY(hs_drop(e, k));
+    }
     return HS_OK;
 }
 
 /* Parks the instance at hs_cur() (`len` bytes) until class `missing`
  * arrives: in memory, or in the spill store once opt.hold_in_memory bytes
  * are in memory. */
-static hs_status hold(F *f, uint64_t len, uint64_t missing, uint64_t cls)
+static hs_status hold(hs_scrub *sc, hs_enc *e, uint64_t len, uint64_t missing, uint64_t cls)
 {
+    hs_ctx *c = e->c;
     held *h = NULL;
-    uint64_t *head, left = len;
-    int spill = f->opt.spill.write && f->pending_len + len > f->opt.hold_in_memory;
+    uint64_t *head, index;
+    int spill = c->opt.spill.write && sc->pending_len + len > c->opt.hold_in_memory;
 
-    if (len > UINT32_MAX || (!spill && f->pending_len + len > f->opt.max_held))
-        return hs_filter_fail(f, HS_E_LIMIT, hs_offset(f),
-                              "instances waiting for their CLASS_DUMP need more than the "
-                              "limit of %llu bytes (raise it with --max-held)",
-                              (unsigned long long)f->opt.max_held);
-    HS_TRY(new_hold(f, &h));
-    head = hs_idmap_get(&f->waiting, missing);
+    if (len > UINT32_MAX)
+        return hs_fail_at(c, HS_E_LIMIT, hs_ctx_offset(c),
+                          "a %llu-byte INSTANCE_DUMP waiting for its CLASS_DUMP is too large "
+                          "to hold", (unsigned long long)len);
+    HS_TRY(new_hold(sc, c, &h));
+    index = sc->n_holds;
+    head = hs_idmap_get(&sc->waiting, missing);
     h->next = head ? *head : 0;
     h->cls = cls;
-    h->heap = f->in_heap;
-    h->cur_heap = f->cur_heap;
-    h->heap_name = f->in_heap_name;
+    h->off = hs_ctx_offset(c);
+    h->heap = e->in_heap;
+    h->heap_name = e->in_heap_name;
     h->len = (uint32_t)len;
     h->spilled = (uint32_t)spill;
-    h->loc = spill ? f->spill_len : f->pending_len;
-    while (left) { /* the bytes, as they arrive */
-        size_t k = hs_reader_avail(&f->rd);
-        if (!k) {
-            HS_TRY(hs_need_slow(f, 1, "an INSTANCE_DUMP"));
-            k = hs_reader_avail(&f->rd);
-        }
-        if (k > left)
-            k = (size_t)left;
-        if (spill) {
-            if (f->opt.spill.write(f->opt.spill.ctx, f->spill_len, hs_cur(f), k) != 0)
-                return hs_filter_fail(f, HS_E_WRITE, hs_offset(f),
-                                      "writing held instances to the spill file failed");
-            f->spill_len += k;
-        } else {
-            /* the arena grows with the bytes that arrive, not with the
-             * length the header claims */
-            if (k > f->pending_cap - f->pending_len) {
-                size_t cap = f->pending_cap ? f->pending_cap : 1u << 16;
-                uint8_t *b;
-                while (cap - f->pending_len < k)
-                    cap *= 2;
-                b = hs_realloc(&f->alloc, f->pending, f->pending_len, cap);
-                if (!b)
-                    return hs_filter_io_fail(f, HS_E_NOMEM, "");
-                f->pending = b;
-                f->pending_cap = cap;
-            }
-            memcpy(f->pending + f->pending_len, hs_cur(f), k);
-            f->pending_len += k;
-        }
-        left -= k;
-        HS_TRY(hs_drop(f, k));
-    }
-    if (hs_idmap_put(&f->waiting, missing, f->n_holds) != HS_OK)
-        return hs_filter_io_fail(f, HS_E_NOMEM, "");
-    f->pending_count++;
-    f->st.instances_held++;
-    if (f->pending_len + f->spill_len > f->st.instance_bytes_held_peak)
-        f->st.instance_bytes_held_peak = f->pending_len + f->spill_len;
-    if (f->spill_len > f->st.instance_bytes_spilled_peak)
-        f->st.instance_bytes_spilled_peak = f->spill_len;
-    return hs_check_held(f);
+    h->loc = spill ? sc->spill_len : sc->pending_len;
+    HS_TRY(park(sc, e, len, spill));
+    if (hs_idmap_put(&sc->waiting, missing, index) != HS_OK)
+        return nomem(c);
+    sc->pending_count++;
+    c->st.instances_held++;
+    if (sc->pending_len + sc->spill_len > c->st.instance_bytes_held_peak)
+        c->st.instance_bytes_held_peak = sc->pending_len + sc->spill_len;
+    if (sc->spill_len > c->st.instance_bytes_spilled_peak)
+        c->st.instance_bytes_spilled_peak = sc->spill_len;
+    return held_changed(sc, c);
 }
 
-/* Writes field bytes `p[0..n)` through `runs` (NULL: scrub all). */
-static hs_status emit_fields(F *f, const uint8_t *p, uint64_t n, const uint32_t *runs,
-                             uint32_t nruns)
+/* Writes field bytes p[0..n), input offset `at`, through `runs` (NULL:
+ * scrub all). */
+static hs_status emit_fields(hs_enc *e, const uint8_t *p, uint64_t n, uint64_t at,
+                             const uint32_t *runs, uint32_t nruns)
 {
+    const hs_tally t = field_tally(e->c);
     uint32_t r;
 
-    if (!runs) {
-        if (f->opt.count_nonzero)
-            f->st.nonzero_field_bytes += hs_count_nonzero(p, (size_t)n);
-        f->st.field_bytes_scrubbed += n;
-        return hs_fill_stream_out(f, 0, n);
-    }
+    if (!runs)
+        return hs_fill_held(e, p, n, at, &t);
     for (r = 0; r < nruns; r++) {
         uint32_t w = HS_RUN_LEN(runs[r]);
-        if (runs[r] & HS_RUN_KEEP) {
-            HS_TRY(hs_emit(f, p, w));
-        } else {
-            if (f->opt.count_nonzero)
-                f->st.nonzero_field_bytes += hs_count_nonzero(p, w);
-            f->st.field_bytes_scrubbed += w;
-            HS_TRY(hs_fill_stream_out(f, 0, w));
-        }
+        if (runs[r] & HS_RUN_KEEP)
+            HS_TRY(hs_emit(e, p, w));
+        else
+            HS_TRY(hs_fill_held(e, p, w, at, &t));
         p += w;
+        at += w;
     }
     return HS_OK;
 }
 
 /* Writes held instance `h` (its class chain is complete when `runs` is
  * not NULL), in the heap it came from. */
-static hs_status write_held(F *f, const held *h, const uint32_t *runs, uint32_t nruns)
+static hs_status write_held(hs_scrub *sc, hs_strings *s, hs_enc *e, const held *h,
+                            const uint32_t *runs, uint32_t nruns)
 {
-    const size_t hdr = 1 + 2 * (size_t)f->idsize + 8;
-    uint32_t save_heap = f->in_heap, save_cur = f->cur_heap;
-    uint64_t save_name = f->in_heap_name;
-    uint8_t *bytes = f->pending + h->loc, *copy = NULL;
-    hs_status s = HS_OK;
+    const size_t hdr = 1 + 2 * (size_t)e->c->idsize + 8;
+    const uint32_t save_heap = e->in_heap;
+    const uint64_t save_name = e->in_heap_name;
+    uint8_t *bytes = NULL, *copy = NULL;
+    hs_status st = HS_OK;
 
     if (h->spilled) {
-        copy = hs_malloc(&f->alloc, h->len);
+        bytes = copy = hs_malloc(&e->c->alloc, h->len);
         if (!copy)
-            return hs_filter_io_fail(f, HS_E_NOMEM, "");
-        if (f->opt.spill.read(f->opt.spill.ctx, h->loc, copy, h->len) != 0)
-            s = hs_filter_fail(f, HS_E_READ, hs_offset(f),
-                               "reading held instances back from the spill file failed");
-        bytes = copy;
+            return nomem(e->c);
+        if (e->c->opt.spill.read(e->c->opt.spill.ctx, h->loc, copy, h->len) != 0)
+            st = hs_fail_at(e->c, HS_E_READ, hs_ctx_offset(e->c),
+                            "reading held instances back from the spill file failed");
+    } else {
+        bytes = sc->pending + h->loc;
     }
-    f->in_heap = h->heap;
-    hs_set_heap(f, h->cur_heap);
-    f->in_heap_name = h->heap_name;
-    if (s == HS_OK)
-        s = hs_sub_begin(f, h->len);
-    if (s == HS_OK)
-        s = hs_emit(f, bytes, hdr);
-    if (s == HS_OK)
-        s = emit_fields(f, bytes + hdr, h->len - hdr, runs, nruns);
-    if (s == HS_OK)
-        s = hs_sub_end(f);
-    f->in_heap = save_heap;
-    hs_set_heap(f, save_cur);
-    f->in_heap_name = save_name;
-    f->pending_count--;
-    hs_free(&f->alloc, copy);
-    return s;
+    hs_enc_set_heap(e, h->heap, h->heap_name);
+    if (st == HS_OK)
+        st = hs_str_sub_begin(s, e, h->len);
+    if (st == HS_OK)
+        st = hs_emit(e, bytes, hdr);
+    if (st == HS_OK)
+        st = emit_fields(e, bytes + hdr, h->len - hdr, h->off + hdr, runs, nruns);
+    if (st == HS_OK)
+        st = hs_enc_sub_end(e);
+    hs_enc_set_heap(e, save_heap, save_name);
+    sc->pending_count--;
+    hs_free(&e->c->alloc, copy);
+    return st;
 }
 
 /* Everything held was written: the stores start over. */
-static void holds_reset(F *f)
+static void holds_reset(hs_scrub *sc)
 {
-    if (!f->pending_count) {
-        f->pending_len = 0;
-        f->spill_len = 0;
-        f->n_holds = 0;
+    if (!sc->pending_count) {
+        sc->pending_len = 0;
+        sc->spill_len = 0;
+        sc->n_holds = 0;
     }
 }
 
 /* A class dump arrived: the instances waiting for it are written, or wait
  * on for the next missing class of their chain. */
-hs_status hs_scrub_class_arrived(F *f, uint64_t id)
+static hs_status class_arrived(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t id)
 {
-    uint64_t *head = hs_idmap_get(&f->waiting, id), next;
+    const uint64_t hdr = 1 + 2 * (uint64_t)e->c->idsize + 8;
+    uint64_t *head = hs_idmap_get(&sc->waiting, id), next;
 
     if (!head)
         return HS_OK;
     next = *head;
-    hs_idmap_remove(&f->waiting, id);
+    hs_idmap_remove(&sc->waiting, id);
     while (next) {
-        held *h = &f->holds[next - 1];
+        held *h = &sc->holds[next - 1];
         const uint32_t *runs;
         uint32_t nruns;
         uint64_t size, missing;
-        const uint64_t fields = h->len - (1 + 2 * (uint64_t)f->idsize + 8);
 
         next = h->next;
-        if (hs_classes_runs(&f->classes, h->cls, f->idsize, &runs, &nruns, &size, &missing) !=
-            HS_OK)
-            return hs_filter_fail(f, HS_E_MALFORMED, hs_offset(f),
-                                  "class 0x%llx is its own superclass",
-                                  (unsigned long long)h->cls);
+        if (hs_classes_runs(&sc->classes, h->cls, e->c->idsize, &runs, &nruns, &size,
+                            &missing) != HS_OK)
+            return own_super(e->c, hs_ctx_offset(e->c), h->cls);
         if (!runs) { /* wait on for the next missing class */
-            uint64_t *w = hs_idmap_get(&f->waiting, missing);
+            uint64_t *w = hs_idmap_get(&sc->waiting, missing);
             h->next = w ? *w : 0;
-            if (hs_idmap_put(&f->waiting, missing, (uint64_t)(h - f->holds) + 1) != HS_OK)
-                return hs_filter_io_fail(f, HS_E_NOMEM, "");
+            if (hs_idmap_put(&sc->waiting, missing, (uint64_t)(h - sc->holds) + 1) != HS_OK)
+                return nomem(e->c);
             continue;
         }
-        if (size != fields)
-            return bad_size(f, hs_offset(f), h->cls, fields, size);
-        HS_TRY(write_held(f, h, runs, nruns));
+        if (size != h->len - hdr)
+            return bad_size(e->c, hs_ctx_offset(e->c), h->cls, h->len - hdr, size);
+        HS_TRY(write_held(sc, s, e, h, runs, nruns));
     }
-    holds_reset(f);
+    holds_reset(sc);
     return HS_OK;
 }
 
-/* The heap dump ends: instances whose class never came are written with
- * every byte zeroed. */
-hs_status hs_scrub_finish(F *f)
+hs_status hs_scrub_finish(hs_scrub *sc, hs_strings *s, hs_enc *e)
 {
     size_t i;
 
-    for (i = 0; f->pending_count && i < f->waiting.cap; i++) {
+    for (i = 0; sc->pending_count && i < sc->waiting.cap; i++) {
         uint64_t next;
-        if (!f->waiting.used[i])
+        if (!sc->waiting.used[i])
             continue;
-        for (next = f->waiting.vals[i]; next; next = f->holds[next - 1].next) {
-            HS_TRY(write_held(f, &f->holds[next - 1], NULL, 0));
-            f->st.instances_unresolved++;
+        for (next = sc->waiting.vals[i]; next; next = sc->holds[next - 1].next) {
+            HS_TRY(write_held(sc, s, e, &sc->holds[next - 1], NULL, 0));
+            e->c->st.instances_unresolved++;
         }
     }
-    hs_idmap_free(&f->waiting);
-    hs_idmap_init(&f->waiting, &f->alloc);
-    f->pending_count = 0;
-    holds_reset(f);
+    hs_idmap_free(&sc->waiting);
+    hs_idmap_init(&sc->waiting, sc->classes.alloc);
+    sc->pending_count = 0;
+    holds_reset(sc);
     return HS_OK;
 }
 
-/* An INSTANCE_DUMP at hs_cur(): `hdr` header bytes, `n` field bytes,
- * written with its primitive fields scrubbed, or held. */
-hs_status hs_scrub_instance(F *f, uint64_t off, size_t hdr, uint64_t n)
+hs_status hs_scrub_instance(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t off, size_t hdr,
+                            uint64_t n)
 {
-    const unsigned i = f->idsize;
-    uint64_t cls = hs_be_id(hs_cur(f) + 1 + i + 4, i), size, missing;
+    const unsigned i = e->c->idsize;
+    const uint64_t cls = hs_be_id(hs_cur(e) + 1 + i + 4, i);
+    const hs_tally t = field_tally(e->c);
+    uint64_t size, missing;
     const uint32_t *runs;
     uint32_t nruns, r;
 
-    if (hs_classes_runs(&f->classes, cls, i, &runs, &nruns, &size, &missing) != HS_OK)
-        return hs_filter_fail(f, HS_E_MALFORMED, off, "class 0x%llx is its own superclass",
-                              (unsigned long long)cls);
+    if (hs_classes_runs(&sc->classes, cls, i, &runs, &nruns, &size, &missing) != HS_OK)
+        return own_super(e->c, off, cls);
     if (!runs)
-        return hold(f, hdr + n, missing, cls);
+        return hold(sc, e, hdr + n, missing, cls);
     if (size != n)
-        return bad_size(f, off, cls, n, size);
-    HS_TRY(hs_sub_begin(f, hdr + n));
-    hs_pass(f, hdr);
+        return bad_size(e->c, off, cls, n, size);
+    HS_TRY(hs_str_sub_begin(s, e, hdr + n));
+    hs_pass(e, hdr);
     for (r = 0; r < nruns; r++) {
         uint32_t w = HS_RUN_LEN(runs[r]);
         if (runs[r] & HS_RUN_KEEP)
-            HS_TRY(hs_copy_stream(f, w, "an INSTANCE_DUMP"));
+            HS_TRY(hs_copy_stream(e, w, "an INSTANCE_DUMP", NULL));
         else
-            HS_TRY(hs_fill_stream_count(f, 0, w, &f->st.field_bytes_scrubbed,
-                                        &f->st.nonzero_field_bytes,
-                                        &f->st.first_nonzero_field));
+            HS_TRY(hs_fill_stream(e, 0, w, &t, NULL));
     }
-    return hs_sub_end(f);
+    return hs_enc_sub_end(e);
 }

@@ -12,125 +12,169 @@
  * signature, source file), START_THREAD (thread, group and parent group
  * names), CLASS_DUMP (static and instance field names), HEAP_DUMP_INFO (heap
  * name). Unknown top-level records cannot be read, so they refer to nothing.
+ *
+ * The stage. VisualVM's reader takes everything from the first heap segment
+ * to the last as one run of sub-records: a STRING written between segments
+ * breaks it. HotSpot writes every CLASS_DUMP (the records that name field
+ * strings) before the first object, so the start of the heap dump is held
+ * back (the encoder's stage) until the first object (or a sub-record too
+ * large to stage, a top-level record, the end of the heap dump, or the
+ * stage cap); the strings those class dumps name are written to the output
+ * as they are met, ahead of the stage. Writers that do otherwise (ART
+ * interleaves class dumps with objects; the JVMTI agent writes each STRING
+ * on first use) also write only the strings they use, so for them every
+ * string still held is written when the stage is. A string first needed
+ * later goes between segments, which the format allows and MAT, perflib
+ * and shark read.
  */
-#include <string.h>
+#include "strings.h"
 
 #include "be.h"
-#include "filter_impl.h"
 
-hs_status hs_check_held(F *f)
+void hs_strings_init(hs_strings *s, const hs_alloc *a, int drop_unused)
 {
-    uint64_t held = hs_strtab_bytes(&f->strings) + hs_rootq_bytes(&f->roots) +
-                    hs_idmap_bytes(&f->dup_seen) + hs_idmap_bytes(&f->dup_sizes) +
-                    f->pending_len + f->cap_holds * sizeof(uint64_t) * 6;
-
-    if (held > f->st.held_bytes_peak)
-        f->st.held_bytes_peak = held;
-    if (held > f->opt.max_held)
-        return hs_filter_fail(f, HS_E_LIMIT, hs_offset(f),
-                              "the strings and roots held back need %llu bytes, more than "
-                              "the limit of %llu (raise it with --max-held)",
-                              (unsigned long long)held, (unsigned long long)f->opt.max_held);
-    return HS_OK;
+    hs_strtab_init(&s->tab, a);
+    s->drop_unused = drop_unused;
+    s->flush_at_commit = 0;
 }
 
-static hs_status nomem(F *f)
+void hs_strings_free(hs_strings *s)
 {
-    return hs_filter_io_fail(f, HS_E_NOMEM, "");
+    hs_strtab_free(&s->tab);
+}
+
+static hs_status nomem(hs_enc *e)
+{
+    return hs_fail_io(e->c, HS_E_NOMEM, "");
+}
+
+static hs_status held_changed(hs_strings *s, hs_enc *e)
+{
+    return hs_hold(e->c, HS_HOLD_STRINGS, hs_strtab_bytes(&s->tab));
 }
 
 /* Writes the held STRING `id` to the output, outside any segment. */
-static hs_status emit_held(F *f, uint64_t id)
+static hs_status emit_held(hs_strings *s, hs_enc *e, uint64_t id)
 {
-    uint8_t h[HS_RECORD_HEADER + 8];
+    uint8_t b[8];
     uint32_t len;
-    const uint8_t *text = hs_strtab_text(&f->strings, id, &len);
-    const unsigned i = f->idsize;
+    const uint8_t *text = hs_strtab_text(&s->tab, id, &len);
+    const unsigned i = e->c->idsize;
 
-    if (!f->staging) /* a record cannot stand inside a segment */
-        HS_TRY(hs_seg_close(f));
-    HS_TRY(hs_set_dst(f, DST_OUT));
-    h[0] = HS_TAG_STRING;
-    hs_put_be32(h + 1, 0);
-    hs_put_be32(h + 5, i + len);
-    hs_put_be_id(h + 9, id, i);
-    HS_TRY(hs_emit(f, h, HS_RECORD_HEADER + i));
-    HS_TRY(hs_emit(f, text, len));
-    hs_strtab_release(&f->strings, id);
-    f->st.strings_out++;
-    f->st.records_out++;
+    HS_TRY(hs_enc_top_level(e));
+    HS_TRY(hs_enc_record_header(e, HS_TAG_STRING, i + len));
+    hs_put_be_id(b, id, i);
+    HS_TRY(hs_emit(e, b, i));
+    HS_TRY(hs_emit(e, text, len));
+    hs_strtab_release(&s->tab, id);
+    e->c->st.strings_out++;
     return HS_OK;
 }
 
-hs_status hs_str_use(F *f, uint64_t id)
+hs_status hs_str_use(hs_strings *s, hs_enc *e, uint64_t id)
 {
-    if (!f->rules->drop_unused_strings)
+    if (!s->drop_unused)
         return HS_OK;
-    switch (hs_strtab_state(&f->strings, id)) {
+    switch (hs_strtab_state(&s->tab, id)) {
     case HS_STR_HELD:
-        return emit_held(f, id);
+        return emit_held(s, e, id);
     case HS_STR_UNKNOWN:
         /* used before defined: write the STRING as soon as it comes */
-        if (hs_strtab_set(&f->strings, id, HS_STR_WANTED) != HS_OK)
-            return nomem(f);
-        return hs_check_held(f);
+        if (hs_strtab_set(&s->tab, id, HS_STR_WANTED) != HS_OK)
+            return nomem(e);
+        return held_changed(s, e);
     default:
         return HS_OK;
     }
 }
 
-hs_status hs_str_record(F *f, uint64_t len)
+/* Holds the STRING whose header is at hs_cur(), the table growing as the
+ * text arrives. */
+static hs_status hold(hs_strings *s, hs_enc *e, uint64_t id, uint64_t left)
 {
-    const unsigned i = f->idsize;
-    uint64_t id, left;
-    int state;
+    hs_reader *rd = &e->c->rd;
 
-    f->st.strings_in++;
-    HS_TRY(hs_need(f, HS_RECORD_HEADER + i, "a STRING record"));
-    id = hs_be_id(hs_cur(f) + HS_RECORD_HEADER, i);
-    if (f->rules->n_keep && len - i <= 512) { /* names on the keep list are short */
-        HS_TRY(hs_need(f, HS_RECORD_HEADER + (size_t)len, "a STRING record"));
-        HS_TRY(hs_scrub_string(f, id, hs_cur(f) + HS_RECORD_HEADER + i, (size_t)(len - i)));
-    }
-    state = f->rules->drop_unused_strings ? hs_strtab_state(&f->strings, id) : HS_STR_EMITTED;
-    if (state == HS_STR_WANTED || state == HS_STR_EMITTED) {
-        if (f->rules->drop_unused_strings &&
-            hs_strtab_set(&f->strings, id, HS_STR_EMITTED) != HS_OK)
-            return nomem(f);
-        f->st.strings_out++;
-        return hs_copy_record(f, len);
-    }
-    /* hold it, growing the table as the text arrives */
-    left = len - i;
-    if (hs_strtab_begin(&f->strings) != HS_OK)
-        return nomem(f);
-    HS_TRY(hs_drop(f, HS_RECORD_HEADER + i));
+    if (hs_strtab_begin(&s->tab) != HS_OK)
+        return nomem(e);
+    HS_TRY(hs_drop(e, HS_RECORD_HEADER + e->c->idsize));
     while (left) {
-        size_t k = hs_reader_avail(&f->rd);
+        size_t k = hs_reader_avail(rd);
         if (!k) {
-            HS_TRY(hs_need_slow(f, 1, "a STRING record"));
-            k = hs_reader_avail(&f->rd);
+            HS_TRY(hs_need_slow(e, 1, "a STRING record"));
+            k = hs_reader_avail(rd);
         }
         if (k > left)
             k = (size_t)left;
-        if (hs_strtab_append(&f->strings, hs_cur(f), k) != HS_OK)
-            return nomem(f);
+        if (hs_strtab_append(&s->tab, hs_cur(e), k) != HS_OK)
+            return nomem(e);
         left -= k;
-        HS_TRY(hs_drop(f, k));
-        HS_TRY(hs_check_held(f));
+        HS_TRY(hs_drop(e, k));
+        HS_TRY(held_changed(s, e));
     }
-    if (hs_strtab_end(&f->strings, id) != HS_OK)
-        return nomem(f);
-    return hs_check_held(f);
+    if (hs_strtab_end(&s->tab, id) != HS_OK)
+        return nomem(e);
+    return held_changed(s, e);
 }
 
-hs_status hs_str_flush_held(F *f)
+hs_status hs_str_record(hs_strings *s, hs_enc *e, uint64_t len)
 {
+    const unsigned i = e->c->idsize;
+    uint64_t id;
+    int state;
+
+    e->c->st.strings_in++;
+    if (!s->drop_unused) {
+        e->c->st.strings_out++;
+        return hs_enc_copy_record(e, len);
+    }
+    HS_TRY(hs_need(e, HS_RECORD_HEADER + i, "a STRING record"));
+    id = hs_be_id(hs_cur(e) + HS_RECORD_HEADER, i);
+    state = hs_strtab_state(&s->tab, id);
+    if (state == HS_STR_UNKNOWN && len - i > HS_STRING_HOLD_MAX) {
+        /* no name is this long, and holding what a record claims would let
+         * one corrupt length take the memory: it goes through, unheld */
+        e->c->st.strings_unheld++;
+        state = HS_STR_WANTED;
+    }
+    if (state == HS_STR_WANTED || state == HS_STR_EMITTED) {
+        if (hs_strtab_set(&s->tab, id, HS_STR_EMITTED) != HS_OK)
+            return nomem(e);
+        e->c->st.strings_out++;
+        return hs_enc_copy_record(e, len);
+    }
+    return hold(s, e, id, len - i);
+}
+
+hs_status hs_str_flush_held(hs_strings *s, hs_enc *e)
+{
+    const hs_idmap *m = &s->tab.map;
     size_t i;
 
     /* emit_held only flips map values, so walking the map is safe */
-    for (i = 0; i < f->strings.map.cap; i++)
-        if (f->strings.map.used[i] && (f->strings.map.vals[i] & 3u) == HS_STR_HELD)
-            HS_TRY(emit_held(f, f->strings.map.keys[i]));
+    for (i = 0; i < m->cap; i++)
+        if (m->used[i] && (m->vals[i] & 3u) == HS_STR_HELD)
+            HS_TRY(emit_held(s, e, m->keys[i]));
     return HS_OK;
+}
+
+hs_status hs_str_commit(hs_strings *s, hs_enc *e)
+{
+    if (!e->staging)
+        return HS_OK;
+    /* strings first, written while still staging so that the open segment
+     * stays open: it belongs after the stage */
+    if (s->flush_at_commit)
+        HS_TRY(hs_str_flush_held(s, e));
+    return hs_enc_commit(e);
+}
+
+hs_status hs_str_sub_begin(hs_strings *s, hs_enc *e, uint64_t size)
+{
+    if (!e->reencode)
+        return hs_enc_sub_begin(e, size);
+    if (hs_enc_heap_switch(e))
+        HS_TRY(hs_str_use(s, e, e->in_heap_name)); /* may close the segment */
+    if (hs_enc_stage_overflows(e, size))
+        HS_TRY(hs_str_commit(s, e)); /* never stage what has no bound */
+    return hs_enc_sub_begin(e, size);
 }

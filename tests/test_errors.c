@@ -103,7 +103,8 @@ Test(header, header_only_is_valid)
 
 /* Cut a dump with every tag at every byte: a truncation error whose offset
  * is where the data ends, never a crash, except where the cut falls between
- * two records, which leaves a shorter valid dump. */
+ * two records, which leaves a shorter valid dump unless a heap dump was left
+ * open (segments and no HEAP_DUMP_END: that too is a cut dump). */
 Test(truncated, every_cut_of_every_tag)
 {
     unsigned idsize;
@@ -111,6 +112,7 @@ Test(truncated, every_cut_of_every_tag)
     for (idsize = 4; idsize <= 8; idsize += 4) {
         dump d;
         size_t n, hdr, next_record;
+        int heap_open = 0;
         dg_everything(&d, idsize, 1);
         hdr = strlen("JAVA PROFILE 1.0.3") + 1 + 12;
         next_record = hdr;
@@ -123,6 +125,8 @@ Test(truncated, every_cut_of_every_tag)
                 size_t len = (size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 | p[3];
                 if (n == next_record + 9 + len) {
                     boundary = 1;
+                    if (d.p[next_record] == 0x1C || d.p[next_record] == 0x2C)
+                        heap_open = d.p[next_record] == 0x1C;
                     next_record = n;
                 }
             }
@@ -141,7 +145,12 @@ Test(truncated, every_cut_of_every_tag)
                           "cut at %zu: in-place output differs", n);
                 run_result_free(&m);
             }
-            if (boundary) {
+            if (boundary && heap_open) {
+                cr_expect_eq(r.status, HS_E_TRUNCATED, "cut at record boundary %zu", n);
+                cr_expect_eq(r.err.offset, n, "cut at %zu: %s", n, r.err.message);
+                cr_expect(strstr(r.err.message, "no HEAP_DUMP_END") != NULL, "%s",
+                          r.err.message);
+            } else if (boundary) {
                 cr_expect_eq(r.status, HS_OK, "cut at record boundary %zu: %s", n,
                              r.err.message);
             } else {

@@ -141,6 +141,8 @@ Test(privacy, duplicate_arrays)
     dg_prim_array(&d, 0x38, 10, 1u << 19, 7);
     dg_prim_array(&d, 0x40, 10, 1u << 19, 7); /* a 2 MiB copy */
     dg_end(&d);
+    dg_begin(&d, 0x2C); /* HEAP_DUMP_END */
+    dg_end(&d);
     for (chunk = 0; chunk <= 4096; chunk += 4096) {
         memset(&opt, 0, sizeof opt);
         opt.find_duplicates = 1;
@@ -251,6 +253,8 @@ Test(privacy, class_without_fields)
     dg_u2(&d, 0);
     dg_u2(&d, 0);
     dg_u2(&d, 0);
+    dg_end(&d);
+    dg_begin(&d, 0x2C); /* HEAP_DUMP_END */
     dg_end(&d);
     r = run_filter(d.p, d.len, "privacy", NULL, 0);
     cr_assert_eq(r.status, HS_OK, "%s", r.err.message);

@@ -155,6 +155,8 @@ Test(records, segment_boundary_resets_heap)
     dg_root(&d, 0xFF, 0x100);
     dg_instance(&d, 0x108, 0x10, 8, 1);
     dg_end(&d);
+    dg_begin(&d, 0x2C); /* HEAP_DUMP_END */
+    dg_end(&d);
     memset(&opt, 0, sizeof opt);
     opt.repack = 1;
     r = run_filter(d.p, d.len, "none", &opt, 0);
@@ -197,20 +199,71 @@ Test(records, zero_length_heap_dump_runs_to_eof)
 }
 
 /* Segments without a HEAP_DUMP_END get one at the end of the output. */
-Test(records, missing_heap_dump_end_is_added)
+Test(records, missing_heap_dump_end_is_truncation)
 {
     dump d;
+    hs_options opt;
     run_result r;
 
     dg_init(&d, "JAVA PROFILE 1.0.2", 8);
     dg_begin(&d, 0x1C);
     dg_root(&d, 0xFF, 0x100);
     dg_end(&d);
+    /* cut after a whole segment: it must not pass for a complete dump */
     r = run_filter(d.p, d.len, "none", NULL, 0);
-    cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+    cr_assert_eq(r.status, HS_E_TRUNCATED);
+    cr_expect_eq(r.err.offset, d.len);
+    cr_expect(strstr(r.err.message, "the heap dump has no HEAP_DUMP_END") != NULL, "%s",
+              r.err.message);
+    run_result_free(&r);
+    /* --salvage completes it */
+    memset(&opt, 0, sizeof opt);
+    opt.salvage = 1;
+    r = run_filter(d.p, d.len, "none", &opt, 0);
+    cr_assert_eq(r.status, HS_SALVAGED, "%s", r.err.message);
     cr_expect_eq(r.out_len, d.len + 9);
     cr_expect(memcmp(r.out, d.p, d.len) == 0);
     cr_expect_eq(r.out[d.len], 0x2C);
+    run_result_free(&r);
+    dg_free(&d);
+}
+
+/* A file with no heap dump at all is valid HPROF: it passes, and says so
+ * in hs_stats.heap_dumps (the CLI warns). */
+Test(records, no_heap_dump_is_valid)
+{
+    dump d;
+    run_result r;
+
+    dg_init(&d, "JAVA PROFILE 1.0.2", 8);
+    dg_string(&d, 1, "main");
+    r = run_filter(d.p, d.len, "default", NULL, 0);
+    cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+    cr_expect_eq(r.st.heap_dumps, 0);
+    run_result_free(&r);
+    dg_free(&d);
+}
+
+/* Two dumps joined into one file: the second header is named. */
+Test(records, second_header_is_named)
+{
+    dump d;
+    run_result r;
+    size_t first;
+
+    dg_init(&d, "JAVA PROFILE 1.0.2", 8);
+    dg_string(&d, 1, "main");
+    first = d.len;
+    {
+        uint8_t *copy = malloc(first); /* the same dump again */
+        memcpy(copy, d.p, first);
+        dg_bytes(&d, copy, first);
+        free(copy);
+    }
+    r = run_filter(d.p, d.len, "none", NULL, 0);
+    cr_assert_eq(r.status, HS_E_MALFORMED);
+    cr_expect_eq(r.err.offset, first);
+    cr_expect(strstr(r.err.message, "a second HPROF header") != NULL, "%s", r.err.message);
     run_result_free(&r);
     dg_free(&d);
 }

@@ -1,0 +1,58 @@
+/*
+ * core.h - the filter object: the shared context, the encoder, one struct
+ * per feature, and the decoder's own state. Included by the two files that
+ * decode, filter.c (the file header and top-level records) and heap.c
+ * (heap-dump sub-records); every feature below them (strings.c, roots.c,
+ * scrub.c, dups.c) sees only its own struct, the encoder and the context.
+ */
+#ifndef HS_CORE_H
+#define HS_CORE_H
+
+#include "ctx.h"
+#include "dups.h"
+#include "encoder.h"
+#include "roots.h"
+#include "rules.h"
+#include "scrub.h"
+#include "strings.h"
+
+struct hs_filter {
+    hs_ctx c;
+    hs_enc enc;
+    const hs_rules *rules;
+    hs_caps caps;
+
+    hs_strings str;
+    hs_roots roots;
+    hs_scrub scrub;
+    hs_dups dups;
+
+    /* the decoder */
+    uint8_t sub_size[256]; /* hs_sub_fixed_size() of each sub-tag, 0: unknown */
+    int version;           /* 0..3: JAVA PROFILE 1.0[.x] */
+    int prev_unknown_tag;  /* tag of the previous record if unknown, else -1 */
+    uint64_t prev_off;
+    uint64_t prev_out_pos; /* where an unknown record starts in the output */
+    int heap_seen;         /* a heap record was read */
+    int heap_segments;     /* HEAP_DUMP_SEGMENTs read since the last HEAP_DUMP_END */
+    int seen_load_class;
+    uint32_t cur_heap;    /* the input's heap, for the rules (enc.in_heap is 0
+                             with --to-jvm, which writes no heaps) */
+    int cur_heap_dropped; /* the rules drop cur_heap's objects */
+    int ran;
+};
+
+typedef struct hs_filter F;
+
+/* heap.c */
+/* Body of a HEAP_DUMP or HEAP_DUMP_SEGMENT record whose 9-byte header is at
+ * hs_cur() and has been validated. */
+hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len);
+/* Before a heap dump ends: writes what is still held and closes the open
+ * segment. */
+hs_status hs_heap_finish(F *f);
+/* After a truncation error: completes a valid output (--salvage). Returns
+ * HS_SALVAGED, or another error. */
+hs_status hs_salvage(F *f);
+
+#endif

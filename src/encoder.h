@@ -1,0 +1,196 @@
+/*
+ * encoder.h - everything that writes: the span of input bytes due to go
+ * out unchanged, the destination, the heap-dump segment being built, the
+ * held-back start of the heap dump (the stage), the output buffer, and what
+ * --salvage needs to undo or complete a record cut short.
+ *
+ * Moving bytes. Input bytes that go out unchanged are never copied one
+ * record at a time. The encoder keeps a *span*: the run of window bytes
+ * rd.buf[span .. rd.pos) consumed and still to be copied to the current
+ * destination. Walking an unchanged record is just advancing rd.pos
+ * (hs_pass); the span is flushed with one write when something else must
+ * be written (a zeroed payload, a new header), when the destination
+ * changes, or before the window moves. A dump that passes through
+ * unchanged leaves straight from the read window, a window at a time.
+ *
+ * Destinations. HS_DST_OUT is the output stream. HS_DST_SEG is the heap-
+ * dump segment being built (re-encoding only): its length must be known
+ * before its header is written, so its bytes are staged in `seg` until it
+ * closes. A sub-record larger than a segment may be gets a segment of its
+ * own, sized from its header, and streams through unbuffered.
+ *
+ * Heaps. Android heap context (HEAP_DUMP_INFO) is scoped to one segment and
+ * every segment starts in the default heap. The decoder says which heap the
+ * input is in (hs_enc_set_heap); before each sub-record the encoder brings
+ * the output segment to that heap, by writing a HEAP_DUMP_INFO or, to get
+ * back to the default heap (which has no HEAP_DUMP_INFO), by starting a new
+ * segment.
+ *
+ * The encoder writes what it is told and knows nothing of rules, strings
+ * or roots: the features above it decide, it places.
+ */
+#ifndef HS_ENCODER_H
+#define HS_ENCODER_H
+
+#include <stdint.h>
+#include <xxhash.h>
+
+#include "ctx.h"
+#include "format.h"
+#include "out.h"
+
+enum hs_dst { HS_DST_OUT, HS_DST_SEG };
+
+/* The start of a heap dump is held back at most this long (see strings.c). */
+#define HS_STAGE_CAP (64u << 20)
+
+/* What counting fills report into: the bytes filled, the non-zero input
+ * bytes among them (with opt.count_nonzero), and the input offset of the
+ * first (0: none yet). */
+typedef struct {
+    uint64_t *total, *nonzero, *first;
+} hs_tally;
+
+typedef struct {
+    hs_ctx *c;
+    hs_out out;
+
+    /* the span: rd.buf[span .. rd.pos) is due to `dst` */
+    size_t span;
+    enum hs_dst dst;
+    int reencode;  /* heap records are re-segmented */
+    int heap_open; /* heap records written since the last HEAP_DUMP_END */
+
+    /* the output segment under construction (re-encoding) */
+    uint8_t *seg;
+    size_t seg_cap, seg_len;
+    int seg_open;
+
+    /* the held-back start of the first heap dump */
+    int staging;
+    uint8_t *stage;
+    size_t stage_len, stage_cap;
+
+    /* heaps: the one the input is in, and the one the open segment is in */
+    uint32_t in_heap, out_heap;
+    uint64_t in_heap_name;
+
+    /* for --salvage: the sub-record or record being written */
+    int sub_open;          /* a sub-record has begun in the output */
+    size_t sub_mark;       /* where it starts in the segment */
+    uint64_t huge_out_end; /* where its own segment ends in the output */
+    uint64_t huge_seg_pos; /* where that segment starts in the output */
+    uint64_t sub_off;      /* its input offset */
+    int rec_partial;       /* a top-level record is being copied */
+    uint64_t rec_out_pos;  /* where it starts in the output */
+} hs_enc;
+
+hs_status hs_enc_init(hs_enc *e, hs_ctx *c, size_t out_buffer, size_t seg_cap);
+void hs_enc_free(hs_enc *e);
+/* Starts writing to `sink`; with `reencode`, heap records are re-segmented. */
+hs_status hs_enc_start(hs_enc *e, const hs_sink *sink, int reencode);
+
+/* ---- moving bytes ------------------------------------------------------- */
+
+hs_status hs_span_flush(hs_enc *e);
+hs_status hs_need_slow(hs_enc *e, size_t n, const char *what);
+/* Copies, skips or fills the next `n` input bytes as they stream; `tap`
+ * (may be NULL) sees every input byte (duplicate hashing). */
+hs_status hs_copy_stream(hs_enc *e, uint64_t n, const char *what, XXH3_state_t *tap);
+hs_status hs_skip_stream(hs_enc *e, uint64_t n, const char *what, XXH3_state_t *tap);
+hs_status hs_fill_stream(hs_enc *e, uint8_t byte, uint64_t n, const hs_tally *t,
+                         XXH3_state_t *tap);
+/* Writes `n` bytes of `byte` that stand for no input. */
+hs_status hs_fill_out(hs_enc *e, uint8_t byte, uint64_t n);
+/* Writes bytes held in memory, `n` of them scrubbed to zero: counts the
+ * non-zero ones into `t`, `at` being their input offset. */
+hs_status hs_fill_held(hs_enc *e, const uint8_t *p, uint64_t n, uint64_t at,
+                       const hs_tally *t);
+size_t hs_count_nonzero(const uint8_t *p, size_t n);
+
+static inline const uint8_t *hs_cur(const hs_enc *e)
+{
+    return e->c->rd.buf + e->c->rd.pos;
+}
+
+/* Makes `n` bytes available at hs_cur(); `what` names the data for the
+ * truncation message. */
+static inline hs_status hs_need(hs_enc *e, size_t n, const char *what)
+{
+    if (hs_reader_avail(&e->c->rd) >= n)
+        return HS_OK;
+    return hs_need_slow(e, n, what);
+}
+
+/* Consumes `n` available bytes, copying them to the destination. */
+static inline void hs_pass(hs_enc *e, size_t n)
+{
+    e->c->rd.pos += n;
+}
+
+/* Consumes `n` available bytes without copying them. */
+static inline hs_status hs_drop(hs_enc *e, size_t n)
+{
+    HS_TRY(hs_span_flush(e));
+    e->c->rd.pos += n;
+    e->span = e->c->rd.pos;
+    return HS_OK;
+}
+
+/* Writes bytes the filter made up (a new header) to the destination. */
+hs_status hs_emit(hs_enc *e, const void *p, size_t n);
+hs_status hs_set_dst(hs_enc *e, enum hs_dst dst);
+
+/* ---- records and segments ------------------------------------------------ */
+
+/* Copies the top-level record whose header is at hs_cur() as it is (body
+ * `len` bytes), noting where it starts for --salvage. */
+hs_status hs_enc_copy_record(hs_enc *e, uint64_t len);
+/* Writes the 9-byte header of a top-level record made up here. */
+hs_status hs_enc_record_header(hs_enc *e, unsigned tag, uint32_t len);
+/* Makes the output ready for a top-level record: a record cannot stand
+ * inside a segment (while staging it goes ahead of the stage instead). */
+hs_status hs_enc_top_level(hs_enc *e);
+
+/* The input is now in heap `heap` (0: the default heap), named by the
+ * string `name`. */
+static inline void hs_enc_set_heap(hs_enc *e, uint32_t heap, uint64_t name)
+{
+    e->in_heap = heap;
+    e->in_heap_name = name;
+}
+/* True when the next sub-record needs a HEAP_DUMP_INFO (whose name must be
+ * written first). */
+static inline int hs_enc_heap_switch(const hs_enc *e)
+{
+    return e->in_heap && e->in_heap != e->out_heap;
+}
+/* True when a sub-record of `size` bytes cannot join the stage: the stage
+ * must be committed first (see strings.c). */
+int hs_enc_stage_overflows(const hs_enc *e, uint64_t size);
+
+/* Opens and closes a sub-record of `size` output bytes. */
+hs_status hs_enc_sub_begin(hs_enc *e, uint64_t size);
+hs_status hs_enc_sub_end(hs_enc *e);
+/* A sub-record made up here, whole. */
+hs_status hs_enc_sub(hs_enc *e, const void *p, size_t n);
+
+/* Closes the output segment under construction, if any. */
+hs_status hs_enc_seg_close(hs_enc *e);
+/* Writes the stage out and stops staging. */
+hs_status hs_enc_commit(hs_enc *e);
+/* Writes a HEAP_DUMP_END record. */
+hs_status hs_enc_heap_end(hs_enc *e);
+/* Writes what is buffered to the sink. */
+hs_status hs_enc_flush(hs_enc *e);
+
+/* Forgets the output from byte `pos` on, when none of it has reached the
+ * sink yet; returns 0 when some has. */
+int hs_enc_take_back(hs_enc *e, uint64_t pos);
+
+/* --salvage: the input ended at `end` inside a record. Takes back or
+ * completes what is half written; `*pad` is the count of zeros written,
+ * `*what` says which. */
+hs_status hs_enc_salvage_cut(hs_enc *e, uint64_t end, uint64_t *pad, const char **what);
+
+#endif

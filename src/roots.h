@@ -1,0 +1,43 @@
+/*
+ * roots.h - GC roots held while heaps are dropped.
+ *
+ * ART writes every root before the objects it names, and which heap an
+ * object lives in is known only when the object itself goes by. So when a
+ * heap's objects are dropped, roots wait in the root queue (rootq.h) until
+ * their object shows its heap: written with it, or dropped with it. Roots
+ * whose object never comes dangled in the input too, and are written at the
+ * end of the heap dump.
+ */
+#ifndef HS_ROOTS_H
+#define HS_ROOTS_H
+
+#include "rootq.h"
+#include "strings.h"
+
+typedef struct {
+    hs_rootq q;
+    /* Thread objects named by a ROOT_THREAD_OBJ: kept even in a dropped heap,
+     * since analysts start from threads (see heap.c) */
+    hs_idmap threads;
+    int dropped_any; /* some object was dropped already */
+} hs_roots;
+
+void hs_roots_init(hs_roots *r, const hs_alloc *a);
+void hs_roots_free(hs_roots *r);
+
+/* Holds the root `bytes[0..n)` naming object `id`. */
+hs_status hs_roots_hold(hs_roots *r, hs_enc *e, uint64_t id, const uint8_t *bytes, size_t n);
+/* Writes (or, with `drop`, discards) the roots held for object `id`. */
+hs_status hs_roots_release(hs_roots *r, hs_strings *s, hs_enc *e, uint64_t id, int drop);
+/* Object `id` is a thread's: keep it whatever its heap. */
+hs_status hs_roots_keep_thread(hs_roots *r, hs_ctx *c, uint64_t id);
+/* True when object `id` is kept whatever its heap. */
+static inline int hs_roots_kept_thread(const hs_roots *r, uint64_t id)
+{
+    return r->threads.count && hs_idmap_get(&r->threads, id);
+}
+
+/* Writes every root still held. */
+hs_status hs_roots_release_all(hs_roots *r, hs_strings *s, hs_enc *e);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * scrub.h - field scrubbing: the primitive values of instance fields,
+ * static fields and constant pools are zeroed; every reference stays as it
+ * was (analyzers follow them, and a zeroed reference breaks the graph).
+ */
+#ifndef HS_SCRUB_H
+#define HS_SCRUB_H
+
+#include "classes.h"
+#include "rules.h"
+#include "strings.h"
+
+struct hs_held;
+
+typedef struct {
+    const hs_rules *rules;
+    hs_classes classes;        /* instance layouts */
+    hs_idmap keep_class_names; /* string id -> keep-list entries naming it as a class */
+    hs_idmap keep_field_names; /* string id -> keep-list entries naming it as a field */
+    hs_idmap keep_classes;     /* class id -> keep-list entries of its class name */
+    hs_idmap waiting;          /* missing class id -> first held instance + 1 */
+    struct hs_held *holds;     /* held instances */
+    size_t n_holds, cap_holds;
+    uint8_t *pending; /* their bytes, in memory */
+    size_t pending_len, pending_cap;
+    uint64_t spill_len; /* their bytes in the spill store */
+    uint64_t pending_count;
+} hs_scrub;
+
+void hs_scrub_init(hs_scrub *sc, const hs_rules *rules, const hs_alloc *a);
+void hs_scrub_free(hs_scrub *sc);
+
+/* A STRING's text: is it a class or field name on the keep list? */
+hs_status hs_scrub_name(hs_scrub *sc, hs_ctx *c, uint64_t id, const uint8_t *text, size_t n);
+/* A LOAD_CLASS: class `class_id` is named by string `name_id`. */
+hs_status hs_scrub_load_class(hs_scrub *sc, hs_ctx *c, uint64_t class_id, uint64_t name_id);
+/* Writes the CLASS_DUMP at hs_cur() (`size` bytes, all in the window and
+ * checked) with its primitive values zeroed, records its instance layout,
+ * and writes the instances that were waiting for it. */
+hs_status hs_scrub_class_dump(hs_scrub *sc, hs_strings *s, hs_enc *e, size_t size);
+/* An INSTANCE_DUMP at hs_cur() at input byte `off`: `hdr` header bytes, `n`
+ * field bytes, written with its primitive fields scrubbed, or held. */
+hs_status hs_scrub_instance(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t off, size_t hdr,
+                            uint64_t n);
+/* The heap dump ends: instances whose class never came are written with
+ * every byte zeroed. */
+hs_status hs_scrub_finish(hs_scrub *sc, hs_strings *s, hs_enc *e);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * strings.h - STRING records: dropping the unused ones in one pass, and
+ * writing each kept one before its first user.
+ */
+#ifndef HS_STRINGS_H
+#define HS_STRINGS_H
+
+#include "encoder.h"
+#include "strtab.h"
+
+/* A STRING longer than this is no class, field, method or thread name: it
+ * is never held (see hs_str_record). */
+#define HS_STRING_HOLD_MAX (1u << 20)
+
+typedef struct {
+    hs_strtab tab;
+    int drop_unused;     /* hold STRINGs until their first user */
+    int flush_at_commit; /* the writer makes STRINGs on demand: write every
+                            held one when the stage is written */
+} hs_strings;
+
+void hs_strings_init(hs_strings *s, const hs_alloc *a, int drop_unused);
+void hs_strings_free(hs_strings *s);
+
+/* A record about to be written refers to string `id`: write the STRING
+ * first if it is held. */
+hs_status hs_str_use(hs_strings *s, hs_enc *e, uint64_t id);
+/* A STRING record whose header is at hs_cur(): hold it or pass it on. */
+hs_status hs_str_record(hs_strings *s, hs_enc *e, uint64_t len);
+/* Writes every STRING still held, now. */
+hs_status hs_str_flush_held(hs_strings *s, hs_enc *e);
+/* Writes the held-back start of the heap dump (see strings.c), if any. */
+hs_status hs_str_commit(hs_strings *s, hs_enc *e);
+/* Opens a sub-record of `size` output bytes, first writing what must come
+ * before it: the name of the heap it switches to, and the stage when the
+ * sub-record cannot join it. */
+hs_status hs_str_sub_begin(hs_strings *s, hs_enc *e, uint64_t size);
+/* The count of STRING records held and never used. */
+static inline uint64_t hs_str_unused(const hs_strings *s)
+{
+    return s->tab.held_count;
+}
+
+#endif

@@ -1,0 +1,30 @@
+#!/bin/sh
+# The core's files form layers: each file's undefined symbols (nm) that the
+# core defines resolve only to files listed before it in CORE_SRC (the
+# Makefile's order, bottom up). So no cycle can hide between two files.
+# Usage: tests/layers.sh BUILD_DIR src/a.c src/b.c ...
+build=$1
+shift
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+n=0
+: >"$T/below"
+for src in "$@"; do
+    obj="$build/$(basename "$src" .c).o"
+    nm -g --defined-only "$obj" | awk '{print $3}' | sort >"$T/def"
+    nm -u "$obj" | awk '{print $2}' | sort >"$T/undef"
+    # every core symbol: defined by some file of the core
+    for o in "$@"; do nm -g --defined-only "$build/$(basename "$o" .c).o"; done |
+        awk '{print $3}' | sort -u >"$T/core"
+    comm -12 "$T/undef" "$T/core" >"$T/uses"
+    comm -23 "$T/uses" "$T/below" >"$T/bad"
+    if [ -s "$T/bad" ]; then
+        echo "layers: $src calls what a file above it defines: $(tr '\n' ' ' <"$T/bad")"
+        fail=$((fail + 1))
+    fi
+    sort -u "$T/below" "$T/def" -o "$T/below"
+    n=$((n + 1))
+done
+echo "layers: $n files, $fail calling upward"
+[ "$fail" = 0 ]

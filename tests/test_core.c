@@ -1,0 +1,181 @@
+/*
+ * test_core.c - findings of the review of the core, each a test that failed
+ * before its fix: duplicate hashing of streamed payloads, keep-field without
+ * the strings rule, the first non-zero field of a held instance, the
+ * segment cap's bound, and the stats of no filter.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+
+/* Two different 2 MiB arrays streamed through a 64 KiB window are not
+ * duplicates; two equal ones are. */
+Test(core, streamed_duplicates_are_hashed)
+{
+    static const uint8_t fills[2][2] = {{7, 9}, {7, 7}};
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        dump d;
+        hs_options opt;
+        run_result r;
+
+        dg_init(&d, "JAVA PROFILE 1.0.2", 8);
+        dg_begin(&d, 0x1C);
+        dg_prim_array(&d, 0x38, 8, 2u << 20, fills[k][0]);
+        dg_prim_array(&d, 0x40, 8, 2u << 20, fills[k][1]);
+        dg_end(&d);
+        dg_begin(&d, 0x2C);
+        dg_end(&d);
+        memset(&opt, 0, sizeof opt);
+        opt.find_duplicates = 1;
+        opt.read_buffer = 65536;
+        r = run_filter(d.p, d.len, "default", &opt, 4096);
+        cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+        cr_expect_eq(r.st.dup_arrays[8], (uint64_t)k, "fills %u and %u: %llu duplicates",
+                     fills[k][0], fills[k][1], (unsigned long long)r.st.dup_arrays[8]);
+        cr_expect_eq(r.st.dup_bytes[8], k ? 2u << 20 : 0);
+        run_result_free(&r);
+        dg_free(&d);
+    }
+}
+
+static run_result run_text(const uint8_t *in, size_t len, const char *text, const hs_options *o)
+{
+    hs_rules *rules = hs_rules_create(NULL);
+    hs_error err;
+    run_result r;
+
+    cr_assert_eq(hs_rules_parse(rules, text, strlen(text), "test", &err), HS_OK, "%s",
+                 err.message);
+    r = run_with_rules(in, len, rules, o, 0);
+    hs_rules_free(rules);
+    return r;
+}
+
+/* keep-field works whatever the strings rule says: privacy keeps
+ * String.coder with unused strings kept as with them dropped. */
+Test(core, keep_field_without_dropping_strings)
+{
+    size_t len;
+    uint8_t *in = load_file("fixtures/jvm17-64bit.hprof", &len);
+    run_result a = run_text(in, len, "preset privacy\n", NULL);
+    run_result b = run_text(in, len, "preset privacy\nstrings keep\n", NULL);
+    run_result c = run_text(in, len, "strings keep\narrays all zero\nfields zero\n", NULL);
+
+    cr_assert_eq(a.status, HS_OK, "%s", a.err.message);
+    cr_assert_eq(b.status, HS_OK, "%s", b.err.message);
+    cr_assert_eq(c.status, HS_OK, "%s", c.err.message);
+    cr_expect_eq(b.st.field_bytes_scrubbed, a.st.field_bytes_scrubbed,
+                 "strings keep: %llu field bytes scrubbed, drop-unused: %llu",
+                 (unsigned long long)b.st.field_bytes_scrubbed,
+                 (unsigned long long)a.st.field_bytes_scrubbed);
+    /* and the keep list does keep something: without String.coder more goes */
+    cr_expect_gt(c.st.field_bytes_scrubbed, b.st.field_bytes_scrubbed);
+    run_result_free(&a);
+    run_result_free(&b);
+    run_result_free(&c);
+    free(in);
+}
+
+/* An instance held for its class (it comes first, as ART writes them):
+ * --audit's "first at" names its first non-zero field byte. */
+Test(core, first_nonzero_field_of_held_instance)
+{
+    dump d;
+    hs_options opt;
+    run_result r;
+    size_t at;
+
+    dg_init(&d, "JAVA PROFILE 1.0.2", 4);
+    dg_begin(&d, 0x1C);
+    at = d.len + 1 + 4 + 4 + 4 + 4; /* tag, id, trace, class, length */
+    dg_instance(&d, 0x100, 0x50, 8, 0x41);
+    dg_u1(&d, 0x20); /* CLASS_DUMP 0x50: one long field */
+    dg_id(&d, 0x50);
+    dg_u4(&d, 1);
+    {
+        int j;
+        for (j = 0; j < 6; j++)
+            dg_id(&d, 0);
+    }
+    dg_u4(&d, 8);
+    dg_u2(&d, 0);
+    dg_u2(&d, 0);
+    dg_u2(&d, 1);
+    dg_id(&d, 0);
+    dg_u1(&d, 11);
+    dg_end(&d);
+    dg_begin(&d, 0x2C);
+    dg_end(&d);
+    memset(&opt, 0, sizeof opt);
+    opt.count_nonzero = 1;
+    r = run_filter(d.p, d.len, "privacy", &opt, 0);
+    cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+    cr_expect_eq(r.st.instances_held, 1);
+    cr_expect_eq(r.st.nonzero_field_bytes, 8);
+    cr_expect_eq(r.st.first_nonzero_field, at, "first at %llu, expected %zu",
+                 (unsigned long long)r.st.first_nonzero_field, at);
+    run_result_free(&r);
+    dg_free(&d);
+}
+
+static size_t largest;
+
+static void *count_alloc(void *opaque, size_t size)
+{
+    (void)opaque;
+    if (size > largest)
+        largest = size;
+    return malloc(size);
+}
+
+static void count_free(void *opaque, void *p)
+{
+    (void)opaque;
+    free(p);
+}
+
+/* A segment cap past what a u4 segment length can say is bounded: the
+ * segment buffer never takes gigabytes. */
+Test(core, segment_cap_is_bounded)
+{
+    hs_alloc a = {count_alloc, count_free, NULL};
+    hs_rules *rules = hs_rules_create(NULL);
+    hs_options opt;
+    hs_filter *f;
+
+    if (sizeof(size_t) < 8)
+        cr_skip_test("32-bit size_t");
+    cr_assert_eq(hs_rules_preset(rules, "default", NULL), HS_OK);
+    memset(&opt, 0, sizeof opt);
+    opt.segment_cap = (size_t)5 << 30;
+    f = hs_filter_create(rules, &opt, &a);
+    cr_assert_not_null(f);
+    {
+        size_t len;
+        uint8_t *in = load_file("fixtures/jvm17-64bit.hprof", &len);
+        mem_src src = {in, len, 0, 0, -1};
+        mem_sink snk = {NULL, 0, 0, 0};
+        hs_source s = {mem_read, &src, NULL, 0, NULL};
+        hs_sink k = {mem_write, &snk};
+        cr_expect_eq(hs_filter_run(f, &s, &k), HS_OK);
+        free(snk.data);
+        free(in);
+    }
+    cr_expect_leq(largest, (size_t)256 << 20, "largest allocation %zu", largest);
+    hs_filter_free(f);
+    hs_rules_free(rules);
+}
+
+Test(core, stats_of_no_filter)
+{
+    hs_stats st;
+
+    memset(&st, 0xAB, sizeof st);
+    hs_filter_stats(NULL, &st);
+    cr_expect_eq(st.bytes_in, 0);
+    cr_expect_eq(st.dup_top[4].wasted, 0);
+}
