@@ -498,18 +498,16 @@ static hs_status run(F *f)
  * before it, which the error blames, is taken back while it is still ours. */
 static hs_status salvage_corrupt(F *f)
 {
-    char note[160];
+    char kept[80];
 
     HS_TRY(hs_span_flush(&f->enc));
     if (f->prev_unknown_tag >= 0 && f->c.err.offset == f->prev_off)
         hs_enc_take_back(&f->enc, f->prev_out_pos);
-    snprintf(note, sizeof note, "; salvaged: what came before byte %llu",
+    snprintf(kept, sizeof kept, "every record before byte %llu was kept",
              (unsigned long long)f->c.err.offset);
-    if (strlen(f->c.err.message) + strlen(note) < sizeof f->c.err.message)
-        strcat(f->c.err.message, note);
     f->enc.sub_open = 0; /* a bad sub-record is found before it begins */
     f->enc.rec_partial = 0;
-    return hs_salvage(f);
+    return hs_salvage(f, kept);
 }
 
 hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
@@ -530,7 +528,7 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
     HS_TRY(hs_enc_start(&f->enc, dst, f->caps.reencode));
     s = run(f);
     if (s == HS_E_TRUNCATED && f->c.opt.salvage)
-        s = hs_salvage(f);
+        s = hs_salvage(f, NULL);
     else if (s == HS_E_MALFORMED && f->c.opt.salvage && f->c.idsize)
         s = salvage_corrupt(f);
     return s;

@@ -582,7 +582,7 @@ hs_status hs_heap_finish(F *f)
  * written, close the heap dump properly, and say what was lost. The filter
  * re-encodes whenever it salvages, so every segment length is still ours to
  * write. */
-hs_status hs_salvage(F *f)
+hs_status hs_salvage(F *f, const char *kept)
 {
     const uint64_t end = f->c.rd.base + f->c.rd.end;
     const char *what;
@@ -590,9 +590,10 @@ hs_status hs_salvage(F *f)
     uint64_t pad;
 
     if (f->c.rec_off == UINT64_MAX && !f->c.idsize)
-        return HS_E_TRUNCATED; /* not even a file header */
+        return f->c.err.code; /* not even a file header */
     HS_TRY(hs_enc_salvage_cut(&f->enc, end, &pad, &what));
-    snprintf(lost, sizeof lost, "; salvaged: %s, and the output closed properly", what);
+    snprintf(lost, sizeof lost, "; salvaged: %s, and the output closed properly",
+             kept ? kept : what);
     if (strlen(f->c.err.message) + strlen(lost) < sizeof f->c.err.message)
         strcat(f->c.err.message, lost);
     f->c.subtag = -1;
