@@ -18,10 +18,14 @@
  * The library does no I/O of its own: it pulls bytes through the source's
  * read callback and pushes bytes through the sink's write callback. It never
  * seeks, never looks at how the input was split into reads, and keeps its
- * memory bounded: a fixed read buffer, a fixed output buffer, a fixed segment
- * buffer, and what the rules must remember (the held STRING records and GC
- * roots, each under a cap set in hs_options). No allocation is ever sized
- * from a length found in the input.
+ * memory bounded: a read window (1 MiB, growing to 4 MiB at most for a
+ * CLASS_DUMP), a 1 MiB output buffer and a 1 MiB segment buffer, plus what
+ * the rules must remember, all of it under one cap (hs_options.max_held,
+ * 1 GiB by default): STRING records waiting for their first user, GC roots
+ * waiting for their object, instances waiting for their CLASS_DUMP, the
+ * held-back start of the heap dump, class layouts, keep-field names and the
+ * duplicate tables. No allocation is ever sized from a length found in the
+ * input, and no STRING over 1 MiB is ever held.
  *
  * A pull design (the filter calls read) rather than a push design (the
  * caller hands in buffers) keeps the decoder a plain top-down reader of the
@@ -159,13 +163,16 @@ typedef struct {
      * length (normally such records pass through byte for byte). */
     int repack;
     /* Cap, in bytes, of a heap-dump segment built by the filter; 0 means the
-     * default (1 MiB, like HotSpot). Sub-records larger than the cap get a
-     * segment of their own and stream through without buffering. */
+     * default (1 MiB, like HotSpot), and more than 256 MiB is taken as 256
+     * MiB (the segment is buffered whole). Sub-records larger than the cap
+     * get a segment of their own and stream through without buffering. */
     size_t segment_cap;
-    /* When the input ends inside a record, write everything that was
-     * complete, close the open segment and end the heap dump, and return
-     * HS_SALVAGED instead of HS_E_TRUNCATED (hs_filter_error() then says what
-     * was lost). Implies re-encoding. */
+    /* When the input ends inside a record (or a heap dump ends without its
+     * HEAP_DUMP_END), write everything that was complete, close the open
+     * segment and end the heap dump, and return HS_SALVAGED instead of
+     * HS_E_TRUNCATED; the same when the input turns corrupt (HS_E_MALFORMED):
+     * every record before the damage is kept. hs_filter_error() then says
+     * what was lost. Implies re-encoding. */
     int salvage;
     /* Hash every primitive-array payload (XXH3) before any rule changes it,
      * and count the arrays whose type, length and contents repeat an
@@ -185,9 +192,11 @@ typedef struct {
     /* Size of the read buffer (with a zero-copy source, of the window moved
      * through it); 0 means the default (1 MiB). */
     size_t read_buffer;
-    /* Most bytes the filter may hold for STRING records waiting for their
-     * first user and GC roots waiting for their object; 0 means the default
-     * (1 GiB). Past it the run fails with HS_E_LIMIT. */
+    /* Most bytes the filter may hold for what the rules must remember
+     * (strings, roots, held instances, the held-back start of the heap dump,
+     * class layouts, keep-field names, duplicate tables, all together); 0
+     * means the default (1 GiB). Past it the run fails with HS_E_LIMIT, the
+     * message naming the holder that crossed it. */
     uint64_t max_held;
     /* Field scrubbing holds instances that come before their class dump
      * (Android dumps): past this many bytes (0: 64 MiB) they go to `spill`
@@ -213,8 +222,8 @@ void hs_filter_free(hs_filter *f); /* NULL is fine */
 hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst);
 
 /* The error of the last run, or NULL when it succeeded or has not run.
- * After HS_SALVAGED it is the truncation that was salvaged (code
- * HS_E_TRUNCATED), its message saying what was done about it. */
+ * After HS_SALVAGED it is the damage that was salvaged (code HS_E_TRUNCATED
+ * or HS_E_MALFORMED), its message saying what was done about it. */
 const hs_error *hs_filter_error(const hs_filter *f);
 
 /* Counters filled as the filter runs. */
