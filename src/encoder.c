@@ -425,7 +425,7 @@ static hs_status place_sub(hs_enc *e, uint64_t size)
     return head ? write_info(e) : HS_OK;
 }
 
-hs_status hs_enc_sub_begin(hs_enc *e, uint64_t size)
+hs_status hs_enc_sub_begin_slow(hs_enc *e, uint64_t size)
 {
     e->c->st.subrecords_out++;
     if (!e->reencode)
@@ -442,15 +442,11 @@ hs_status hs_enc_sub_begin(hs_enc *e, uint64_t size)
     return HS_OK;
 }
 
-hs_status hs_enc_sub_end(hs_enc *e)
+hs_status hs_enc_sub_end_slow(hs_enc *e)
 {
-    e->sub_open = 0;
-    if (e->reencode && e->dst == HS_DST_OUT) {
-        /* back to the segment after a sub-record that had one of its own */
-        e->out_heap = 0;
-        return hs_set_dst(e, HS_DST_SEG);
-    }
-    return HS_OK;
+    /* back to the segment after a sub-record that had one of its own */
+    e->out_heap = 0;
+    return hs_set_dst(e, HS_DST_SEG);
 }
 
 hs_status hs_enc_sub(hs_enc *e, const void *p, size_t n)

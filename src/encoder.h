@@ -169,9 +169,36 @@ static inline int hs_enc_heap_switch(const hs_enc *e)
  * must be committed first (see strings.c). */
 int hs_enc_stage_overflows(const hs_enc *e, uint64_t size);
 
-/* Opens and closes a sub-record of `size` output bytes. */
-hs_status hs_enc_sub_begin(hs_enc *e, uint64_t size);
-hs_status hs_enc_sub_end(hs_enc *e);
+/* Opens and closes a sub-record of `size` output bytes. Called for every
+ * sub-record: joining the open segment in the same heap is inline. */
+hs_status hs_enc_sub_begin_slow(hs_enc *e, uint64_t size);
+hs_status hs_enc_sub_end_slow(hs_enc *e);
+
+static inline hs_status hs_enc_sub_begin(hs_enc *e, uint64_t size)
+{
+    const hs_reader *rd = &e->c->rd;
+    uint64_t pending;
+
+    if (!e->reencode) {
+        e->c->st.subrecords_out++;
+        return HS_OK;
+    }
+    pending = e->seg_len + (rd->pos - e->span);
+    if (!e->seg_open || e->dst != HS_DST_SEG || e->in_heap != e->out_heap ||
+        pending + size > e->seg_cap)
+        return hs_enc_sub_begin_slow(e, size);
+    e->c->st.subrecords_out++;
+    e->sub_open = 1;
+    e->sub_off = hs_reader_offset(rd);
+    e->sub_mark = (size_t)pending;
+    return HS_OK;
+}
+
+static inline hs_status hs_enc_sub_end(hs_enc *e)
+{
+    e->sub_open = 0;
+    return e->reencode && e->dst == HS_DST_OUT ? hs_enc_sub_end_slow(e) : HS_OK;
+}
 /* A sub-record made up here, whole. */
 hs_status hs_enc_sub(hs_enc *e, const void *p, size_t n);
 

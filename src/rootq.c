@@ -13,15 +13,23 @@ void hs_rootq_init(hs_rootq *q, const hs_alloc *a)
     memset(q, 0, sizeof *q);
     q->alloc = a;
     hs_idmap_init(&q->map, a);
+    hs_idmap_init(&q->dir, a);
+    q->last_key = UINT64_MAX;
 }
 
 void hs_rootq_free(hs_rootq *q)
 {
+    size_t i;
+
     hs_idmap_free(&q->map);
+    hs_idmap_free(&q->dir);
+    for (i = 0; i < q->npages; i++)
+        hs_free(q->alloc, q->pages[i]);
+    hs_free(q->alloc, q->pages);
     hs_free(q->alloc, q->slots);
-    hs_free(q->alloc, q->filter);
     q->slots = NULL;
-    q->filter = NULL;
+    q->pages = NULL;
+    q->npages = q->pages_cap = 0;
 }
 
 static hs_status new_slot(hs_rootq *q, uint32_t *ref)
@@ -46,19 +54,63 @@ static hs_status new_slot(hs_rootq *q, uint32_t *ref)
     return HS_OK;
 }
 
-static int filter_has(const hs_rootq *q, uint64_t id)
+/* The bitmap page of `id`, or NULL when no root of its page was held. */
+static uint64_t *page_of(hs_rootq *q, uint64_t id)
 {
-    uint64_t mask;
+    uint64_t key = id >> HS_ROOTQ_PAGE_SHIFT, *v;
 
-    return q->filter && (*hs_rootq_filter_word(q, id, &mask) & mask) == mask;
+    if (key == q->last_key)
+        return q->last_page;
+    v = hs_idmap_get(&q->dir, key);
+    q->last_key = key;
+    q->last_page = v ? q->pages[*v - 1] : NULL;
+    return q->last_page;
 }
 
-static void filter_add(hs_rootq *q, uint64_t id)
+static uint64_t bit_of(uint64_t id)
 {
-    uint64_t mask;
-    uint64_t *w = (uint64_t *)(uintptr_t)hs_rootq_filter_word(q, id, &mask);
+    return 1ull << ((id >> 3) & 63);
+}
 
-    *w |= mask;
+static size_t word_of(uint64_t id)
+{
+    return (size_t)(id >> 9) & (HS_ROOTQ_PAGE_BITS / 64 - 1);
+}
+
+int hs_rootq_maybe_slow(hs_rootq *q, uint64_t id)
+{
+    const uint64_t *page = page_of(q, id);
+
+    return page && (page[word_of(id)] & bit_of(id));
+}
+
+static hs_status filter_add(hs_rootq *q, uint64_t id)
+{
+    uint64_t *page = page_of(q, id), *fresh;
+
+    if (!page) {
+        if (q->npages == q->pages_cap) {
+            size_t cap = q->pages_cap ? q->pages_cap * 2 : 64;
+            uint64_t **p = hs_realloc(q->alloc, q->pages, q->npages * sizeof *p,
+                                      cap * sizeof *p);
+            if (!p)
+                return HS_E_NOMEM;
+            q->pages = p;
+            q->pages_cap = cap;
+        }
+        fresh = hs_calloc(q->alloc, HS_ROOTQ_PAGE_BITS / 8);
+        if (!fresh)
+            return HS_E_NOMEM;
+        if (hs_idmap_put(&q->dir, id >> HS_ROOTQ_PAGE_SHIFT, q->npages + 1) != HS_OK) {
+            hs_free(q->alloc, fresh);
+            return HS_E_NOMEM;
+        }
+        q->pages[q->npages++] = fresh;
+        q->last_key = id >> HS_ROOTQ_PAGE_SHIFT;
+        page = q->last_page = fresh;
+    }
+    page[word_of(id)] |= bit_of(id);
+    return HS_OK;
 }
 
 /* The chain word of `id` in the recent list or the map, or NULL. */
@@ -69,7 +121,7 @@ static uint64_t *find(hs_rootq *q, uint64_t id)
     for (i = q->n_recent; i-- > 0;) /* newest first: ART's roots come just before their object */
         if (q->recent_id[i] == id)
             return &q->recent_chain[i];
-    if (!q->map.count || !filter_has(q, id))
+    if (!q->map.count || !hs_rootq_maybe_slow(q, id))
         return NULL;
     return hs_idmap_get(&q->map, id);
 }
@@ -78,11 +130,14 @@ static uint64_t *find(hs_rootq *q, uint64_t id)
  * of a full list to the map. */
 static hs_status insert(hs_rootq *q, uint64_t id, uint64_t chain)
 {
+    hs_status st = filter_add(q, id);
+
+    if (st != HS_OK)
+        return st;
     if (q->n_recent == HS_ROOTQ_RECENT) {
-        hs_status st = hs_idmap_put(&q->map, q->recent_id[0], q->recent_chain[0]);
+        st = hs_idmap_put(&q->map, q->recent_id[0], q->recent_chain[0]);
         if (st != HS_OK)
             return st;
-        filter_add(q, q->recent_id[0]);
         memmove(q->recent_id, q->recent_id + 1, (HS_ROOTQ_RECENT - 1) * sizeof(uint64_t));
         memmove(q->recent_chain, q->recent_chain + 1, (HS_ROOTQ_RECENT - 1) * sizeof(uint64_t));
         q->n_recent--;
@@ -102,8 +157,6 @@ hs_status hs_rootq_add(hs_rootq *q, uint64_t id, const uint8_t *bytes, size_t le
 
     if (len > HS_ROOT_MAX)
         return HS_E_USAGE;
-    if (!q->filter && !(q->filter = hs_calloc(q->alloc, HS_ROOTQ_FILTER_BYTES)))
-        return HS_E_NOMEM;
     st = new_slot(q, &ref);
     if (st != HS_OK)
         return st;
@@ -141,7 +194,7 @@ uint32_t hs_rootq_take(hs_rootq *q, uint64_t id)
             }
             return first;
         }
-    if (!q->map.count || !filter_has(q, id))
+    if (!q->map.count || !hs_rootq_maybe_slow(q, id))
         return 0;
     v = hs_idmap_get(&q->map, id);
     if (!v)

@@ -25,6 +25,8 @@
 #include "idmap.h"
 
 #define HS_ROOT_MAX 17 /* 1 + 8 + 8: the largest root sub-record */
+#define HS_ROOTQ_PAGE_BITS 32768u /* a 4 KiB page of the id bitmap */
+#define HS_ROOTQ_PAGE_SHIFT 18    /* 32768 bits of 8 bytes of id space each */
 #define HS_ROOTQ_RECENT 8
 
 typedef struct {
@@ -42,11 +44,18 @@ typedef struct {
     uint64_t count;     /* roots held now */
     uint64_t peak;      /* most roots held at once */
     size_t cursor;      /* where hs_rootq_take_any looks first */
-    /* A Bloom filter over every id ever put in the map: most objects have
-     * no root, and this answers "none" from one word of 256 KiB, where a
-     * map probe would miss the cache. Each id sets two bits of one word.
-     * Bits are never cleared (a stale one only costs a probe). */
-    uint64_t *filter;
+    /* Which ids may have roots in the map: one bit per 8 bytes of id space
+     * (ids are object addresses, 8-aligned), in 4 KiB pages found through a
+     * small directory. Most objects have no root, and ART writes objects in
+     * address order, so the bit of the next object is in the cache line of
+     * the last one: a map probe (a cache miss in a large map) happens only
+     * for objects that had a root held. Bits are never cleared (a stale one
+     * only costs a probe). */
+    hs_idmap dir;      /* id >> HS_ROOTQ_PAGE_SHIFT -> page index + 1 */
+    uint64_t **pages;
+    size_t npages, pages_cap;
+    uint64_t last_key; /* the page looked up last, and its bits */
+    uint64_t *last_page;
     /* the newest ids, each with its chain: (first + 1) << 32 | (last + 1) */
     uint64_t recent_id[HS_ROOTQ_RECENT], recent_chain[HS_ROOTQ_RECENT];
     unsigned n_recent;
@@ -68,37 +77,48 @@ static inline hs_root_slot *hs_rootq_slot(hs_rootq *q, uint32_t ref)
     return &q->slots[ref - 1];
 }
 void hs_rootq_put_back(hs_rootq *q, uint32_t ref);
-#define HS_ROOTQ_FILTER_WORDS_LOG2 15
-#define HS_ROOTQ_FILTER_BYTES ((size_t)8 << HS_ROOTQ_FILTER_WORDS_LOG2)
-
 static inline size_t hs_rootq_bytes(const hs_rootq *q)
 {
     return (size_t)q->cap * sizeof(hs_root_slot) + hs_idmap_bytes(&q->map) +
-           (q->filter ? HS_ROOTQ_FILTER_BYTES : 0);
+           hs_idmap_bytes(&q->dir) + q->npages * (HS_ROOTQ_PAGE_BITS / 8) +
+           q->pages_cap * sizeof(uint64_t *);
 }
 
-/* The filter word of `id`, and its two bits there, from the top bits of a
- * multiplicative hash (ids are aligned, so their low bits say little). */
-static inline const uint64_t *hs_rootq_filter_word(const hs_rootq *q, uint64_t id,
-                                                   uint64_t *mask)
+/* The bitmap word of `id` when its page is the last one looked up, else
+ * NULL (then the caller looks the page up). */
+static inline const uint64_t *hs_rootq_word(const hs_rootq *q, uint64_t id)
 {
-    uint64_t h = id * 0x9E3779B97F4A7C15ull;
-
-    *mask = 1ull << (h >> 37 & 63) | 1ull << (h >> 43 & 63);
-    return &q->filter[h >> (64 - HS_ROOTQ_FILTER_WORDS_LOG2)];
+    if (id >> HS_ROOTQ_PAGE_SHIFT != q->last_key || !q->last_page)
+        return NULL;
+    return &q->last_page[(id >> 9) & (HS_ROOTQ_PAGE_BITS / 64 - 1)];
 }
 
-/* Starts loading the filter word `id` will be looked up in: called a
+/* False when `id` surely has no root held; true when it may. Every held id,
+ * in the recent list or the map, has its bit set. */
+int hs_rootq_maybe_slow(hs_rootq *q, uint64_t id);
+static inline int hs_rootq_maybe(hs_rootq *q, uint64_t id)
+{
+    const uint64_t *w;
+
+    if (!q->count)
+        return 0;
+    w = hs_rootq_word(q, id);
+    if (w)
+        return (int)(*w >> ((id >> 3) & 63) & 1);
+    return hs_rootq_maybe_slow(q, id);
+}
+
+/* Starts loading the bitmap word `id` will be looked up in: called a
  * sub-record ahead, so the lookup finds it in cache. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
 static inline void hs_rootq_prefetch(const hs_rootq *q, uint64_t id)
 {
-    uint64_t mask;
+    const uint64_t *w = hs_rootq_word(q, id);
 
-    if (q->map.count)
-        __builtin_prefetch(hs_rootq_filter_word(q, id, &mask));
+    if (w)
+        __builtin_prefetch(w);
 }
 
 #endif

@@ -35,9 +35,8 @@ hs_status hs_roots_hold(hs_roots *r, hs_enc *e, uint64_t id, const uint8_t *byte
     return hs_hold(e->c, HS_HOLD_ROOTS, hs_rootq_bytes(&r->q) + hs_idmap_bytes(&r->threads));
 }
 
-/* Writes (or, with `drop`, discards) a chain of held roots from `ref`,
- * giving each slot back. */
-static hs_status write_chain(hs_roots *r, hs_strings *s, hs_enc *e, uint32_t ref, int drop)
+/* Gives each slot back as it goes. */
+hs_status hs_roots_write_chain(hs_roots *r, hs_strings *s, hs_enc *e, uint32_t ref, int drop)
 {
     while (ref) {
         hs_root_slot *slot = hs_rootq_slot(&r->q, ref);
@@ -55,16 +54,11 @@ static hs_status write_chain(hs_roots *r, hs_strings *s, hs_enc *e, uint32_t ref
     return HS_OK;
 }
 
-hs_status hs_roots_release(hs_roots *r, hs_strings *s, hs_enc *e, uint64_t id, int drop)
-{
-    return write_chain(r, s, e, hs_rootq_take(&r->q, id), drop);
-}
-
 hs_status hs_roots_release_all(hs_roots *r, hs_strings *s, hs_enc *e)
 {
     uint32_t ref;
 
     while ((ref = hs_rootq_take_any(&r->q)) != 0)
-        HS_TRY(write_chain(r, s, e, ref, 0));
+        HS_TRY(hs_roots_write_chain(r, s, e, ref, 0));
     return HS_OK;
 }

@@ -27,8 +27,21 @@ void hs_roots_free(hs_roots *r);
 
 /* Holds the root `bytes[0..n)` naming object `id`. */
 hs_status hs_roots_hold(hs_roots *r, hs_enc *e, uint64_t id, const uint8_t *bytes, size_t n);
-/* Writes (or, with `drop`, discards) the roots held for object `id`. */
-hs_status hs_roots_release(hs_roots *r, hs_strings *s, hs_enc *e, uint64_t id, int drop);
+/* Writes (or, with `drop`, discards) a chain of held roots from `ref`. */
+hs_status hs_roots_write_chain(hs_roots *r, hs_strings *s, hs_enc *e, uint32_t ref, int drop);
+
+/* Writes (or, with `drop`, discards) the roots held for object `id`: called
+ * for every object while heaps are dropped, so the common answer (none) is
+ * inline. */
+static inline hs_status hs_roots_release(hs_roots *r, hs_strings *s, hs_enc *e, uint64_t id,
+                                         int drop)
+{
+    uint32_t ref;
+
+    if (!hs_rootq_maybe(&r->q, id) || !(ref = hs_rootq_take(&r->q, id)))
+        return HS_OK;
+    return hs_roots_write_chain(r, s, e, ref, drop);
+}
 /* Object `id` is a thread's: keep it whatever its heap. */
 hs_status hs_roots_keep_thread(hs_roots *r, hs_ctx *c, uint64_t id);
 /* True when object `id` is kept whatever its heap. */

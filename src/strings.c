@@ -168,7 +168,7 @@ hs_status hs_str_commit(hs_strings *s, hs_enc *e)
     return hs_enc_commit(e);
 }
 
-hs_status hs_str_sub_begin(hs_strings *s, hs_enc *e, uint64_t size)
+hs_status hs_str_sub_begin_slow(hs_strings *s, hs_enc *e, uint64_t size)
 {
     if (!e->reencode)
         return hs_enc_sub_begin(e, size);

@@ -34,7 +34,13 @@ hs_status hs_str_commit(hs_strings *s, hs_enc *e);
 /* Opens a sub-record of `size` output bytes, first writing what must come
  * before it: the name of the heap it switches to, and the stage when the
  * sub-record cannot join it. */
-hs_status hs_str_sub_begin(hs_strings *s, hs_enc *e, uint64_t size);
+hs_status hs_str_sub_begin_slow(hs_strings *s, hs_enc *e, uint64_t size);
+static inline hs_status hs_str_sub_begin(hs_strings *s, hs_enc *e, uint64_t size)
+{
+    if (e->staging || hs_enc_heap_switch(e))
+        return hs_str_sub_begin_slow(s, e, size);
+    return hs_enc_sub_begin(e, size);
+}
 /* The count of STRING records held and never used. */
 static inline uint64_t hs_str_unused(const hs_strings *s)
 {
