@@ -76,14 +76,10 @@ static hs_status dst_fill(hs_enc *e, uint8_t byte, uint64_t n)
     return HS_OK;
 }
 
-hs_status hs_span_flush(hs_enc *e)
+hs_status hs_span_write(hs_enc *e)
 {
-    size_t n = e->c->rd.pos - e->span;
-
-    if (n) {
-        HS_TRY(dst_write(e, e->c->rd.buf + e->span, n));
-        e->span = e->c->rd.pos;
-    }
+    HS_TRY(dst_write(e, e->c->rd.buf + e->span, e->c->rd.pos - e->span));
+    e->span = e->c->rd.pos;
     return HS_OK;
 }
 
@@ -125,7 +121,7 @@ static hs_status chunk(hs_enc *e, uint64_t n, const char *what, size_t *k)
     return HS_OK;
 }
 
-hs_status hs_copy_stream(hs_enc *e, uint64_t n, const char *what, XXH3_state_t *tap)
+hs_status hs_copy_stream_slow(hs_enc *e, uint64_t n, const char *what, XXH3_state_t *tap)
 {
     while (n) {
         size_t k;
@@ -138,7 +134,7 @@ hs_status hs_copy_stream(hs_enc *e, uint64_t n, const char *what, XXH3_state_t *
     return HS_OK;
 }
 
-hs_status hs_skip_stream(hs_enc *e, uint64_t n, const char *what, XXH3_state_t *tap)
+hs_status hs_skip_stream_slow(hs_enc *e, uint64_t n, const char *what, XXH3_state_t *tap)
 {
     while (n) {
         size_t k;

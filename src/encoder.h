@@ -92,12 +92,40 @@ hs_status hs_enc_start(hs_enc *e, const hs_sink *sink, int reencode);
 
 /* ---- moving bytes ------------------------------------------------------- */
 
-hs_status hs_span_flush(hs_enc *e);
+hs_status hs_span_write(hs_enc *e);
 hs_status hs_need_slow(hs_enc *e, size_t n, const char *what);
-/* Copies, skips or fills the next `n` input bytes as they stream; `tap`
- * (may be NULL) sees every input byte (duplicate hashing). */
-hs_status hs_copy_stream(hs_enc *e, uint64_t n, const char *what, XXH3_state_t *tap);
-hs_status hs_skip_stream(hs_enc *e, uint64_t n, const char *what, XXH3_state_t *tap);
+hs_status hs_copy_stream_slow(hs_enc *e, uint64_t n, const char *what, XXH3_state_t *tap);
+hs_status hs_skip_stream_slow(hs_enc *e, uint64_t n, const char *what, XXH3_state_t *tap);
+
+/* Writes the span to the destination, when there is one. */
+static inline hs_status hs_span_flush(hs_enc *e)
+{
+    return e->c->rd.pos != e->span ? hs_span_write(e) : HS_OK;
+}
+
+/* Copies or skips the next `n` input bytes as they stream; `tap` (may be
+ * NULL) sees every input byte (duplicate hashing). What is in the window
+ * already (most sub-records) is inline. */
+static inline hs_status hs_copy_stream(hs_enc *e, uint64_t n, const char *what,
+                                       XXH3_state_t *tap)
+{
+    if (tap || hs_reader_avail(&e->c->rd) < n)
+        return hs_copy_stream_slow(e, n, what, tap);
+    e->c->rd.pos += (size_t)n;
+    return HS_OK;
+}
+
+static inline hs_status hs_skip_stream(hs_enc *e, uint64_t n, const char *what,
+                                       XXH3_state_t *tap)
+{
+    if (tap || hs_reader_avail(&e->c->rd) < n)
+        return hs_skip_stream_slow(e, n, what, tap);
+    HS_TRY(hs_span_flush(e));
+    e->c->rd.pos += (size_t)n;
+    e->span = e->c->rd.pos;
+    return HS_OK;
+}
+
 hs_status hs_fill_stream(hs_enc *e, uint8_t byte, uint64_t n, const hs_tally *t,
                          XXH3_state_t *tap);
 /* Writes `n` bytes of `byte` that stand for no input. */
