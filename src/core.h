@@ -11,6 +11,7 @@
 #include "ctx.h"
 #include "dups.h"
 #include "encoder.h"
+#include "histo.h"
 #include "roots.h"
 #include "rules.h"
 #include "scrub.h"
@@ -26,6 +27,7 @@ struct hs_filter {
     hs_roots roots;
     hs_scrub scrub;
     hs_dups dups;
+    hs_histo histo;
 
     /* the decoder */
     uint8_t sub_size[256]; /* hs_sub_fixed_size() of each sub-tag, 0: unknown */

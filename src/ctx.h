@@ -26,6 +26,7 @@ typedef enum {
     HS_HOLD_CLASSES,   /* instance layouts */
     HS_HOLD_NAMES,     /* keep-field names matched so far */
     HS_HOLD_DUPS,      /* duplicate-array tables */
+    HS_HOLD_HISTO,     /* the class histogram and class names */
     HS_HOLD_COUNT
 } hs_holder;
 

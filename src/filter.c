@@ -67,6 +67,7 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     hs_roots_init(&f->roots, &f->c.alloc);
     hs_scrub_init(&f->scrub, rules, &f->c.alloc);
     hs_dups_init(&f->dups, &f->c.alloc);
+    hs_histo_init(&f->histo, &f->c.alloc);
     f->c.subtag = -1;
     f->c.rec_tag = -1;
     f->c.rec_off = UINT64_MAX;
@@ -94,6 +95,7 @@ void hs_filter_free(hs_filter *f)
     hs_roots_free(&f->roots);
     hs_scrub_free(&f->scrub);
     hs_dups_free(&f->dups);
+    hs_histo_free(&f->histo);
     hs_free(&a, f);
 }
 
@@ -116,6 +118,12 @@ void hs_filter_stats(const hs_filter *f, hs_stats *out)
     out->strings_dropped = hs_str_unused(&f->str); /* held, never used */
     out->roots_held_peak = f->roots.q.peak;
     hs_dups_top(&f->dups, out);
+}
+
+size_t hs_filter_histogram(const hs_filter *f, const hs_class_count **rows)
+{
+    *rows = f ? f->histo.rows : NULL;
+    return f && f->histo.rows && f->histo.rows[0].name ? f->histo.nrows : 0;
 }
 
 /* ---- the file header ------------------------------------------------------- */
@@ -330,11 +338,17 @@ static hs_status string_record(F *f, uint64_t len)
 {
     const unsigned i = f->c.idsize;
 
-    if (f->caps.keep_names && len - i <= 512) { /* names on the keep list are short */
+    const int names = f->caps.keep_names && len - i <= 512; /* keep-list names are short */
+    const int histo = f->c.opt.histogram && !f->histo.pruned && len - i <= 1024;
+
+    if (names || histo) {
         const uint8_t *b;
         HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a STRING record"));
         b = hs_cur(&f->enc) + HS_RECORD_HEADER;
-        HS_TRY(hs_scrub_name(&f->scrub, &f->c, hs_be_id(b, i), b + i, (size_t)(len - i)));
+        if (names)
+            HS_TRY(hs_scrub_name(&f->scrub, &f->c, hs_be_id(b, i), b + i, (size_t)(len - i)));
+        if (histo)
+            HS_TRY(hs_histo_string(&f->histo, &f->c, hs_be_id(b, i), b + i, (size_t)(len - i)));
     }
     return hs_str_record(&f->str, &f->enc, len);
 }
@@ -348,16 +362,17 @@ static hs_status plain_record(F *f, unsigned tag, uint64_t len)
     const uint8_t *b;
 
     n = f->caps.drop_strings ? string_refs(tag, i, at) : 0;
-    if (n || (tag == HS_TAG_LOAD_CLASS && f->caps.keep_names)) /* fixed-size bodies */
+    if (n || tag == HS_TAG_LOAD_CLASS) /* fixed-size bodies */
         HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a record body"));
     for (j = 0; j < n; j++)
         HS_TRY(hs_str_use(&f->str, &f->enc,
                           hs_be_id(hs_cur(&f->enc) + HS_RECORD_HEADER + at[j], i)));
-    if (tag == HS_TAG_LOAD_CLASS && f->caps.keep_names) {
-        b = hs_cur(&f->enc) + HS_RECORD_HEADER;
+    b = hs_cur(&f->enc) + HS_RECORD_HEADER;
+    if (tag == HS_TAG_LOAD_CLASS && f->caps.keep_names)
         HS_TRY(hs_scrub_load_class(&f->scrub, &f->c, hs_be_id(b + 4, i),
                                    hs_be_id(b + 4 + i + 4, i)));
-    }
+    if (tag == HS_TAG_LOAD_CLASS && f->c.opt.histogram)
+        HS_TRY(hs_histo_class(&f->histo, &f->c, hs_be_id(b + 4, i), hs_be_id(b + 4 + i + 4, i)));
     if (!hs_tag_known(tag))
         f->prev_out_pos = f->enc.out.total + (f->c.rd.pos - f->enc.span);
     return hs_enc_copy_record(&f->enc, len);
@@ -531,5 +546,7 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
         s = hs_salvage(f, NULL);
     else if (s == HS_E_MALFORMED && f->c.opt.salvage && f->c.idsize)
         s = salvage_corrupt(f);
+    if ((s == HS_OK || s == HS_SALVAGED) && f->c.opt.histogram)
+        HS_TRY(hs_histo_finish(&f->histo, &f->c));
     return s;
 }

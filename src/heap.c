@@ -113,6 +113,24 @@ static hs_status heap_rules(F *f, int *dropped)
     return hs_roots_release(&f->roots, &f->str, &f->enc, id, *dropped);
 }
 
+/* The histogram's count of the object at hs_cur() (`payload` bytes). */
+static hs_status histo_count(F *f, uint64_t payload, int kept)
+{
+    const uint8_t *p = hs_cur(&f->enc);
+    const unsigned i = f->c.idsize;
+    uint64_t key;
+
+    switch (p[0]) {
+    case HS_SUB_INSTANCE_DUMP: key = hs_be_id(p + 1 + i + 4, i); break;
+    case HS_SUB_OBJ_ARRAY_DUMP: key = hs_be_id(p + 1 + i + 4 + 4, i); break;
+    default: /* primitive arrays, with or without data */
+        key = HS_HISTO_PRIM | p[1 + i + 8];
+        payload = (uint64_t)hs_be32(p + 1 + i + 4) * hs_prim_size(p[1 + i + 8]);
+    }
+    return hs_histo_count(&f->histo, &f->c, key, f->version == 3 ? f->cur_heap : 0, payload,
+                          kept);
+}
+
 /* An instance or array: dropped with its heap, or copied. */
 static hs_status object(F *f, uint64_t off, size_t hdr, uint64_t payload)
 {
@@ -121,6 +139,8 @@ static hs_status object(F *f, uint64_t off, size_t hdr, uint64_t payload)
     HS_TRY(within(f, off, hdr + payload));
     prefetch_next(f, hdr + payload);
     HS_TRY(heap_rules(f, &dropped));
+    if (f->c.opt.histogram)
+        HS_TRY(histo_count(f, payload, !dropped));
     if (dropped) {
         f->c.st.objects_dropped++;
         return hs_skip_stream(&f->enc, hdr + payload, "a dropped object", NULL);
@@ -250,6 +270,8 @@ static hs_status nodata_to_jvm(F *f, uint64_t off, size_t hdr)
     payload = (uint64_t)hs_be32(b + 1 + i + 4) * hs_prim_size(b[1 + i + 8]);
     HS_TRY(within(f, off, hdr));
     HS_TRY(heap_rules(f, &dropped));
+    if (f->c.opt.histogram)
+        HS_TRY(histo_count(f, payload, !dropped));
     if (dropped) {
         f->c.st.objects_dropped++;
         return hs_drop(&f->enc, hdr);
@@ -320,6 +342,14 @@ static hs_status prim_array(F *f, uint64_t off, size_t hdr)
     payload = count * esize;
     HS_TRY(within(f, off, hdr + payload));
     f->c.st.primitive_arrays++;
+    if (f->c.opt.histogram) {
+        int dropped = 0;
+        if (f->caps.hold_roots)
+            dropped = f->cur_heap_dropped &&
+                      !hs_roots_kept_thread(&f->roots, hs_be_id(p + 1, i));
+        HS_TRY(histo_count(f, payload,
+                     !dropped && hs_rules_array(f->rules, type, payload).action != HS_ARR_DROP));
+    }
     if (f->caps.hold_roots) {
         int dropped;
         prefetch_next(f, hdr + payload);
@@ -547,6 +577,8 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len)
     if (to_eof)
         f->c.rec_end = UINT64_MAX;
     HS_TRY(heap_record_header(f, tag, to_eof));
+    if (f->c.opt.histogram)
+        HS_TRY(hs_histo_prune(&f->histo, &f->c));
     f->heap_seen = 1;
     f->heap_segments += tag == HS_TAG_HEAP_DUMP_SEGMENT;
     set_heap(f, 0);

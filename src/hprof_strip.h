@@ -179,6 +179,10 @@ typedef struct {
      * earlier one: hs_stats.dup_*. Memory: 16 bytes per distinct array of
      * 8 bytes or more, under max_held. */
     int find_duplicates;
+    /* Count instances and bytes per class, in the input and the output
+     * (hs_filter_histogram). Memory: the class names and a row per class
+     * and heap, under max_held. */
+    int histogram;
     /* Count the non-zero bytes among those the rules zero or fill
      * (hs_stats.nonzero_*, what --audit reports). Off, a zeroed payload is
      * skipped without being read, which is most of the input's bytes. */
@@ -276,6 +280,25 @@ typedef struct {
 } hs_stats;
 
 void hs_filter_stats(const hs_filter *f, hs_stats *out);
+
+/* One row of the class histogram (hs_options.histogram): the instances of
+ * one class in one heap, and their bytes as the dump records them (field
+ * bytes of an instance, elements of an array), in the input and in the
+ * output. */
+typedef struct {
+    const char *name; /* Java's dotted form, arrays as "int[]" or
+                         "java.lang.String[]"; "class@0x1234" when no
+                         LOAD_CLASS names it */
+    uint32_t heap;    /* Android heap id ('A' app, 'Z' zygote, 'I' image, 0
+                         the default heap); 0 in a JVM dump */
+    uint64_t instances_in, bytes_in;
+    uint64_t instances_out, bytes_out;
+} hs_class_count;
+
+/* After a run with hs_options.histogram: the rows, most input bytes first,
+ * in *rows (valid until hs_filter_free). Returns their count (0 without the
+ * option). */
+size_t hs_filter_histogram(const hs_filter *f, const hs_class_count **rows);
 
 #ifdef __cplusplus
 }

@@ -244,3 +244,68 @@ Test(core, salvage_keeps_what_came_before_corruption)
         free(in);
     }
 }
+
+/* The class histogram: its rows add up to the objects of the input and of
+ * the output (the tests' own reader counts them), every row has a name, and
+ * String is named in Java's form. */
+Test(core, histogram_adds_up, .timeout = 120)
+{
+    const char *const *p;
+
+    for (p = dump_paths(); *p; p++) {
+        static const char *const presets[] = {"none", "android-app", "privacy"};
+        size_t len, k;
+        uint8_t *in = load_file(*p, &len);
+        walk_result wi = walk_dump(in, len, 0);
+
+        if (!wi.ok) { /* the corrupt ones */
+            walk_free(&wi);
+            free(in);
+            continue;
+        }
+        for (k = 0; k < 3; k++) {
+            hs_options opt;
+            run_result r;
+            walk_result wo;
+            uint64_t n_in = 0, n_out = 0, strings = 0;
+            hs_rules *rules = hs_rules_create(NULL);
+            hs_filter *f;
+            mem_src src = {in, len, 0, 0, -1};
+            mem_sink snk = {NULL, 0, 0, 0};
+            hs_source s = {mem_read, &src, NULL, 0, NULL};
+            hs_sink o = {mem_write, &snk};
+            const hs_class_count *rows;
+            size_t n, j;
+
+            memset(&opt, 0, sizeof opt);
+            opt.histogram = 1;
+            cr_assert_eq(hs_rules_preset(rules, presets[k], NULL), HS_OK);
+            f = hs_filter_create(rules, &opt, NULL);
+            r.status = hs_filter_run(f, &s, &o);
+            cr_assert_eq(r.status, HS_OK, "%s %s", *p, presets[k]);
+            n = hs_filter_histogram(f, &rows);
+            cr_assert_gt(n, 0, "%s", *p);
+            for (j = 0; j < n; j++) {
+                cr_assert_not_null(rows[j].name);
+                n_in += rows[j].instances_in;
+                n_out += rows[j].instances_out;
+                strings += strcmp(rows[j].name, "java.lang.String") == 0;
+                cr_expect(!strchr(rows[j].name, '/'), "%s: %s", *p, rows[j].name);
+                if (j)
+                    cr_expect_geq(rows[j - 1].bytes_in, rows[j].bytes_in);
+            }
+            wo = walk_dump(snk.data, snk.len, 0);
+            cr_expect_eq(n_in, wi.instances + wi.object_arrays + wi.primitive_arrays, "%s",
+                         *p);
+            cr_expect_eq(n_out, wo.instances + wo.object_arrays + wo.primitive_arrays,
+                         "%s %s", *p, presets[k]);
+            cr_expect_geq(strings, 1, "%s: no java.lang.String row", *p);
+            walk_free(&wo);
+            free(snk.data);
+            hs_filter_free(f);
+            hs_rules_free(rules);
+        }
+        walk_free(&wi);
+        free(in);
+    }
+}

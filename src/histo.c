@@ -1,0 +1,248 @@
+/*
+ * histo.c - the class histogram (see histo.h).
+ */
+#include "histo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "format.h"
+
+/* STRING texts longer than this are no class names worth keeping. */
+#define MAX_NAME 1024u
+
+void hs_histo_init(hs_histo *h, const hs_alloc *a)
+{
+    memset(h, 0, sizeof *h);
+    h->alloc = a;
+    hs_idmap_init(&h->rows_at, a);
+    hs_idmap_init(&h->names, a);
+    hs_idmap_init(&h->classes, a);
+}
+
+void hs_histo_free(hs_histo *h)
+{
+    hs_idmap_free(&h->rows_at);
+    hs_idmap_free(&h->names);
+    hs_idmap_free(&h->classes);
+    hs_free(h->alloc, h->rows);
+    hs_free(h->alloc, h->keys);
+    hs_free(h->alloc, h->text);
+    h->rows = NULL;
+    h->keys = NULL;
+    h->text = NULL;
+}
+
+static hs_status nomem(hs_ctx *c)
+{
+    return hs_fail_io(c, HS_E_NOMEM, "");
+}
+
+static hs_status held_changed(hs_histo *h, hs_ctx *c)
+{
+    return hs_hold(c, HS_HOLD_HISTO,
+                   hs_idmap_bytes(&h->rows_at) + hs_idmap_bytes(&h->names) +
+                       hs_idmap_bytes(&h->classes) + h->text_cap +
+                       h->cap * (sizeof *h->rows + sizeof *h->keys));
+}
+
+/* Appends text p[0..n) and a NUL; *at is where it starts. */
+static hs_status add_text(hs_histo *h, hs_ctx *c, const void *p, size_t n, size_t *at)
+{
+    if (n + 1 > h->text_cap - h->text_len) {
+        size_t cap = h->text_cap ? h->text_cap : 1u << 16;
+        char *t;
+        while (n + 1 > cap - h->text_len)
+            cap *= 2;
+        t = hs_realloc(h->alloc, h->text, h->text_len, cap);
+        if (!t)
+            return nomem(c);
+        h->text = t;
+        h->text_cap = cap;
+        HS_TRY(held_changed(h, c));
+    }
+    memcpy(h->text + h->text_len, p, n);
+    h->text[h->text_len + n] = 0;
+    *at = h->text_len;
+    h->text_len += n + 1;
+    return HS_OK;
+}
+
+hs_status hs_histo_string(hs_histo *h, hs_ctx *c, uint64_t id, const uint8_t *p, size_t n)
+{
+    size_t at;
+
+    if (h->pruned || n > MAX_NAME || memchr(p, 0, n))
+        return HS_OK;
+    HS_TRY(add_text(h, c, p, n, &at));
+    if (hs_idmap_put(&h->names, id, at + 1) != HS_OK)
+        return nomem(c);
+    return HS_OK;
+}
+
+hs_status hs_histo_class(hs_histo *h, hs_ctx *c, uint64_t cls, uint64_t name)
+{
+    if (hs_idmap_put(&h->classes, cls, name) != HS_OK)
+        return nomem(c);
+    return held_changed(h, c);
+}
+
+/* Keeps only the texts that name a class, in a fresh arena. */
+hs_status hs_histo_prune(hs_histo *h, hs_ctx *c)
+{
+    char *old = h->text;
+    size_t i, cap = h->text_cap;
+    hs_idmap keep;
+
+    if (h->pruned)
+        return HS_OK;
+    h->pruned = 1;
+    hs_idmap_init(&keep, h->alloc);
+    h->text = NULL;
+    h->text_len = h->text_cap = 0;
+    for (i = 0; i < h->classes.cap; i++) {
+        uint64_t name, *v;
+        size_t at;
+        if (!h->classes.used[i])
+            continue;
+        name = h->classes.vals[i];
+        if (hs_idmap_get(&keep, name) || !(v = hs_idmap_get(&h->names, name)))
+            continue;
+        if (add_text(h, c, old + *v - 1, strlen(old + *v - 1), &at) != HS_OK ||
+            hs_idmap_put(&keep, name, at + 1) != HS_OK) {
+            hs_free(h->alloc, old);
+            hs_idmap_free(&keep);
+            return nomem(c);
+        }
+    }
+    hs_free(h->alloc, old);
+    (void)cap;
+    hs_idmap_free(&h->names);
+    h->names = keep;
+    return held_changed(h, c);
+}
+
+hs_status hs_histo_count(hs_histo *h, hs_ctx *c, uint64_t key, uint32_t heap, uint64_t bytes,
+                         int kept)
+{
+    /* the heap mixed in: one row per class and heap */
+    uint64_t k = key ^ (uint64_t)heap * 0x9E3779B97F4A7C15ull, *v = hs_idmap_get(&h->rows_at, k);
+    hs_class_count *r;
+
+    if (!v) {
+        if (h->nrows == h->cap) {
+            size_t cap = h->cap ? h->cap * 2 : 256;
+            hs_class_count *rows = hs_realloc(h->alloc, h->rows, h->nrows * sizeof *rows,
+                                              cap * sizeof *rows);
+            uint64_t *keys = rows ? hs_realloc(h->alloc, h->keys, h->nrows * sizeof *keys,
+                                               cap * sizeof *keys)
+                                  : NULL;
+            if (rows)
+                h->rows = rows;
+            if (!keys)
+                return nomem(c);
+            h->keys = keys;
+            h->cap = cap;
+        }
+        memset(&h->rows[h->nrows], 0, sizeof *h->rows);
+        h->rows[h->nrows].heap = heap;
+        h->keys[h->nrows] = key;
+        if (hs_idmap_put(&h->rows_at, k, ++h->nrows) != HS_OK)
+            return nomem(c);
+        HS_TRY(held_changed(h, c));
+        v = hs_idmap_get(&h->rows_at, k);
+    }
+    r = &h->rows[*v - 1];
+    r->instances_in++;
+    r->bytes_in += bytes;
+    if (kept) {
+        r->instances_out++;
+        r->bytes_out += bytes;
+    }
+    return HS_OK;
+}
+
+/* Java's dotted form of a class name as a dump writes it: HotSpot's
+ * "java/lang/String" and "[Ljava/lang/String;" / "[[I", or ART's
+ * "java.lang.String[]" (kept), into out[0..cap). */
+static void java_name(const char *in, char *out, size_t cap)
+{
+    static const char prim[] = "ZCFDBSIJ";
+    static const char *const prim_names[] = {"boolean", "char",  "float", "double",
+                                             "byte",    "short", "int",   "long"};
+    size_t dims = 0, n = 0, i;
+    const char *p;
+
+    while (in[dims] == '[')
+        dims++;
+    p = in + dims;
+    if (dims && *p == 'L') {
+        p++;
+        for (i = 0; p[i] && p[i] != ';' && n + 1 < cap; i++)
+            out[n++] = p[i] == '/' ? '.' : p[i];
+    } else if (dims && p[0] && !p[1] && strchr(prim, p[0])) {
+        const char *t = prim_names[strchr(prim, p[0]) - prim];
+        n = (size_t)snprintf(out, cap, "%s", t);
+    } else {
+        for (i = 0, p = in; p[i] && n + 1 < cap; i++)
+            out[n++] = p[i] == '/' ? '.' : p[i];
+        dims = 0;
+    }
+    for (i = 0; i < dims && n + 3 <= cap; i++) {
+        out[n++] = '[';
+        out[n++] = ']';
+    }
+    out[n < cap ? n : cap - 1] = 0;
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+    const hs_class_count *x = a, *y = b;
+
+    if (x->bytes_in != y->bytes_in)
+        return x->bytes_in < y->bytes_in ? 1 : -1;
+    if (x->instances_in != y->instances_in)
+        return x->instances_in < y->instances_in ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+/* The name of row `i`, as an offset into the text arena. */
+static hs_status name_row(hs_histo *h, hs_ctx *c, size_t i, size_t *at)
+{
+    char buf[MAX_NAME + 64];
+    uint64_t key = h->keys[i], *name, *text;
+
+    if (key & HS_HISTO_PRIM) {
+        snprintf(buf, sizeof buf, "%s[]", hs_type_name((unsigned)(key & 0xff)));
+    } else if ((name = hs_idmap_get(&h->classes, key)) &&
+               (text = hs_idmap_get(&h->names, *name))) {
+        java_name(h->text + *text - 1, buf, sizeof buf);
+    } else {
+        snprintf(buf, sizeof buf, "class@0x%llx", (unsigned long long)key);
+    }
+    return add_text(h, c, buf, strlen(buf), at);
+}
+
+hs_status hs_histo_finish(hs_histo *h, hs_ctx *c)
+{
+    size_t i, *at;
+
+    if (!h->nrows)
+        return HS_OK;
+    at = hs_malloc(h->alloc, h->nrows * sizeof *at);
+    if (!at)
+        return nomem(c);
+    for (i = 0; i < h->nrows; i++)
+        if (name_row(h, c, i, &at[i]) != HS_OK) {
+            hs_free(h->alloc, at);
+            return nomem(c);
+        }
+    /* pointers only now: the arena may have moved while it grew */
+    for (i = 0; i < h->nrows; i++)
+        h->rows[i].name = h->text + at[i];
+    hs_free(h->alloc, at);
+    qsort(h->rows, h->nrows, sizeof *h->rows, by_bytes);
+    return HS_OK;
+}
