@@ -32,7 +32,7 @@ CLI_OBJ  = $(CLI_SRC:src/%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libhprofstrip.a
 
 TEST_SRC = $(wildcard tests/test_*.c)
-TEST_HELPERS = tests/helpers.c
+TEST_HELPERS = tests/helpers.c tests/oracle.c
 TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: all deps run test check test-asan test-valgrind bench install uninstall clean help

@@ -1,0 +1,261 @@
+/*
+ * test_oracle.c - every dump the tests read, through rule sets built from
+ * every preset and every strings, fields and array setting, --to-jvm and
+ * the duplicate finder, each at three read windows: the output must hold
+ * exactly what tests/oracle.c works out from the input, hs_stats must say
+ * so too, and the window must not change one output byte or counter.
+ *
+ * The whole cross product runs on hand-built dumps and the small fixtures;
+ * bigger dumps get a pairwise subset (each pair of settings at least once
+ * over the dump list), so the suite stays within a few minutes.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "oracle.h"
+
+typedef struct {
+    int preset;  /* index into presets[] */
+    int strings; /* 0 keep, 1 drop-unused */
+    int fields;  /* 0 keep, 1 zero, 2 zero + keep-field String.coder */
+    int array;   /* index into actions[] */
+    int to_jvm, dups;
+    int nonzero; /* hs_options.count_nonzero */
+    int typed;   /* and a rule keeping byte and char arrays of 64 bytes up */
+} cfg;
+
+static const char *const presets[] = {"none", "default", "privacy", "android-app"};
+static const struct {
+    const char *text;
+    int action;
+    uint64_t arg;
+} actions[] = {{"keep", OA_KEEP, 0},        {"zero", OA_ZERO, 0},
+               {"fill 0x5a", OA_FILL, 0x5a}, {"prefix 3", OA_PREFIX, 3},
+               {"empty", OA_EMPTY, 0},       {"drop", OA_DROP, 0}};
+
+/* The windows each configuration runs at; the second reads in place. */
+static const size_t windows[] = {64, 4096, 1 << 20};
+
+static size_t rule_text(const cfg *c, char *buf, size_t cap)
+{
+    return (size_t)snprintf(buf, cap, "preset %s\nstrings %s\nfields %s\n%sarrays all %s\n%s",
+                            presets[c->preset], c->strings ? "drop-unused" : "keep",
+                            c->fields ? "zero" : "keep",
+                            c->fields == 2 ? "keep-field java.lang.String.coder\n" : "",
+                            actions[c->array].text,
+                            c->typed ? "arrays byte,char keep min 64\n" : "");
+}
+
+static void model_of(const cfg *c, o_model *m)
+{
+    cr_assert(o_model_preset(m, presets[c->preset]));
+    m->drop_unused = c->strings;
+    m->fields_zero = c->fields != 0;
+    if (c->fields == 2)
+        m->keep[m->n_keep++] = "java.lang.String.coder";
+    m->arr[m->n_arr++] = (o_arr_rule){0x0ff0, 0, actions[c->array].action, actions[c->array].arg};
+    if (c->typed)
+        m->arr[m->n_arr++] = (o_arr_rule){1u << 5 | 1u << 8, 64, OA_KEEP, 0};
+    m->to_jvm = c->to_jvm;
+}
+
+static hs_rules *rules_of(const cfg *c)
+{
+    char text[512];
+    size_t n = rule_text(c, text, sizeof text);
+    hs_rules *r = hs_rules_create(NULL);
+    hs_error e;
+
+    cr_assert_not_null(r);
+    cr_assert_eq(hs_rules_parse(r, text, n, "oracle", &e), HS_OK, "%s", e.message);
+    return r;
+}
+
+static void describe(const cfg *c, char *buf, size_t cap)
+{
+    char text[512];
+    size_t i;
+
+    rule_text(c, text, sizeof text);
+    for (i = 0; text[i]; i++)
+        if (text[i] == '\n')
+            text[i] = ';';
+    snprintf(buf, cap, "[%s]%s%s%s", text, c->to_jvm ? " --to-jvm" : "",
+             c->dups ? " dups" : "", c->nonzero ? " count-nonzero" : "");
+}
+
+/* One configuration over one dump at every window. Returns 1 when it held. */
+static int check_one(const char *name, const uint8_t *in, size_t len, const cfg *c)
+{
+    hs_rules *rules = rules_of(c);
+    o_model m;
+    o_summary want, got;
+    run_result first = {0};
+    char what[700], msg[400];
+    size_t w;
+    int ok = 1;
+
+    model_of(c, &m);
+    describe(c, what, sizeof what);
+    for (w = 0; w < sizeof windows / sizeof *windows && ok; w++) {
+        hs_options opt;
+        run_result r;
+        memset(&opt, 0, sizeof opt);
+        opt.read_buffer = windows[w];
+        opt.find_duplicates = c->dups;
+        opt.count_nonzero = c->nonzero;
+        opt.to_jvm = c->to_jvm;
+        r = run_with_rules(in, len, rules, &opt, w == 1 ? CHUNK_MAPPED : 0);
+        if (r.status != HS_OK) {
+            cr_expect_fail("%s %s window %zu: %s", name, what, windows[w], r.err.message);
+            ok = 0;
+        } else if (w == 0) {
+            first = r;
+            continue;
+        } else if (r.out_len != first.out_len || memcmp(r.out, first.out, r.out_len) != 0) {
+            cr_expect_fail("%s %s: the output at window %zu differs from window %zu", name,
+                           what, windows[w], windows[0]);
+            ok = 0;
+        } else if (memcmp(&r.st, &first.st, sizeof r.st) != 0) {
+            cr_expect_fail("%s %s: hs_stats at window %zu differ from window %zu", name, what,
+                           windows[w], windows[0]);
+            ok = 0;
+        }
+        run_result_free(&r);
+    }
+    if (ok) {
+        want = o_expect(in, len, &m, c->dups);
+        got = o_actual(first.out, first.out_len);
+        if (o_compare(&want, &got, &m, &first.st, c->dups, c->nonzero, msg, sizeof msg)) {
+            cr_expect_fail("%s %s: %s", name, what, msg);
+            ok = 0;
+        }
+        o_summary_free(&want);
+        o_summary_free(&got);
+    }
+    run_result_free(&first);
+    hs_rules_free(rules);
+    return ok;
+}
+
+/* Every combination; stops reporting a dump after a few failures (one bug
+ * fails many configurations the same way). */
+static void full_matrix(const char *name, const uint8_t *in, size_t len)
+{
+    cfg c;
+    int fails = 0;
+
+    memset(&c, 0, sizeof c);
+    for (c.preset = 0; c.preset < 4; c.preset++)
+        for (c.strings = 0; c.strings < 2; c.strings++)
+            for (c.fields = 0; c.fields < 3; c.fields++)
+                for (c.array = 0; c.array < 6; c.array++)
+                    for (c.to_jvm = 0; c.to_jvm < 2; c.to_jvm++)
+                        for (c.dups = 0; c.dups < 2 && fails < 8; c.dups++) {
+                            c.nonzero = c.dups;
+                            c.typed = c.array == 2;
+                            fails += !check_one(name, in, len, &c);
+                        }
+}
+
+/* A pairwise-covering sample: configuration k of dump `salt` sets each
+ * dimension from k by mixed radices offset by the salt, so over the dumps
+ * and the k every pair of values meets. */
+static void sampled(const char *name, const uint8_t *in, size_t len, unsigned salt, unsigned n)
+{
+    unsigned k;
+    int fails = 0;
+
+    for (k = 0; k < n && fails < 4; k++) {
+        unsigned x = k * 7 + salt * 5;
+        cfg c;
+        c.preset = (int)(x % 4);
+        c.strings = (int)((x / 4 + k) % 2);
+        c.fields = (int)((x / 8 + salt) % 3);
+        c.array = (int)((k + salt) % 6);
+        c.to_jvm = (int)((k / 2 + salt) % 2);
+        c.dups = (int)((k + salt / 2) % 2);
+        c.nonzero = (int)((k / 3) % 2);
+        c.typed = (int)(k % 3 == 0);
+        fails += !check_one(name, in, len, &c);
+    }
+}
+
+static uint8_t *load_or_skip(const char *path, size_t *len)
+{
+    uint8_t *p = load_file(path, len);
+
+    if (!p)
+        cr_skip_test("%s is missing (make check writes build/fresh)", path);
+    return p;
+}
+
+Test(oracle, handbuilt_full_matrix, .timeout = 120)
+{
+    static const struct {
+        unsigned idsize;
+        int android;
+    } v[] = {{4, 0}, {8, 0}, {4, 1}, {8, 1}};
+    size_t i;
+
+    for (i = 0; i < 4; i++) {
+        dump d;
+        char name[40];
+        dg_everything(&d, v[i].idsize, v[i].android);
+        snprintf(name, sizeof name, "dg_everything(%u,%d)", v[i].idsize, v[i].android);
+        full_matrix(name, d.p, d.len);
+        dg_free(&d);
+    }
+}
+
+static void fixture_matrix(const char *path)
+{
+    size_t len;
+    uint8_t *in = load_or_skip(path, &len);
+
+    full_matrix(path, in, len);
+    free(in);
+}
+
+Test(oracle, fixture_jvm7_agent_full_matrix, .timeout = 300)
+{
+    fixture_matrix("fixtures/jvm7-hprof-agent.hprof");
+}
+
+Test(oracle, fixture_jvm17_sampled, .timeout = 300)
+{
+    size_t len;
+    uint8_t *in = load_or_skip("fixtures/jvm17-64bit.hprof", &len);
+
+    sampled("fixtures/jvm17-64bit.hprof", in, len, 1, 48);
+    free(in);
+}
+
+Test(oracle, fixture_android_sampled, .timeout = 300)
+{
+    size_t len;
+    uint8_t *in = load_or_skip("fixtures/android-art2025-ahat-test-dump.hprof", &len);
+
+    sampled("fixtures/android-art2025-ahat-test-dump.hprof", in, len, 2, 48);
+    free(in);
+}
+
+/* The corpus and build/fresh: every dump dump_paths() lists, a few
+ * configurations each. */
+Test(oracle, every_dump_sampled, .timeout = 400)
+{
+    const char *const *p = dump_paths();
+    unsigned salt = 3;
+
+    for (; *p; p++, salt++) {
+        size_t len;
+        uint8_t *in = load_file(*p, &len);
+        if (!in)
+            continue;
+        sampled(*p, in, len, salt, len > (16u << 20) ? 4 : 8);
+        free(in);
+    }
+}
