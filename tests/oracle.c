@@ -818,10 +818,12 @@ static int check_stats(const o_summary *w, const o_summary *g, const hs_stats *s
     }
     if (!dups)
         return 0;
-    for (t = 0; t < 12; t++) {
-        STAT(dup_arrays[t], w->dup_arrays[t]);
-        STAT(dup_bytes[t], w->dup_bytes[t]);
-    }
+    for (t = 0; t < 12; t++)
+        if (st->dup_arrays[t] != w->dup_arrays[t] || st->dup_bytes[t] != w->dup_bytes[t])
+            DIFF("hs_stats.dup_arrays/dup_bytes[type %u] are %llu/%llu, the input says "
+                 "%llu/%llu",
+                 t, (unsigned long long)st->dup_arrays[t], (unsigned long long)st->dup_bytes[t],
+                 (unsigned long long)w->dup_arrays[t], (unsigned long long)w->dup_bytes[t]);
     STAT(dup_top[0].wasted, w->dup_top_wasted);
 #undef STAT
     return 0;
