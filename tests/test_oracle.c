@@ -292,3 +292,194 @@ Test(oracle, every_dump_sampled, .timeout = 400)
         free(in);
     }
 }
+
+/* ---- the duplicate finder on arrays larger than the read window ------------- */
+
+#define BIG (2u << 20)
+
+/* A dump of byte arrays of BIG bytes, each a copy of one pseudo-random
+ * pattern with byte edits[i] (when not -1) changed: equal edits, equal
+ * arrays. */
+static void big_arrays(dump *d, const long *edits, size_t n)
+{
+    size_t i, j;
+    uint32_t x = 12345;
+
+    dg_init(d, "JAVA PROFILE 1.0.2", 8);
+    dg_begin(d, 0x1C);
+    for (i = 0; i < n; i++) {
+        uint8_t *p;
+        dg_prim_array(d, 0x100 + i, 8, BIG, 0);
+        p = d->p + d->len - BIG;
+        for (x = 12345, j = 0; j < BIG; j++) {
+            x = x * 1103515245u + 12345u;
+            p[j] = (uint8_t)(x >> 16);
+        }
+        if (edits[i] >= 0)
+            p[edits[i]] ^= 0xff;
+    }
+    dg_end(d);
+    dg_begin(d, 0x2C);
+    dg_end(d);
+}
+
+static void expect_dups(const long *edits, size_t n, uint64_t copies)
+{
+    static const size_t win[] = {0, 64, 4096, 1 << 20};
+    dump d;
+    size_t w;
+
+    big_arrays(&d, edits, n);
+    for (w = 0; w < 4; w++) {
+        hs_options opt;
+        run_result r;
+        memset(&opt, 0, sizeof opt);
+        opt.find_duplicates = 1;
+        opt.read_buffer = win[w];
+        r = run_filter(d.p, d.len, "default", &opt, w == 2 ? CHUNK_MAPPED : 0);
+        cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+        cr_expect_eq(r.st.dup_arrays[8], copies, "window %zu: %llu duplicate byte arrays, not %llu",
+                     win[w], (unsigned long long)r.st.dup_arrays[8], (unsigned long long)copies);
+        cr_expect_eq(r.st.dup_bytes[8], copies * BIG, "window %zu", win[w]);
+        cr_expect_eq(r.st.dup_top[0].wasted, copies * BIG, "window %zu", win[w]);
+        if (copies)
+            cr_expect_eq(r.st.dup_top[0].length_bytes, BIG, "window %zu", win[w]);
+        run_result_free(&r);
+    }
+    dg_free(&d);
+}
+
+/* Arrays that differ in one byte, at the start, the middle, a window edge
+ * or the end, are not duplicates whatever the window. */
+Test(oracle_dups, different_large_arrays_are_not_duplicates, .timeout = 60)
+{
+    const long edits[] = {-1, 0, BIG / 2, 4096, 1 << 20, BIG - 1};
+
+    expect_dups(edits, 6, 0);
+}
+
+Test(oracle_dups, equal_large_arrays_are_duplicates, .timeout = 60)
+{
+    const long edits[] = {-1, 7, -1, BIG - 1, -1};
+
+    expect_dups(edits, 5, 2);
+}
+
+/* ---- keep-field and the non-zero counters on a hand-built String --------- */
+
+/* java/lang/String with a byte `coder` and an int `hash`, and one String
+ * (0x500) whose coder is 1 and hash 0x12345678; the instance first when
+ * `instance_first` (as ART may write it), in a 1.0.3 dump then. Sets
+ * `*hash_at` to the input offset of the hash value. */
+static void string_dump(dump *d, int instance_first, size_t *hash_at)
+{
+    int k;
+
+    dg_init(d, instance_first ? "JAVA PROFILE 1.0.3" : "JAVA PROFILE 1.0.2", 8);
+    dg_string(d, 1, "java/lang/String");
+    dg_string(d, 2, "coder");
+    dg_string(d, 3, "hash");
+    dg_string(d, 4, "unused");
+    dg_load_class(d, 1, 0x400, 1);
+    dg_begin(d, 0x1C);
+    for (k = 0; k < 2; k++) {
+        if ((k == 0) == (instance_first != 0)) {
+            dg_instance(d, 0x500, 0x400, 5, 0);
+            d->p[d->len - 5] = 1;
+            *hash_at = d->len - 4;
+            memcpy(d->p + d->len - 4, "\x12\x34\x56\x78", 4);
+            continue;
+        }
+        dg_u1(d, 0x20);
+        dg_id(d, 0x400);
+        dg_u4(d, 1);
+        dg_id(d, 0); /* super, loader, signers, domain, reserved x2 */
+        dg_id(d, 0);
+        dg_id(d, 0);
+        dg_id(d, 0);
+        dg_id(d, 0);
+        dg_id(d, 0);
+        dg_u4(d, 5);
+        dg_u2(d, 0); /* constant pool */
+        dg_u2(d, 0); /* statics */
+        dg_u2(d, 2);
+        dg_id(d, 2);
+        dg_u1(d, 8);
+        dg_id(d, 3);
+        dg_u1(d, 10);
+    }
+    dg_end(d);
+    dg_begin(d, 0x2C);
+    dg_end(d);
+}
+
+/* The String's five field bytes in `out`, found by its id. */
+static const uint8_t *string_fields(const run_result *r)
+{
+    static const uint8_t head[] = {0x21, 0, 0, 0, 0, 0, 0, 0x05, 0x00};
+    size_t i;
+
+    for (i = 0; i + sizeof head + 4 + 8 + 4 + 5 <= r->out_len; i++)
+        if (memcmp(r->out + i, head, sizeof head) == 0)
+            return r->out + i + sizeof head + 4 + 8 + 4;
+    return NULL;
+}
+
+/* keep-field holds whatever the strings setting (it did nothing unless
+ * unused strings were dropped); the other field is zeroed all the same. */
+Test(oracle_fields, keep_field_whatever_the_strings_setting)
+{
+    static const char *const text[] = {"preset privacy\nstrings keep\n",
+                                       "preset privacy\nstrings drop-unused\n",
+                                       "preset none\nfields zero\n"
+                                       "keep-field java.lang.String.coder\n"};
+    int order, t;
+
+    for (order = 0; order < 2; order++)
+        for (t = 0; t < 3; t++) {
+            dump d;
+            size_t hash_at;
+            hs_rules *rules = hs_rules_create(NULL);
+            run_result r;
+            const uint8_t *f;
+            string_dump(&d, order, &hash_at);
+            cr_assert_eq(hs_rules_parse(rules, text[t], strlen(text[t]), "t", NULL), HS_OK);
+            r = run_with_rules(d.p, d.len, rules, NULL, 0);
+            cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+            f = string_fields(&r);
+            cr_assert_not_null(f, "the String is missing");
+            cr_expect_eq(f[0], 1, "[%s] order %d: String.coder is %u, not 1", text[t], order,
+                         f[0]);
+            cr_expect(memcmp(f + 1, "\0\0\0\0", 4) == 0, "[%s] order %d: hash not zeroed",
+                      text[t], order);
+            run_result_free(&r);
+            hs_rules_free(rules);
+            dg_free(&d);
+        }
+}
+
+/* count_nonzero says where the first non-zero field byte it zeroed was,
+ * whether the instance came after its class or was held for it. */
+Test(oracle_fields, first_nonzero_field_is_set)
+{
+    int order;
+
+    for (order = 0; order < 2; order++) {
+        dump d;
+        size_t hash_at;
+        hs_options opt;
+        run_result r;
+        string_dump(&d, order, &hash_at);
+        memset(&opt, 0, sizeof opt);
+        opt.count_nonzero = 1;
+        r = run_filter(d.p, d.len, "privacy", &opt, 0);
+        cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+        cr_expect_eq(r.st.nonzero_field_bytes, 4, "order %d: %llu", order,
+                     (unsigned long long)r.st.nonzero_field_bytes);
+        cr_expect_eq(r.st.first_nonzero_field, hash_at, "order %d: first_nonzero_field %llu, "
+                     "the hash is at %zu", order,
+                     (unsigned long long)r.st.first_nonzero_field, hash_at);
+        run_result_free(&r);
+        dg_free(&d);
+    }
+}
