@@ -483,3 +483,155 @@ Test(oracle_fields, first_nonzero_field_is_set)
         dg_free(&d);
     }
 }
+
+/* ---- allocation failures on every path ------------------------------------- */
+
+/* An allocator that fails its Nth call and counts the blocks still live. */
+typedef struct {
+    long calls, fail_at; /* fail_at: 1-based call to fail, 0 = never */
+    long live;
+} failing;
+
+static void *fail_alloc(void *opaque, size_t size)
+{
+    failing *c = opaque;
+
+    if (++c->calls == c->fail_at)
+        return NULL;
+    c->live++;
+    return malloc(size);
+}
+
+static void fail_free(void *opaque, void *ptr)
+{
+    failing *c = opaque;
+
+    if (ptr)
+        c->live--;
+    free(ptr);
+}
+
+static char oom_msg[320]; /* the last failed run's message */
+
+/* Builds the rules from `text` and runs them over `in`, everything through
+ * the failing allocator. */
+static hs_status run_failing(failing *c, const char *text, const uint8_t *in, size_t len,
+                             const hs_options *opt)
+{
+    hs_alloc a = {fail_alloc, fail_free, c};
+    mem_src src = {in, len, 0, 0, -1};
+    mem_sink sink = {NULL, 0, 0, 0};
+    hs_source s = {.read = mem_read, .ctx = &src};
+    hs_sink k = {mem_write, &sink};
+    hs_rules *rules = hs_rules_create(&a);
+    hs_filter *f;
+    hs_status st;
+
+    if (!rules)
+        return HS_E_NOMEM;
+    st = hs_rules_parse(rules, text, strlen(text), "oom", NULL);
+    if (st != HS_OK) {
+        hs_rules_free(rules);
+        return st;
+    }
+    f = hs_filter_create(rules, opt, &a);
+    if (!f) {
+        hs_rules_free(rules);
+        return HS_E_NOMEM;
+    }
+    st = hs_filter_run(f, &s, &k);
+    cr_expect(st == HS_OK ? hs_filter_error(f) == NULL
+                          : hs_filter_error(f) != NULL && hs_filter_error(f)->code == st,
+              "the error does not match status %d", st);
+    snprintf(oom_msg, sizeof oom_msg, "%s", st == HS_OK ? "" : hs_filter_error(f)->message);
+    hs_filter_free(f);
+    hs_rules_free(rules);
+    free(sink.data);
+    return st;
+}
+
+/* Fails each allocation in turn: every one gives HS_E_NOMEM, none leaks,
+ * and one past the last the run succeeds. */
+static void every_allocation(const char *name, const char *text, const uint8_t *in, size_t len,
+                             const hs_options *opt)
+{
+    failing c = {0, 0, 0};
+    long n, total;
+    int bad = 0;
+
+    cr_assert_eq(run_failing(&c, text, in, len, opt), HS_OK, "%s [%s]", name, text);
+    cr_expect_eq(c.live, 0, "%s [%s]: leak on success", name, text);
+    total = c.calls;
+    for (n = 1; n <= total + 1 && bad < 3; n++) {
+        hs_status st;
+        memset(&c, 0, sizeof c);
+        c.fail_at = n;
+        st = run_failing(&c, text, in, len, opt);
+        if (st != (n <= total ? HS_E_NOMEM : HS_OK) || c.live != 0) {
+            cr_expect_fail("%s [%s]: failing allocation %ld of %ld gave status %d (%s), %ld "
+                           "blocks leaked",
+                           name, text, n, total, st, oom_msg, c.live);
+            bad++;
+        }
+    }
+}
+
+static const char *const oom_rules[] = {
+    "preset none\n",
+    "preset default\n",
+    "preset privacy\n",
+    "preset android-app\n",
+    "preset privacy\nstrings keep\n",
+    "preset android-app\nfields zero\nkeep-field java.lang.String.coder\n"
+    "arrays char prefix 2\narrays byte empty min 4\n",
+};
+
+static void oom_sweep(const char *name, const uint8_t *in, size_t len)
+{
+    size_t i;
+    int mode;
+
+    for (i = 0; i < sizeof oom_rules / sizeof *oom_rules; i++)
+        for (mode = 0; mode < 3; mode++) {
+            hs_options opt;
+            memset(&opt, 0, sizeof opt);
+            opt.find_duplicates = mode >= 1;
+            opt.count_nonzero = mode >= 1;
+            opt.to_jvm = mode == 2;
+            opt.read_buffer = 4096;
+            every_allocation(name, oom_rules[i], in, len, &opt);
+        }
+}
+
+Test(oracle_oom, handbuilt_every_preset, .timeout = 120)
+{
+    dump d;
+    size_t hash_at;
+    int android;
+
+    for (android = 0; android < 2; android++) {
+        dg_everything(&d, android ? 4 : 8, android);
+        oom_sweep(android ? "dg_everything android" : "dg_everything", d.p, d.len);
+        dg_free(&d);
+    }
+    string_dump(&d, 1, &hash_at); /* an instance held for its class */
+    oom_sweep("held String", d.p, d.len);
+    dg_free(&d);
+}
+
+/* The Android fixture: held instances, heaps, NODATA arrays. */
+Test(oracle_oom, android_fixture, .timeout = 300)
+{
+    static const char *const text[] = {"preset android-app\n", "preset privacy\n"};
+    size_t len, i;
+    uint8_t *in = load_or_skip("fixtures/android-art2025-ahat-test-dump.hprof", &len);
+
+    for (i = 0; i < 2; i++) {
+        hs_options opt;
+        memset(&opt, 0, sizeof opt);
+        opt.find_duplicates = 1;
+        opt.to_jvm = 1;
+        every_allocation("android fixture", text[i], in, len, &opt);
+    }
+    free(in);
+}
