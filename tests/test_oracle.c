@@ -636,3 +636,90 @@ Test(oracle_oom, android_fixture, .timeout = 300)
     }
     free(in);
 }
+
+/* ---- the oracle itself -------------------------------------------------------- */
+
+/* It sees a wrong byte in an array, a field or a string, and a rule that
+ * was not applied: an oracle that passes everything proves nothing. */
+Test(oracle_self, catches_wrong_outputs)
+{
+    dump d;
+    size_t hash_at, i;
+    o_model m;
+    o_summary want, got;
+    run_result r;
+    char msg[400];
+    uint8_t *copy;
+
+    string_dump(&d, 0, &hash_at);
+    cr_assert(o_model_preset(&m, "none"));
+    r = run_filter(d.p, d.len, "none", NULL, 0);
+    cr_assert_eq(r.status, HS_OK);
+    want = o_expect(d.p, d.len, &m, 0);
+    got = o_actual(r.out, r.out_len);
+    cr_expect_eq(o_compare(&want, &got, &m, &r.st, 0, 0, msg, sizeof msg), 0, "%s", msg);
+    o_summary_free(&got);
+    /* a field byte changed */
+    copy = malloc(r.out_len);
+    memcpy(copy, r.out, r.out_len);
+    copy[hash_at] ^= 1; /* "none" writes the input as it is */
+    got = o_actual(copy, r.out_len);
+    cr_expect_eq(o_compare(&want, &got, &m, &r.st, 0, 0, msg, sizeof msg), 1);
+    cr_expect(strstr(msg, "instances") != NULL, "%s", msg);
+    o_summary_free(&got);
+    /* a string's text changed */
+    memcpy(copy, r.out, r.out_len);
+    for (i = 0; i + 6 < r.out_len && memcmp(copy + i, "unused", 6) != 0; i++)
+        ;
+    copy[i] = 'U';
+    got = o_actual(copy, r.out_len);
+    cr_expect_eq(o_compare(&want, &got, &m, &r.st, 0, 0, msg, sizeof msg), 1);
+    cr_expect(strstr(msg, "strings") != NULL, "%s", msg);
+    o_summary_free(&got);
+    o_summary_free(&want);
+    /* fields zero expected, none applied */
+    m.fields_zero = 1;
+    want = o_expect(d.p, d.len, &m, 0);
+    got = o_actual(r.out, r.out_len);
+    cr_expect_eq(o_compare(&want, &got, &m, &r.st, 0, 0, msg, sizeof msg), 1);
+    o_summary_free(&got);
+    o_summary_free(&want);
+    free(copy);
+    run_result_free(&r);
+    dg_free(&d);
+
+    /* an array payload byte changed, and a prefix one element short */
+    dg_one_array(&d, 10, 16, 0x33);
+    cr_assert(o_model_preset(&m, "none"));
+    m.arr[m.n_arr++] = (o_arr_rule){0x0ff0, 0, OA_PREFIX, 3};
+    r = run_filter(d.p, d.len, "none", NULL, 0);
+    cr_assert_eq(r.status, HS_OK);
+    want = o_expect(d.p, d.len, &m, 0);
+    got = o_actual(r.out, r.out_len);
+    cr_expect_eq(o_compare(&want, &got, &m, &r.st, 0, 0, msg, sizeof msg), 1);
+    cr_expect(strstr(msg, "primitive arrays") != NULL, "%s", msg);
+    o_summary_free(&got);
+    o_summary_free(&want);
+    run_result_free(&r);
+    dg_free(&d);
+}
+
+/* The brute-force duplicate count the sweep trusts. */
+Test(oracle_self, counts_duplicates)
+{
+    const long edits[] = {-1, 5, -1, BIG - 1, -1, 5};
+    dump d;
+    o_model m;
+    o_summary s;
+
+    big_arrays(&d, edits, 6);
+    cr_assert(o_model_preset(&m, "default"));
+    s = o_expect(d.p, d.len, &m, 1);
+    cr_expect_eq(s.dup_arrays[8], 3); /* two more of the plain one, one more of edit 5 */
+    cr_expect_eq(s.dup_bytes[8], 3ull * BIG);
+    cr_expect_eq(s.dup_top_wasted, 3ull * BIG);
+    cr_expect_eq(s.bytes_zeroed, 6ull * BIG);
+    cr_expect_gt(s.nonzero_arrays, 0);
+    o_summary_free(&s);
+    dg_free(&d);
+}
