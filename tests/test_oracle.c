@@ -432,8 +432,8 @@ Test(oracle_fields, keep_field_whatever_the_strings_setting)
 {
     static const char *const text[] = {"preset privacy\nstrings keep\n",
                                        "preset privacy\nstrings drop-unused\n",
-                                       "preset none\nfields zero\n"
-                                       "keep-field java.lang.String.coder\n"};
+                                       ("preset none\nfields zero\n"
+                                        "keep-field java.lang.String.coder\n")};
     int order, t;
 
     for (order = 0; order < 2; order++)
@@ -583,8 +583,8 @@ static const char *const oom_rules[] = {
     "preset privacy\n",
     "preset android-app\n",
     "preset privacy\nstrings keep\n",
-    "preset android-app\nfields zero\nkeep-field java.lang.String.coder\n"
-    "arrays char prefix 2\narrays byte empty min 4\n",
+    ("preset android-app\nfields zero\nkeep-field java.lang.String.coder\n"
+     "arrays char prefix 2\narrays byte empty min 4\n"),
 };
 
 static void oom_sweep(const char *name, const uint8_t *in, size_t len)
