@@ -35,7 +35,7 @@ CLI_OBJ  = $(CLI_SRC:src/%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libhprofstrip.a
 
 TEST_SRC = $(wildcard tests/test_*.c)
-TEST_HELPERS = tests/helpers.c
+TEST_HELPERS = tests/helpers.c tests/oracle.c
 TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: all deps run test check test-asan test-valgrind bench install uninstall clean help
@@ -91,7 +91,14 @@ $(FRESH_DUMP):
 	sh tools/makedump.sh 30 $@ >build/fresh/makedump.log 2>&1 || \
 	    { cat build/fresh/makedump.log; exit 1; }
 
-check: $(BIN) $(TEST_BIN) $(FRESH_DUMP)
+# The same dump as ART would write it (1.0.3, heaps, NODATA arrays, objects
+# before their classes), for the Android paths (tests/test_oracle.c).
+ARTSIM_DUMP = build/fresh/jvm-30mb-art.hprof
+$(ARTSIM_DUMP): $(FRESH_DUMP)
+	python3 ../shared/tools/artsim $(FRESH_DUMP) $@ >build/fresh/artsim.log 2>&1 || \
+	    { cat build/fresh/artsim.log; exit 1; }
+
+check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ARTSIM_DUMP)
 	sh tests/layers.sh $(BUILD) $(CORE_SRC)
 	$(TEST_BIN) --jobs 2
 	sh tests/cli.sh ./$(BIN)
