@@ -174,10 +174,13 @@ static void tally(const hs_enc *e, const uint8_t *p, size_t n, uint64_t at, cons
     *t->total += n;
     if (!e->c->opt.count_nonzero || !(z = hs_count_nonzero(p, n)))
         return;
-    if (!*t->first)
+    /* the first in input order: a held instance comes out after bytes
+     * that followed it */
+    if (!*t->first || at < *t->first)
         for (j = 0; j < n; j++)
             if (p[j]) {
-                *t->first = at + j;
+                if (!*t->first || at + j < *t->first)
+                    *t->first = at + j;
                 break;
             }
     *t->nonzero += z;

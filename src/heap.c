@@ -319,10 +319,11 @@ static hs_status array_rules(F *f, size_t hdr, unsigned type, uint64_t count, ui
         HS_TRY(hs_skip_stream(e, payload, "an array payload", tap));
         f->c.st.payload_bytes_dropped += payload;
         return hs_enc_sub_end(e);
-    case HS_ARR_DROP:
+    case HS_ARR_DROP: /* the tap sees the payload only, never the header */
         f->c.st.arrays_dropped++;
         f->c.st.payload_bytes_dropped += payload;
-        return hs_skip_stream(e, hdr + payload, "an array payload", tap);
+        HS_TRY(hs_drop(e, hdr));
+        return hs_skip_stream(e, payload, "an array payload", tap);
     }
     return HS_OK;
 }

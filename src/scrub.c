@@ -210,8 +210,11 @@ static hs_status bad_size(hs_ctx *c, uint64_t off, uint64_t cls, uint64_t n, uin
                       (unsigned long long)cls, (unsigned long long)n, (unsigned long long)want);
 }
 
-static hs_status own_super(hs_ctx *c, uint64_t off, uint64_t cls)
+/* A failed hs_classes_runs: out of memory, or a superclass cycle. */
+static hs_status runs_failed(hs_ctx *c, hs_status s, uint64_t off, uint64_t cls)
 {
+    if (s == HS_E_NOMEM)
+        return nomem(c);
     return hs_fail_at(c, HS_E_MALFORMED, off, "class 0x%llx is its own superclass",
                       (unsigned long long)cls);
 }
@@ -401,10 +404,13 @@ static hs_status class_arrived(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t 
         uint32_t nruns;
         uint64_t size, missing;
 
+        hs_status st;
+
         next = h->next;
-        if (hs_classes_runs(&sc->classes, h->cls, e->c->idsize, &runs, &nruns, &size,
-                            &missing) != HS_OK)
-            return own_super(e->c, hs_ctx_offset(e->c), h->cls);
+        st = hs_classes_runs(&sc->classes, h->cls, e->c->idsize, &runs, &nruns, &size,
+                             &missing);
+        if (st != HS_OK)
+            return runs_failed(e->c, st, hs_ctx_offset(e->c), h->cls);
         if (!runs) { /* wait on for the next missing class */
             uint64_t *w = hs_idmap_get(&sc->waiting, missing);
             h->next = w ? *w : 0;
@@ -450,8 +456,10 @@ hs_status hs_scrub_instance(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t off
     const uint32_t *runs;
     uint32_t nruns, r;
 
-    if (hs_classes_runs(&sc->classes, cls, i, &runs, &nruns, &size, &missing) != HS_OK)
-        return own_super(e->c, off, cls);
+    hs_status st = hs_classes_runs(&sc->classes, cls, i, &runs, &nruns, &size, &missing);
+
+    if (st != HS_OK)
+        return runs_failed(e->c, st, off, cls);
     if (!runs)
         return hold(sc, e, hdr + n, missing, cls);
     if (size != n)

@@ -159,6 +159,10 @@ typedef struct {
     oclass *classes;
     size_t ncls, ccls;
     omap needed;   /* string ids referred to by kept records */
+    /* android-app keeps the Thread object a ROOT_THREAD_OBJ names, whatever
+     * its heap, when that root came before any object was dropped */
+    omap threads;
+    int dropped_any;
     uint32_t heap;
     uint8_t *scratch;
     size_t scap;
@@ -601,7 +605,15 @@ static int items_sub(odec *d, size_t at, size_t size)
 {
     unsigned tag = d->p[at];
     int dropped = d->m->drop_zi && (d->heap == 'Z' || d->heap == 'I');
+    uint64_t id = size > d->id ? rd(d->p + at + 1, d->id) : 0, yes;
 
+    if (tag == 0x08 && d->m->drop_zi && !d->dropped_any && id)
+        oput(&d->threads, id, 1);
+    if (tag >= 0x21 && tag <= 0x23 ? 1 : tag == 0xC3) {
+        if (dropped && oget(&d->threads, id, &yes))
+            dropped = 0;
+        d->dropped_any |= dropped;
+    }
     switch (tag) {
     case 0xFE:
         d->heap = (uint32_t)rd(d->p + at + 1, 4);
@@ -716,6 +728,7 @@ static o_summary summarize(const uint8_t *p, size_t n, const o_model *m, int dup
     ofree(&d.names);
     ofree(&d.cindex);
     ofree(&d.needed);
+    ofree(&d.threads);
     free(d.classes);
     free(d.scratch);
     free(d.pay);
