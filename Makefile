@@ -24,7 +24,8 @@ BUILD ?= build
 BIN ?= hprof-strip
 CORE_SRC = src/alloc.c src/error.c src/format.c src/reader.c src/out.c \
            src/rules.c src/rulefile.c src/filter.c src/heap.c src/strings.c \
-           src/strtab.c src/rootq.c src/idmap.c src/classes.c src/scrub.c src/dups.c
+           src/strtab.c src/rootq.c src/idmap.c src/classes.c src/scrub.c src/dups.c \
+           src/mapping.c
 CLI_SRC  = src/main.c src/run.c src/report.c src/io.c src/input.c src/output.c \
            src/progress.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
