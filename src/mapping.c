@@ -118,14 +118,14 @@ static uint32_t hash_name(const char *s, size_t n, uint32_t seed)
     return h ^ (h >> 15);
 }
 
-/* Does the pool string at `off` spell s[n] (with '/' read as '.')? */
+/* Does the pool string at `off` spell s[n] ('/' read as '.' on both sides)? */
 static int same_name(const hs_mapping *m, uint32_t off, const char *s, size_t n)
 {
     const char *p = (const char *)m->pool.p + off;
     size_t i;
 
     for (i = 0; i < n; i++)
-        if (p[i] != (s[i] == '/' ? '.' : s[i]) || p[i] == 0)
+        if (p[i] == 0 || (p[i] == '/' ? '.' : p[i]) != (s[i] == '/' ? '.' : s[i]))
             return 0;
     return p[n] == 0;
 }
@@ -470,9 +470,12 @@ static hs_status number(parser *ps, size_t *i, uint32_t *out)
         return perr(ps, j, "expected a line number, found %s", found(ps, j, w));
     while (j < ps->n && ps->s[j] >= '0' && ps->s[j] <= '9') {
         v = v * 10 + (uint64_t)(ps->s[j] - '0');
-        if (v >= NONE)
-            return perr(ps, *i, "line number '%.*s' is too large", shown_len(ps, *i),
-                        ps->s + *i);
+        if (v >= NONE) {
+            size_t e = j;
+            while (e < ps->n && ps->s[e] >= '0' && ps->s[e] <= '9' && e - *i < 40)
+                e++;
+            return perr(ps, *i, "line number %.*s is too large", (int)(e - *i), ps->s + *i);
+        }
         j++;
     }
     *out = (uint32_t)v;
@@ -480,12 +483,12 @@ static hs_status number(parser *ps, size_t *i, uint32_t *out)
     return HS_OK;
 }
 
-static hs_status expect_colon(parser *ps, size_t i)
+static hs_status expect_colon(parser *ps, size_t i, const char *after)
 {
     char w[48];
 
     if (i >= ps->n || ps->s[i] != ':')
-        return perr(ps, i, "expected ':' after the line number, found %s", found(ps, i, w));
+        return perr(ps, i, "expected ':' after %s, found %s", after, found(ps, i, w));
     return HS_OK;
 }
 
@@ -584,12 +587,12 @@ static hs_status line_range(parser *ps, size_t *i, uint32_t *a, uint32_t *b)
     if (*i >= ps->n || ps->s[*i] < '0' || ps->s[*i] > '9')
         return HS_OK;
     HS_TRY(number(ps, i, a));
-    HS_TRY(expect_colon(ps, *i));
+    HS_TRY(expect_colon(ps, *i, "the line number"));
     (*i)++;
     *b = *a;
     if (*i < ps->n && ps->s[*i] >= '0' && ps->s[*i] <= '9') {
         HS_TRY(number(ps, i, b));
-        HS_TRY(expect_colon(ps, *i));
+        HS_TRY(expect_colon(ps, *i, "the line number"));
         (*i)++;
     }
     if (*a > *b)
@@ -617,11 +620,11 @@ static hs_status method_name(parser *ps, size_t i, size_t e, map_method *me)
         return perr(ps, dot == open ? open : i, "expected a method name before '('");
     k = close + 1;
     if (k < e) {
-        HS_TRY(expect_colon(ps, k));
+        HS_TRY(expect_colon(ps, k, "')'"));
         k++;
         HS_TRY(number(ps, &k, &me->os));
         if (k < e) {
-            HS_TRY(expect_colon(ps, k));
+            HS_TRY(expect_colon(ps, k, "the line number"));
             k++;
             HS_TRY(number(ps, &k, &me->oe));
             if (k < e)
@@ -660,11 +663,12 @@ static hs_status member_line(parser *ps, size_t i)
 {
     hs_mapping *m = ps->m;
     map_method me = {0, 0, 0, NONE, NONE, NONE, NONE, NONE};
-    size_t te, ne, ob, oe;
+    size_t start, te, ne, ob, oe;
     map_class *c;
 
     if (ps->cur == NONE)
         return perr(ps, i, "member line before any class line");
+    start = i;
     HS_TRY(line_range(ps, &i, &me.a, &me.b));
     te = word_end(ps, i);
     if (te == i)
@@ -694,7 +698,8 @@ static hs_status member_line(parser *ps, size_t i)
         return HS_OK;
     }
     if (me.a != NONE)
-        return perr(ps, 0, "a line range on a field (no '(' in '%.*s')", (int)(ne - i > 80 ? 80 : ne - i), ps->s + i);
+        return perr(ps, start, "a line range on a field (no '(' in '%.*s')",
+                    (int)(ne - i > 80 ? 80 : ne - i), ps->s + i);
     return field_line(ps, i, ne, ob, oe);
 }
 
