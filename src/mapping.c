@@ -170,7 +170,8 @@ static uint32_t intern(hs_mapping *m, const char *s, size_t n)
         return 0;
     j = hash_name(s, n, 0) & (m->intern_cap - 1);
     while ((off = m->intern[j]) != 0) {
-        if (memcmp(str_at(m, off), s, n) == 0 && str_at(m, off)[n] == 0)
+        /* strncmp stops at the pool string's end; s holds no NUL */
+        if (strncmp(str_at(m, off), s, n) == 0 && str_at(m, off)[n] == 0)
             return off;
         j = (j + 1) & (m->intern_cap - 1);
     }
@@ -720,6 +721,7 @@ static hs_status one_line(parser *ps)
 static hs_status parse_text(parser *ps, const char *text, size_t len)
 {
     size_t pos = 0;
+    const void *nul;
 
     while (pos < len) {
         const char *nl = memchr(text + pos, '\n', len - pos);
@@ -729,6 +731,9 @@ static hs_status parse_text(parser *ps, const char *text, size_t len)
         if (ps->n && ps->s[ps->n - 1] == '\r')
             ps->n--;
         ps->line++;
+        nul = memchr(ps->s, 0, ps->n);
+        if (nul) /* names are kept NUL-terminated: one would cut a name short */
+            return perr(ps, (size_t)((const char *)nul - ps->s), "a NUL byte in the text");
         HS_TRY(one_line(ps));
         pos = end + 1;
     }

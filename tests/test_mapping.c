@@ -414,6 +414,8 @@ Test(mapping_errors, message_is_one_line)
 
     cr_assert_null(hs_mapping_parse(text, sizeof text - 1, "o", NULL, &err));
     cr_expect_str_eq(err.message, "o:1:5: expected ' -> ', found '=>'");
+    cr_assert_null(hs_mapping_parse("a -> b:\n    int x\0 -> y\n", 24, "o", NULL, &err));
+    cr_expect_str_eq(err.message, "o:2:10: a NUL byte in the text");
     cr_assert_null(hs_mapping_parse("a -\x02 b:", 7, "o", NULL, &err));
     cr_expect_str_eq(err.message, "o:1:3: expected ' -> ', found '-?'");
 }
