@@ -511,3 +511,36 @@ Test(mapping_memory, allocation_failures)
     cr_expect_gt(n, 10);
     free(text);
 }
+
+/* ---- ProGuard's own output ------------------------------------------------------------ */
+
+/* tests/data/mapping/proguard-6.2-shop.txt is what tests/proguard/run.sh
+ * gets from ProGuard 6.2.2 (Debian's proguard-cli) for tests/proguard/src:
+ * optimised, so Warehouse$Picker.pick and Warehouse.park are inlined into
+ * Warehouse.descend (lines 1040 and 1033:1035 of the obfuscated code). */
+Test(mapping_proguard, real_output)
+{
+    hs_mapping_frame f[4];
+    hs_error err = {0};
+    hs_mapping *m = parse_file("tests/data/mapping/proguard-6.2-shop.txt", &err);
+    const char *wh = "com.example.shop.Warehouse";
+    char buf[80];
+
+    cr_assert_not_null(m, "%s", err.message);
+    cr_assert_eq(hs_mapping_frames(m, S("com/example/shop/d"), S("a"), 1040, f, 4), 2);
+    expect_frame(&f[0], "com.example.shop.Warehouse$Picker", "pick", NULL, 40);
+    expect_frame(&f[1], wh, "descend", NULL, 27);
+    cr_assert_eq(hs_mapping_frames(m, S("com/example/shop/d"), S("a"), 1034, f, 4), 2);
+    expect_frame(&f[0], wh, "park", NULL, 34);
+    expect_frame(&f[1], wh, "descend", NULL, 23);
+    cr_assert_eq(hs_mapping_frames(m, S("com/example/shop/d"), S("a"), 29, f, 4), 1);
+    expect_frame(&f[0], wh, "descend", NULL, 29);
+    cr_expect_eq(hs_mapping_class_jvm(m, S("[[Lcom/example/shop/a;"), buf, sizeof buf), 28);
+    cr_expect_str_eq(buf, "[[Lcom/example/shop/Product;");
+    cr_expect_str_eq(hs_mapping_field(m, S("com.example.shop.a"), S("e")), "code");
+    cr_expect_str_eq(hs_mapping_field(m, S("com.example.shop.b"), S("c")), "this$0");
+    cr_expect_str_eq(hs_mapping_class(m, S("com.example.shop.b")),
+                     "com.example.shop.Product$Review");
+    cr_expect_str_eq(hs_mapping_class(m, S("com.example.shop.Main")), "com.example.shop.Main");
+    hs_mapping_free(m);
+}
