@@ -59,11 +59,11 @@ typedef struct {
  * Writes at most `cap` of them to `out` and returns how many there are (as
  * snprintf: a return above `cap` means `out` was too small); 0 when the
  * mapping does not know the frame. The rule, retrace's:
- *   - member lines whose obfuscated range a:b holds `line` form the chain
- *     (all of them with that same range, in file order); each maps the line
- *     to origStart + (line - a) when its original range is as long as a:b,
- *     to origStart otherwise (a call site), to `line` itself when the
- *     member line has no original line numbers;
+ *   - the first member line whose obfuscated range a:b holds `line`, and
+ *     the lines right after it with the same name and range, form the
+ *     chain; each maps the line to origStart + (line - a) when its original
+ *     is a range origStart:origEnd, to origStart when it is one line (a
+ *     call site), to `line` itself when it gives no original line;
  *   - else a member line with no range at all maps the method (its line:
  *     `line` unchanged);
  *   - else, when every member line with that obfuscated name names the same
