@@ -328,9 +328,28 @@ static uint32_t *method_slot(const hs_mapping *m, uint32_t c, const char *s, siz
     return &m->mth_tab[j];
 }
 
+/* The obfuscated-name table grew ahead of the classes (twice their count,
+ * so it doubles rarely): once they are all in, size it to them. On no
+ * memory the larger one stays, which works as well. */
+static void shrink_class_table(hs_mapping *m)
+{
+    size_t cap = table_cap(m->cls.n);
+    uint32_t *t, i;
+
+    if (cap >= m->cls_cap || !(t = hs_calloc(&m->a, cap * sizeof *t)))
+        return;
+    for (i = 0; i < m->cls.n; i++)
+        put_class(m, t, cap, 0, i);
+    hs_free(&m->a, m->cls_tab);
+    m->cls_tab = t;
+    m->cls_cap = cap;
+}
+
 static int build_member_tables(hs_mapping *m)
 {
     uint32_t c, i;
+
+    shrink_class_table(m);
 
     m->fld_cap = table_cap(m->fld.n);
     m->mth_cap = table_cap(m->mth.n);
