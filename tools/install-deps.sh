@@ -18,6 +18,7 @@ need libclang-rt-14-dev
 need hprof-conv
 [ -n "$HS_SKIP_VISUALVM" ] || need visualvm
 need openjdk-17-jdk-headless
+need proguard-cli  # tests/proguard: ProGuard 6.2 for the end-to-end mapping check
 [ -z "$pkgs" ] && exit 0
 echo "install-deps: installing$pkgs" >&2
 SUDO=""

@@ -1,5 +1,6 @@
 # tests/fuzz/fuzz.mk - libFuzzer harnesses over the library: the whole
-# filter (fuzz_filter.c) and the rule-file parser and printer (fuzz_rules.c).
+# filter (fuzz_filter.c), the rule-file parser and printer (fuzz_rules.c)
+# and the R8/ProGuard mapping parser (fuzz_mapping.c).
 #
 # Works included from the top Makefile (`include tests/fuzz/fuzz.mk`) or on
 # its own (`make -f tests/fuzz/fuzz.mk fuzz`), from the repository root.
@@ -7,13 +8,16 @@
 #   make fuzz            build both harnesses with clang
 #                        -fsanitize=fuzzer,address,undefined, fuzz the filter
 #                        for FUZZ_SECONDS (default 120), then the rules for
-#                        FUZZ_RULES_SECONDS (default a quarter of that)
+#                        FUZZ_RULES_SECONDS (default a quarter of that), then
+#                        the mapping parser for FUZZ_MAPPING_SECONDS (same)
 #   make fuzz-filter     only the filter harness, FUZZ_SECONDS
 #   make fuzz-rules      only the rules harness, FUZZ_RULES_SECONDS
-#   make fuzz-build      only build build-fuzz/fuzz_filter and fuzz_rules
+#   make fuzz-mapping    only the mapping harness, FUZZ_MAPPING_SECONDS
+#   make fuzz-build      only build build-fuzz/fuzz_filter, fuzz_rules, fuzz_mapping
 #   make fuzz-replay     build replay.c with $(CC) + ASan/UBSan and run it over
 #                        tests/fuzz/seeds/ and tests/fuzz/regress/ (filter),
-#                        tests/fuzz/seeds-rules/ and tests/fuzz/regress/rules/
+#                        tests/fuzz/seeds-rules/ and tests/fuzz/regress/rules/,
+#                        tests/fuzz/seeds-mapping/ (and regress/mapping/)
 #   make fuzz-seeds      regenerate tests/fuzz/seeds/ (python3)
 #   make fuzz-clean      remove build-fuzz/
 #
@@ -21,7 +25,8 @@
 # rules-); minimise one with
 #   build-fuzz/fuzz_filter -minimize_crash=1 -runs=20000 \
 #       -exact_artifact_path=tests/fuzz/regress/NAME build-fuzz/artifacts/crash-...
-# (build-fuzz/fuzz_rules and tests/fuzz/regress/rules/NAME for the rules)
+# (build-fuzz/fuzz_rules and tests/fuzz/regress/rules/NAME for the rules,
+# build-fuzz/fuzz_mapping and tests/fuzz/regress/mapping/NAME for mappings)
 # and note it in tests/fuzz/regress/README.md.
 #
 # Every variable is prefixed FUZZ_ so nothing of the includer is changed;
@@ -97,6 +102,17 @@ FUZZ_RULES_DICT    ?= $(FUZZ_DIR)/rules.dict
 FUZZ_RULES_OBJ := $(FUZZ_LIB_OBJ) $(FUZZ_OUT)/fuzz/fuzz_rules.o
 FUZZ_RULES_BIN := $(FUZZ_OUT)/fuzz_rules
 
+# The mapping harness: like the rules one (seeds-mapping/, mapping.dict,
+# regress/mapping/, crashes prefixed mapping-).
+FUZZ_MAPPING_SECONDS ?= $(FUZZ_RULES_SECONDS)
+FUZZ_MAPPING_MAX_LEN ?= 8192
+FUZZ_MAPPING_CORPUS  ?= $(FUZZ_OUT)/corpus-mapping
+FUZZ_MAPPING_SEEDS   ?= $(FUZZ_DIR)/seeds-mapping
+FUZZ_MAPPING_REGRESS ?= $(FUZZ_REGRESS)/mapping
+FUZZ_MAPPING_DICT    ?= $(FUZZ_DIR)/mapping.dict
+FUZZ_MAPPING_OBJ := $(FUZZ_LIB_OBJ) $(FUZZ_OUT)/fuzz/fuzz_mapping.o
+FUZZ_MAPPING_BIN := $(FUZZ_OUT)/fuzz_mapping
+
 # replay build: the normal compiler with ASan + UBSan, no libFuzzer.
 FUZZ_REPLAY_CC := $(if $(filter default,$(origin CC)),cc,$(CC))
 FUZZ_REPLAY_CFLAGS ?= -O1 -g
@@ -109,8 +125,11 @@ FUZZ_REPLAY_BIN := $(FUZZ_OUT)/fuzz_replay
 FUZZ_REPLAY_RULES_OBJ := $(FUZZ_REPLAY_LIB_OBJ) \
                          $(FUZZ_OUT)/replay/fuzz_rules.o $(FUZZ_OUT)/replay/replay.o
 FUZZ_REPLAY_RULES_BIN := $(FUZZ_OUT)/fuzz_replay_rules
+FUZZ_REPLAY_MAPPING_OBJ := $(FUZZ_REPLAY_LIB_OBJ) \
+                           $(FUZZ_OUT)/replay/fuzz_mapping.o $(FUZZ_OUT)/replay/replay.o
+FUZZ_REPLAY_MAPPING_BIN := $(FUZZ_OUT)/fuzz_replay_mapping
 
-.PHONY: fuzz fuzz-filter fuzz-rules fuzz-build fuzz-replay fuzz-replay-build fuzz-seeds \
+.PHONY: fuzz fuzz-filter fuzz-rules fuzz-mapping fuzz-build fuzz-replay fuzz-replay-build fuzz-seeds \
         fuzz-clean fuzz-help
 
 fuzz-help:
@@ -118,6 +137,7 @@ fuzz-help:
 	@echo "                     rule parser for FUZZ_RULES_SECONDS (default FUZZ_SECONDS/4)"
 	@echo "make fuzz-filter     only the filter harness"
 	@echo "make fuzz-rules      only the rule-file harness"
+	@echo "make fuzz-mapping    only the mapping-file harness (FUZZ_MAPPING_SECONDS)"
 	@echo "make fuzz-build      build $(FUZZ_BIN) and $(FUZZ_RULES_BIN) only"
 	@echo "make fuzz-replay     run the seeds and regression inputs under ASan/UBSan"
 	@echo "make fuzz-seeds      regenerate $(FUZZ_SEEDS) with make-seeds.py"
@@ -135,13 +155,20 @@ $(FUZZ_OUT)/fuzz/fuzz_rules.o: $(FUZZ_DIR)/fuzz_rules.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -c $< -o $@
 
+$(FUZZ_OUT)/fuzz/fuzz_mapping.o: $(FUZZ_DIR)/fuzz_mapping.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -c $< -o $@
+
 $(FUZZ_BIN): $(FUZZ_OBJ)
 	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS) $(FUZZ_INPUT_LIBS)
 
 $(FUZZ_RULES_BIN): $(FUZZ_RULES_OBJ)
 	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS)
 
-fuzz-build: $(FUZZ_BIN) $(FUZZ_RULES_BIN)
+$(FUZZ_MAPPING_BIN): $(FUZZ_MAPPING_OBJ)
+	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS)
+
+fuzz-build: $(FUZZ_BIN) $(FUZZ_RULES_BIN) $(FUZZ_MAPPING_BIN)
 
 # The first corpus directory is the one libFuzzer writes to; the others only
 # seed it. Inputs longer than -max_len (the fixtures) are cut to it.
@@ -153,17 +180,25 @@ FUZZ_RULES_RUN = $(FUZZ_RULES_BIN) -max_len=$(FUZZ_RULES_MAX_LEN) -timeout=$(FUZ
 	    -max_total_time=$(FUZZ_RULES_SECONDS) -malloc_limit_mb=256 -print_final_stats=1 \
 	    -dict=$(FUZZ_RULES_DICT) -artifact_prefix=$(FUZZ_OUT)/artifacts/rules- $(FUZZ_FLAGS) \
 	    $(FUZZ_RULES_CORPUS) $(FUZZ_RULES_SEEDS) $(wildcard $(FUZZ_RULES_REGRESS))
+FUZZ_MAPPING_RUN = $(FUZZ_MAPPING_BIN) -max_len=$(FUZZ_MAPPING_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
+	    -max_total_time=$(FUZZ_MAPPING_SECONDS) -malloc_limit_mb=256 -print_final_stats=1 \
+	    -dict=$(FUZZ_MAPPING_DICT) -artifact_prefix=$(FUZZ_OUT)/artifacts/mapping- $(FUZZ_FLAGS) \
+	    $(FUZZ_MAPPING_CORPUS) $(FUZZ_MAPPING_SEEDS) $(wildcard $(FUZZ_MAPPING_REGRESS))
 
-# Both harnesses, one after the other (each on one core), even when the
-# first finds something; the status says whether either did.
-fuzz: $(FUZZ_BIN) $(FUZZ_RULES_BIN)
-	@mkdir -p $(FUZZ_CORPUS) $(FUZZ_RULES_CORPUS) $(FUZZ_OUT)/artifacts
+# The harnesses, one after the other (each on one core), even when one
+# finds something; the status says whether any did.
+fuzz: $(FUZZ_BIN) $(FUZZ_RULES_BIN) $(FUZZ_MAPPING_BIN)
+	@mkdir -p $(FUZZ_CORPUS) $(FUZZ_RULES_CORPUS) $(FUZZ_MAPPING_CORPUS) $(FUZZ_OUT)/artifacts
 	@echo "fuzz: the filter for $(FUZZ_SECONDS) s"
 	$(FUZZ_FILTER_RUN); echo $$? >$(FUZZ_OUT)/fuzz-filter.status
 	@echo "fuzz: the rule parser for $(FUZZ_RULES_SECONDS) s"
 	$(FUZZ_RULES_RUN); echo $$? >$(FUZZ_OUT)/fuzz-rules.status
+	@echo "fuzz: the mapping parser for $(FUZZ_MAPPING_SECONDS) s"
+	$(FUZZ_MAPPING_RUN); echo $$? >$(FUZZ_OUT)/fuzz-mapping.status
 	@f=$$(cat $(FUZZ_OUT)/fuzz-filter.status); r=$$(cat $(FUZZ_OUT)/fuzz-rules.status); \
-	    echo "fuzz: filter exit $$f, rules exit $$r"; test "$$f" = 0 && test "$$r" = 0
+	    p=$$(cat $(FUZZ_OUT)/fuzz-mapping.status); \
+	    echo "fuzz: filter exit $$f, rules exit $$r, mapping exit $$p"; \
+	    test "$$f" = 0 && test "$$r" = 0 && test "$$p" = 0
 
 fuzz-filter: $(FUZZ_BIN)
 	@mkdir -p $(FUZZ_CORPUS) $(FUZZ_OUT)/artifacts
@@ -172,6 +207,10 @@ fuzz-filter: $(FUZZ_BIN)
 fuzz-rules: $(FUZZ_RULES_BIN)
 	@mkdir -p $(FUZZ_RULES_CORPUS) $(FUZZ_OUT)/artifacts
 	$(FUZZ_RULES_RUN)
+
+fuzz-mapping: $(FUZZ_MAPPING_BIN)
+	@mkdir -p $(FUZZ_MAPPING_CORPUS) $(FUZZ_OUT)/artifacts
+	$(FUZZ_MAPPING_RUN)
 
 $(FUZZ_OUT)/replay/%.o: $(FUZZ_SRC_DIR)/%.c
 	@mkdir -p $(@D)
@@ -187,14 +226,18 @@ $(FUZZ_REPLAY_BIN): $(FUZZ_REPLAY_OBJ)
 $(FUZZ_REPLAY_RULES_BIN): $(FUZZ_REPLAY_RULES_OBJ)
 	$(FUZZ_REPLAY_CC) $(FUZZ_REPLAY_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS)
 
-fuzz-replay-build: $(FUZZ_REPLAY_BIN) $(FUZZ_REPLAY_RULES_BIN)
+$(FUZZ_REPLAY_MAPPING_BIN): $(FUZZ_REPLAY_MAPPING_OBJ)
+	$(FUZZ_REPLAY_CC) $(FUZZ_REPLAY_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS)
+
+fuzz-replay-build: $(FUZZ_REPLAY_BIN) $(FUZZ_REPLAY_RULES_BIN) $(FUZZ_REPLAY_MAPPING_BIN)
 
 # (replay reads a directory one level deep: regress/rules/ is not fed to the
 # filter harness)
-fuzz-replay: $(FUZZ_REPLAY_BIN) $(FUZZ_REPLAY_RULES_BIN)
+fuzz-replay: $(FUZZ_REPLAY_BIN) $(FUZZ_REPLAY_RULES_BIN) $(FUZZ_REPLAY_MAPPING_BIN)
 	@s=0; \
 	$(FUZZ_REPLAY_BIN) $(FUZZ_SEEDS) $(wildcard $(FUZZ_REGRESS)) || s=1; \
 	$(FUZZ_REPLAY_RULES_BIN) $(FUZZ_RULES_SEEDS) $(wildcard $(FUZZ_RULES_REGRESS)) || s=1; \
+	$(FUZZ_REPLAY_MAPPING_BIN) $(FUZZ_MAPPING_SEEDS) $(wildcard $(FUZZ_MAPPING_REGRESS)) || s=1; \
 	exit $$s
 
 fuzz-seeds:

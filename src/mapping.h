@@ -1,0 +1,94 @@
+/*
+ * mapping.h - an R8/ProGuard mapping file (mapping.txt), parsed once and
+ * looked up by obfuscated name: classes, fields, and stack frames (method
+ * plus line, through R8's line ranges and inline chains).
+ *
+ * The grammar accepted is in the man page (MAPPING FILES) and at the top of
+ * mapping.c. The caller hands the whole text in memory (decompressed); the
+ * mapping copies what it keeps (the names, interned once each, and the line
+ * ranges), so the text can be freed once hs_mapping_parse returns. What it
+ * holds is about the size of the text or less (hs_mapping_bytes).
+ *
+ * Class names may be given in dotted form (com.example.a) or in the JVM's
+ * internal form (com/example/a); both find the same class. Names are taken
+ * as (pointer, length), not NUL-terminated, since they come straight out of
+ * HPROF STRING records.
+ *
+ * Lookups count how many were asked and how many hit (hs_mapping_counts),
+ * so a caller can warn when a mapping matches nothing in a dump: that is why
+ * they take a non-const mapping. One mapping serves one filter at a time.
+ */
+#ifndef HS_MAPPING_H
+#define HS_MAPPING_H
+
+#include "hprof_strip.h"
+
+typedef struct hs_mapping hs_mapping;
+
+/* Parses `len` bytes of mapping text; `origin` (a file name) starts error
+ * messages. Returns NULL on failure with `err` (when not NULL) filled:
+ * HS_E_MALFORMED with "ORIGIN:LINE:COL: what was expected", HS_E_NOMEM when
+ * an allocation failed, HS_E_LIMIT for a text of 4 GiB or more. */
+hs_mapping *hs_mapping_parse(const char *text, size_t len, const char *origin,
+                             const hs_alloc *a, hs_error *err);
+void hs_mapping_free(hs_mapping *m); /* NULL is fine */
+
+/* Bytes of memory the mapping holds (the caller counts them as held). */
+size_t hs_mapping_bytes(const hs_mapping *m);
+
+/* Obfuscated class name -> original (dotted, NUL-terminated), or NULL. */
+const char *hs_mapping_class(hs_mapping *m, const char *obf, size_t n);
+
+/* The field `obf_field` of the class whose obfuscated name is `obf_class`
+ * -> the field's original name, or NULL (unknown class or field). */
+const char *hs_mapping_field(hs_mapping *m, const char *obf_class, size_t cn,
+                             const char *obf_field, size_t fn);
+
+/* One original frame. */
+typedef struct {
+    const char *class_name; /* original class, dotted: the mapped class, or
+                               the class a method was inlined from */
+    const char *method;     /* original method name */
+    const char *source;     /* source file from R8's metadata, or NULL */
+    uint32_t line;          /* original line, 0 when unknown */
+} hs_mapping_frame;
+
+/* A stack frame of obfuscated class `obf_class`, method `obf_method`, at
+ * line `line` (0 when unknown) -> the original frames it stands for, the
+ * innermost first (more than one when methods were inlined into it).
+ * Writes at most `cap` of them to `out` and returns how many there are (as
+ * snprintf: a return above `cap` means `out` was too small); 0 when the
+ * mapping does not know the frame. The rule, retrace's:
+ *   - the first member line whose obfuscated range a:b holds `line`, and
+ *     the lines right after it with the same name and range, form the
+ *     chain; each maps the line to origStart + (line - a) when its original
+ *     is a range origStart:origEnd, to origStart when it is one line (a
+ *     call site), to `line` itself when it gives no original line;
+ *   - else a member line with no range at all maps the method (its line:
+ *     `line` unchanged);
+ *   - else, when every member line with that obfuscated name names the same
+ *     original method, that method with line 0; else 0 (ambiguous). */
+size_t hs_mapping_frames(hs_mapping *m, const char *obf_class, size_t cn, const char *obf_method,
+                         size_t mn, uint32_t line, hs_mapping_frame *out, size_t cap);
+
+/* Class names as HotSpot's dumps spell them (JVM internal form:
+ * "com/example/a", "[Lcom/example/a;"; "[[I" and other primitive arrays
+ * are never mapped) and as ART's do ("com.example.a", "com.example.a[][]"):
+ * writes the original name in the same form, NUL-terminated, into
+ * buf[cap] and returns its length (the full length, as snprintf, when it
+ * did not fit: call again with a larger buffer). Returns 0 when the name
+ * is not mapped (the caller keeps it as it is). */
+size_t hs_mapping_class_jvm(hs_mapping *m, const char *name, size_t n, char *buf, size_t cap);
+size_t hs_mapping_class_art(hs_mapping *m, const char *name, size_t n, char *buf, size_t cap);
+
+/* What the mapping holds and how often it was asked and matched. */
+typedef struct {
+    size_t classes, fields, methods; /* member lines of methods */
+    uint64_t class_lookups, class_hits;
+    uint64_t field_lookups, field_hits;
+    uint64_t frame_lookups, frame_hits;
+} hs_mapping_counts;
+
+void hs_mapping_get_counts(const hs_mapping *m, hs_mapping_counts *out);
+
+#endif
