@@ -125,5 +125,10 @@ expect_grep "bytes_in  *$SIZE (3.6 MiB)" "$T/err" "human units"
 expect_grep "first_nonzero_field  *none" "$T/err" "no offset"
 expect_grep "zeroed: it is not in the output" "$T/err" "nonzero explained"
 
+# the man page lists every counter of the schema
+for c in $(sed -n 's/^ *X(\([a-z_]*\), HS_.*/\1/p' src/hprof_strip.h); do
+    expect_grep "^\.B $c\$" man/hprof-strip.1 "man page STATISTICS"
+done
+
 echo "cli_report: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
