@@ -102,6 +102,7 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ARTSIM_DUMP)
 	sh tests/layers.sh $(BUILD) $(CORE_SRC)
 	$(TEST_BIN) --jobs 2
 	sh tests/cli.sh ./$(BIN)
+	sh tests/cli_report.sh ./$(BIN)
 
 # The whole suite: warnings as errors, Criterion suites, CLI checks, the
 # outputs checked by parsers nobody here wrote (hprof-conv, VisualVM), and

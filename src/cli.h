@@ -9,6 +9,7 @@
 
 #include "hprof_strip.h"
 #include "output.h"
+#include "report.h"
 
 enum {
     EXIT_OK = 0,
@@ -33,6 +34,8 @@ typedef struct {
     int progress;       /* -1 auto (a terminal), 0 off, 1 on */
     uint64_t size;      /* --size: input size for the progress display */
     int audit;          /* --audit: read, write nothing, report what is left */
+    const char *stats_file; /* --stats-file: the JSON report goes there */
+    hs_report report;   /* what the run learnt, for the JSON report */
 } hs_cli;
 
 /* run.c: opens the files, runs the filter, reports; returns an exit code. */
@@ -40,6 +43,5 @@ int hs_cli_run(hs_cli *cli);
 
 /* report.c */
 void hs_cli_print_stats(const hs_stats *st);
-void hs_cli_print_stats_json(const hs_stats *st);
 
 #endif

@@ -230,45 +230,65 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst);
  * or HS_E_MALFORMED), its message saying what was done about it. */
 const hs_error *hs_filter_error(const hs_filter *f);
 
-/* Counters filled as the filter runs. */
+/* Counters filled as the filter runs. The scalar counters are listed once,
+ * here: X(name, kind, description), kind being HS_COUNT (a number of
+ * things), HS_BYTES (a size) or HS_OFFSET (an input byte offset, 0 when
+ * there is none). The struct's fields, the --stats table and the JSON report
+ * are all generated from this list, so none can be left out of one. */
+enum hs_stat_kind { HS_COUNT, HS_BYTES, HS_OFFSET };
+#define HS_STATS_COUNTERS(X)                                                  \
+    X(bytes_in, HS_BYTES, "HPROF bytes read")                                 \
+    X(bytes_out, HS_BYTES, "HPROF bytes written")                             \
+    X(hprof_version, HS_COUNT, "x of the input's JAVA PROFILE 1.0.x")         \
+    X(heap_dumps, HS_COUNT, "heap dumps read (0: the input holds none)")      \
+    X(records_in, HS_COUNT, "top-level records read")                         \
+    X(records_out, HS_COUNT, "top-level records written")                     \
+    X(subrecords_in, HS_COUNT, "heap sub-records read")                       \
+    X(subrecords_out, HS_COUNT, "heap sub-records written")                   \
+    X(segments_out, HS_COUNT, "heap dump records (segments) written")         \
+    X(instances, HS_COUNT, "instance dumps read")                             \
+    X(object_arrays, HS_COUNT, "object arrays read")                          \
+    X(primitive_arrays, HS_COUNT, "primitive arrays read")                    \
+    X(class_dumps, HS_COUNT, "class dumps read")                              \
+    X(roots, HS_COUNT, "GC roots read")                                       \
+    X(payload_bytes_zeroed, HS_BYTES, "array payload bytes zeroed or filled") \
+    X(payload_bytes_dropped, HS_BYTES, "array payload bytes dropped")         \
+    X(arrays_dropped, HS_COUNT, "arrays dropped")                             \
+    X(strings_in, HS_COUNT, "STRING records read")                            \
+    X(strings_out, HS_COUNT, "STRING records written")                        \
+    X(strings_dropped, HS_COUNT, "STRING records dropped as unused")          \
+    X(strings_unheld, HS_COUNT, "STRINGs too long to hold: passed through")   \
+    X(roots_dropped, HS_COUNT, "GC roots dropped")                            \
+    X(objects_dropped, HS_COUNT, "objects dropped by heap rules")             \
+    X(thread_objects_kept, HS_COUNT, "Thread objects kept in a dropped heap") \
+    X(thread_roots_unlinked, HS_COUNT, "thread roots written with id 0")      \
+    X(roots_held_peak, HS_COUNT, "most GC roots held at once")                \
+    X(held_bytes_peak, HS_BYTES, "most memory held for what rules remember")  \
+    X(salvaged_bytes, HS_BYTES, "zeros written to complete a cut record")     \
+    X(field_bytes_scrubbed, HS_BYTES, "primitive field bytes scrubbed")       \
+    X(instances_held, HS_COUNT, "instances that waited for their class")      \
+    X(instance_bytes_held_peak, HS_BYTES, "most instance bytes held")         \
+    X(instance_bytes_spilled_peak, HS_BYTES, "most instance bytes spilled")   \
+    X(instances_unresolved, HS_COUNT, "instances whose class never came")     \
+    X(nonzero_array_bytes, HS_BYTES,                                          \
+      "array bytes the rules zeroed that held data")                          \
+    X(first_nonzero_array, HS_OFFSET, "input byte of the first of those")     \
+    X(nonzero_field_bytes, HS_BYTES,                                          \
+      "field bytes the rules zeroed that held data")                          \
+    X(first_nonzero_field, HS_OFFSET, "input byte of the first of those")
+
+/* Notes on some counters: payload_bytes_* count array payloads; the
+ * salvaged_bytes are zeros --salvage wrote to complete a record cut short;
+ * instances_* are about field scrubbing, which holds instances that come
+ * before their CLASS_DUMP (instances_unresolved: class never came, all
+ * zeroed). nonzero_* and first_nonzero_* count, among the bytes scrubbing
+ * zeroed or filled, those that were not zero, and the input offset of the
+ * first (0: none); counted only with hs_options.count_nonzero. --audit
+ * reports these. */
 typedef struct {
-    uint64_t bytes_in, bytes_out;
-    uint64_t hprof_version;                   /* x of "JAVA PROFILE 1.0.x" (0: 1.0) */
-    uint64_t heap_dumps;                      /* heap dumps read (0: the input
-                                                 holds none) */
-    uint64_t records_in, records_out;         /* top-level records */
-    uint64_t subrecords_in, subrecords_out;   /* heap sub-records */
-    uint64_t segments_out;                    /* heap records written */
-    uint64_t instances, object_arrays, primitive_arrays, class_dumps, roots;
-    uint64_t payload_bytes_zeroed;            /* array bytes zeroed or filled */
-    uint64_t payload_bytes_dropped;           /* array bytes removed */
-    uint64_t arrays_dropped;
-    uint64_t strings_in, strings_out, strings_dropped;
-    uint64_t strings_unheld;                  /* too long to be a name: passed
-                                                 through without being held */
-    uint64_t roots_dropped;
-    uint64_t objects_dropped;                 /* by heap rules */
-    uint64_t thread_objects_kept;             /* Thread objects kept in a
-                                                 dropped heap (their threads'
-                                                 roots name them) */
-    uint64_t thread_roots_unlinked;           /* ROOT_THREAD_OBJs written with
-                                                 object id 0: their Thread
-                                                 object may have been dropped */
-    uint64_t roots_held_peak;                 /* most roots held at once */
-    uint64_t held_bytes_peak;                 /* peak memory held for strings/roots */
-    uint64_t salvaged_bytes;                  /* zeros written to complete a
-                                                 record cut short (--salvage) */
-    /* field scrubbing */
-    uint64_t field_bytes_scrubbed;            /* primitive field/static/constant bytes */
-    uint64_t instances_held;                  /* waited for their CLASS_DUMP */
-    uint64_t instance_bytes_held_peak;
-    uint64_t instance_bytes_spilled_peak;
-    uint64_t instances_unresolved;            /* class never came: all zeroed */
-    /* what scrubbing found: non-zero bytes among those zeroed or filled, and
-     * the input offset of the first (0: none); counted only with
-     * hs_options.count_nonzero. --audit reports these. */
-    uint64_t nonzero_array_bytes, first_nonzero_array;
-    uint64_t nonzero_field_bytes, first_nonzero_field;
+#define HS_STATS_FIELD_(name, kind, what) uint64_t name;
+    HS_STATS_COUNTERS(HS_STATS_FIELD_)
+#undef HS_STATS_FIELD_
     /* find_duplicates: arrays repeating an earlier one's type, length and
      * contents, and the bytes they take, by element type (index: the basic
      * type code); the five element type and length pairs wasting most */

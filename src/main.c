@@ -63,6 +63,7 @@ static void usage(FILE *to)
             "      --size SIZE     input size, for the progress display of a pipe\n"
             "  -f, --force         overwrite OUTPUT; write binary to a terminal\n"
             "      --stats[=json]  print what was done on standard error (as JSON)\n"
+            "      --stats-file FILE  write the JSON report to FILE, failed runs too\n"
             "  -q, --quiet         no messages except errors\n"
             "  -h, --help          show this help and exit\n"
             "  -V, --version       show the version and exit\n"
@@ -195,7 +196,7 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
     enum {
         OPT_REPACK = 256, OPT_STATS, OPT_PRINT_RULES, OPT_MAX_HELD, OPT_SALVAGE, OPT_GZIP,
         OPT_NO_COMPRESS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SIZE, OPT_TO_JVM, OPT_AUDIT,
-        OPT_SPILL_AFTER
+        OPT_SPILL_AFTER, OPT_STATS_FILE
     };
     static const struct option longopts[] = {
         {"preset", required_argument, NULL, 'p'},
@@ -217,6 +218,7 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         {"size", required_argument, NULL, OPT_SIZE},
         {"force", no_argument, NULL, 'f'},
         {"stats", optional_argument, NULL, OPT_STATS},
+        {"stats-file", required_argument, NULL, OPT_STATS_FILE},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -237,7 +239,10 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         rc = EXIT_OK;
         switch (c) {
         case 'p':
-        case 'r': rc = add_rules(cli->rules, c == 'r', optarg); break;
+        case 'r':
+            hs_report_note_rules(&cli->report, c == 'r', optarg);
+            rc = add_rules(cli->rules, c == 'r', optarg);
+            break;
         case 'o': cli->out_path = optarg; break;
         case 'f': cli->force = 1; break;
         case 'q': cli->progress = 0; break;
@@ -273,6 +278,7 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
                 return usage_error("--stats takes no value or =json, not", optarg);
             cli->stats = optarg ? 2 : 1;
             break;
+        case OPT_STATS_FILE: cli->stats_file = optarg; break;
         case OPT_PRINT_RULES:
             rc = print_rules(optarg);
             return rc == EXIT_OK ? JOB_DONE : rc;

@@ -1,10 +1,15 @@
 /*
- * report.c - the --stats report on stderr: a short table for people, or one
- * JSON object for pipelines.
+ * report.c - the --stats report: a table on stderr for people, and one JSON
+ * document for pipelines (on stderr, or in its own file). Both list the
+ * counters from HS_STATS_COUNTERS, so neither can miss one.
  */
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
+#include "input.h"
+#include "report.h"
 
 #define U(x) ((unsigned long long)(x))
 
@@ -15,101 +20,285 @@ static const char *type_name(unsigned t)
     return t < 12 ? names[t] : "?";
 }
 
+const char *hs_report_human(char *buf, size_t cap, uint64_t bytes)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)bytes;
+    int u = -1;
+
+    while (v >= 1024.0 && u < 5)
+        v /= 1024.0, u++;
+    if (u < 0)
+        snprintf(buf, cap, "%llu", U(bytes));
+    else
+        snprintf(buf, cap, "%llu (%.1f %s)", U(bytes), v, units[u]);
+    return buf;
+}
+
+/* One counter's line: its JSON name, its value, what it counts. */
+static void print_counter(const char *name, int kind, uint64_t v, const char *what)
+{
+    char buf[64];
+
+    if (kind == HS_BYTES)
+        hs_report_human(buf, sizeof buf, v);
+    else if (kind == HS_OFFSET && v == 0)
+        snprintf(buf, sizeof buf, "none");
+    else
+        snprintf(buf, sizeof buf, "%llu", U(v));
+    fprintf(stderr, "  %-28s %-22s %s\n", name, buf, what);
+}
+
 /* Duplicated arrays, found before scrubbing (counts only, no content). */
 static void print_dups(const hs_stats *st)
 {
     unsigned t, j;
     uint64_t n = 0, bytes = 0;
+    char buf[64];
 
     for (t = 4; t < 12; t++)
         n += st->dup_arrays[t], bytes += st->dup_bytes[t];
-    fprintf(stderr, "  duplicates      %llu arrays repeat an earlier one, %llu bytes", U(n),
-            U(bytes));
+    fprintf(stderr, "  duplicates: %llu arrays repeat an earlier one, taking %s bytes", U(n),
+            hs_report_human(buf, sizeof buf, bytes));
     for (t = 4; t < 12; t++)
         if (st->dup_arrays[t])
             fprintf(stderr, "%s %s[] %llu (%llu bytes)", t == 4 ? ":" : ";", type_name(t),
                     U(st->dup_arrays[t]), U(st->dup_bytes[t]));
     fprintf(stderr, "\n");
     for (j = 0; j < 5 && st->dup_top[j].copies; j++)
-        fprintf(stderr, "    %s[] of %llu bytes: %llu extra %s, %llu bytes wasted\n",
+        fprintf(stderr, "    %s[] of %llu bytes: %llu extra %s, wasting %s bytes\n",
                 type_name(st->dup_top[j].type), U(st->dup_top[j].length_bytes),
                 U(st->dup_top[j].copies), st->dup_top[j].copies == 1 ? "copy" : "copies",
-                U(st->dup_top[j].wasted));
+                hs_report_human(buf, sizeof buf, st->dup_top[j].wasted));
 }
 
 void hs_cli_print_stats(const hs_stats *st)
 {
-    fprintf(stderr,
-            "%s: %llu bytes in, %llu bytes out (%.1f%%)\n"
-            "  records         %llu in, %llu out (%llu heap segments written)\n"
-            "  sub-records     %llu in, %llu out\n"
-            "  objects         %llu instances, %llu object arrays, %llu primitive arrays, "
-            "%llu class dumps\n"
-            "  payload bytes   %llu zeroed or filled, %llu dropped (%llu arrays dropped)\n"
-            "  heaps           %llu objects dropped\n"
-            "  roots           %llu in, %llu dropped (at most %llu held at once)\n"
-            "  strings         %llu in, %llu out, %llu dropped as unused\n"
-            "  fields          %llu primitive bytes scrubbed; %llu instances waited for "
-            "their class (%llu bytes at most, %llu of them spilled), %llu never found it\n"
-            "  non-zero found  %llu array bytes (first at input byte %llu), %llu field bytes "
-            "(first at %llu)\n"
-            "  held memory     %llu bytes at most\n",
-            "hprof-strip", U(st->bytes_in), U(st->bytes_out),
-            st->bytes_in ? 100.0 * (double)st->bytes_out / (double)st->bytes_in : 0.0,
-            U(st->records_in), U(st->records_out), U(st->segments_out), U(st->subrecords_in),
-            U(st->subrecords_out), U(st->instances), U(st->object_arrays),
-            U(st->primitive_arrays), U(st->class_dumps), U(st->payload_bytes_zeroed),
-            U(st->payload_bytes_dropped), U(st->arrays_dropped), U(st->objects_dropped),
-            U(st->roots), U(st->roots_dropped), U(st->roots_held_peak), U(st->strings_in),
-            U(st->strings_out), U(st->strings_dropped), U(st->field_bytes_scrubbed),
-            U(st->instances_held), U(st->instance_bytes_held_peak),
-            U(st->instance_bytes_spilled_peak), U(st->instances_unresolved),
-            U(st->nonzero_array_bytes), U(st->first_nonzero_array),
-            U(st->nonzero_field_bytes), U(st->first_nonzero_field), U(st->held_bytes_peak));
+    char in[64], out[64];
+
+    fprintf(stderr, "hprof-strip: %s bytes in, %s out: %.1f%% of the input\n",
+            hs_report_human(in, sizeof in, st->bytes_in),
+            hs_report_human(out, sizeof out, st->bytes_out),
+            st->bytes_in ? 100.0 * (double)st->bytes_out / (double)st->bytes_in : 0.0);
+#define PRINT_(name, kind, what) print_counter(#name, kind, st->name, what);
+    HS_STATS_COUNTERS(PRINT_)
+#undef PRINT_
+    /* a count of non-zero bytes reads like a leak; it is what was removed */
+    if (st->nonzero_array_bytes || st->nonzero_field_bytes)
+        fprintf(stderr, "  (the nonzero_* bytes held data in the input that the rules "
+                        "zeroed: it is not in the output)\n");
     print_dups(st);
 }
 
-void hs_cli_print_stats_json(const hs_stats *st)
+void hs_report_note_rules(hs_report *r, int is_file, const char *arg)
 {
-    fprintf(stderr,
-            "{\"bytes_in\":%llu,\"bytes_out\":%llu,\"records_in\":%llu,"
-            "\"records_out\":%llu,\"segments_out\":%llu,\"subrecords_in\":%llu,"
-            "\"subrecords_out\":%llu,\"instances\":%llu,\"object_arrays\":%llu,"
-            "\"primitive_arrays\":%llu,\"class_dumps\":%llu,"
-            "\"payload_bytes_zeroed\":%llu,\"payload_bytes_dropped\":%llu,"
-            "\"arrays_dropped\":%llu,\"objects_dropped\":%llu,\"roots\":%llu,"
-            "\"roots_dropped\":%llu,\"roots_held_peak\":%llu,\"strings_in\":%llu,"
-            "\"strings_out\":%llu,\"strings_dropped\":%llu,\"held_bytes_peak\":%llu,"
-            "\"field_bytes_scrubbed\":%llu,\"instances_held\":%llu,"
-            "\"instance_bytes_held_peak\":%llu,\"instances_unresolved\":%llu,"
-            "\"nonzero_array_bytes\":%llu,\"first_nonzero_array\":%llu,"
-            "\"nonzero_field_bytes\":%llu,\"first_nonzero_field\":%llu,",
-            U(st->bytes_in), U(st->bytes_out), U(st->records_in), U(st->records_out),
-            U(st->segments_out), U(st->subrecords_in), U(st->subrecords_out),
-            U(st->instances), U(st->object_arrays), U(st->primitive_arrays),
-            U(st->class_dumps), U(st->payload_bytes_zeroed), U(st->payload_bytes_dropped),
-            U(st->arrays_dropped), U(st->objects_dropped), U(st->roots), U(st->roots_dropped),
-            U(st->roots_held_peak), U(st->strings_in), U(st->strings_out),
-            U(st->strings_dropped), U(st->held_bytes_peak), U(st->field_bytes_scrubbed),
-            U(st->instances_held), U(st->instance_bytes_held_peak),
-            U(st->instances_unresolved), U(st->nonzero_array_bytes),
-            U(st->first_nonzero_array), U(st->nonzero_field_bytes),
-            U(st->first_nonzero_field));
-    {
-        unsigned t, j;
-        fprintf(stderr, "\"duplicates\":{");
-        for (t = 4; t < 12; t++)
-            fprintf(stderr, "%s\"%s\":{\"arrays\":%llu,\"bytes\":%llu}", t == 4 ? "" : ",",
-                    type_name(t), U(st->dup_arrays[t]), U(st->dup_bytes[t]));
-        fprintf(stderr, "},\"duplicates_top\":[");
-        for (j = 0; j < 5 && st->dup_top[j].copies; j++)
-            fprintf(stderr,
-                    "%s{\"type\":\"%s\",\"length_bytes\":%llu,\"copies\":%llu,"
-                    "\"wasted\":%llu}",
-                    j ? "," : "", type_name(st->dup_top[j].type),
-                    U(st->dup_top[j].length_bytes), U(st->dup_top[j].copies),
-                    U(st->dup_top[j].wasted));
-        fprintf(stderr, "]}\n");
+    if (r->n_rules < HS_REPORT_MAX_RULES) {
+        r->rule_arg[r->n_rules] = arg;
+        r->rule_is_file[r->n_rules++] = (char)is_file;
     }
 }
 
+void hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (where) {
+        r->error = *where;
+    } else {
+        memset(&r->error, 0, sizeof r->error);
+        r->error.offset = r->error.record_offset = UINT64_MAX;
+        r->error.tag = r->error.subtag = -1;
+    }
+    r->error.code = code;
+    va_start(ap, fmt);
+    vsnprintf(r->error.message, sizeof r->error.message, fmt, ap);
+    va_end(ap);
+    r->has_error = 1;
+    fprintf(stderr, "hprof-strip: %s\n", r->error.message);
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+/* A JSON string, or null for NULL. */
+static void json_str(FILE *fp, const char *s)
+{
+    if (!s) {
+        fputs("null", fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(fp, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(fp, "\\u%04x", c);
+        else
+            fputc(c, fp);
+    }
+    fputc('"', fp);
+}
+
+/* An offset, or null where there is none (`none` is the sentinel). */
+static void json_off(FILE *fp, uint64_t v, uint64_t none)
+{
+    if (v == none)
+        fputs("null", fp);
+    else
+        fprintf(fp, "%llu", U(v));
+}
+
+/* A stable name for a status, for pipelines to switch on. */
+static const char *status_name(hs_status s)
+{
+    switch (s) {
+    case HS_SALVAGED: return "salvaged";
+    case HS_OK: return "ok";
+    case HS_E_MALFORMED: return "malformed";
+    case HS_E_TRUNCATED: return "truncated";
+    case HS_E_UNSUPPORTED: return "unsupported";
+    case HS_E_READ: return "read";
+    case HS_E_WRITE: return "write";
+    case HS_E_LIMIT: return "limit";
+    case HS_E_NOMEM: return "nomem";
+    case HS_E_USAGE: return "usage";
+    }
+    return "unknown";
+}
+
+static void json_error(FILE *fp, const hs_report *r)
+{
+    const hs_error *e = &r->error;
+
+    if (!r->has_error) {
+        fputs("null", fp);
+        return;
+    }
+    fprintf(fp, "{\"code\":%d,\"status\":\"%s\",\"offset\":", (int)e->code,
+            status_name(e->code));
+    json_off(fp, e->offset, UINT64_MAX);
+    fputs(",\"record_offset\":", fp);
+    json_off(fp, e->record_offset, UINT64_MAX);
+    fputs(",\"tag\":", fp);
+    json_off(fp, e->tag < 0 ? UINT64_MAX : (uint64_t)e->tag, UINT64_MAX);
+    fputs(",\"subtag\":", fp);
+    json_off(fp, e->subtag < 0 ? UINT64_MAX : (uint64_t)e->subtag, UINT64_MAX);
+    fputs(",\"message\":", fp);
+    json_str(fp, e->message);
+    fputc('}', fp);
+}
+
+/* "input"/"output": HPROF bytes, and the file's own bytes when compressed. */
+static void json_side(FILE *fp, const char *name, uint64_t hprof, int known,
+                      const char *compression, uint64_t raw)
+{
+    fputs("{\"name\":", fp);
+    json_str(fp, name);
+    fprintf(fp, ",\"hprof_bytes\":%llu,\"compressed_bytes\":", U(hprof));
+    json_off(fp, known && compression ? raw : UINT64_MAX, UINT64_MAX);
+    fputs(",\"compression\":", fp);
+    json_str(fp, known ? compression : NULL);
+    fputc('}', fp);
+}
+
+static void json_rules(FILE *fp, const hs_report *r, int audit)
+{
+    int i, n = 0, any_preset = 0;
+
+    for (i = 0; i < r->n_rules; i++)
+        any_preset |= !r->rule_is_file[i];
+    fputs("\"presets\":[", fp);
+    if (audit || !any_preset) /* what the run applied, given or not */
+        fputs(audit ? "\"privacy\"" : "\"default\"", fp), n++;
+    for (i = 0; i < r->n_rules && !audit; i++)
+        if (!r->rule_is_file[i]) {
+            fputs(n++ ? "," : "", fp);
+            json_str(fp, r->rule_arg[i]);
+        }
+    fputs("],\"rule_files\":[", fp);
+    for (i = 0, n = 0; i < r->n_rules && !audit; i++)
+        if (r->rule_is_file[i]) {
+            fputs(n++ ? "," : "", fp);
+            json_str(fp, r->rule_arg[i]);
+        }
+    fputc(']', fp);
+}
+
+static void json_dups(FILE *fp, const hs_stats *st)
+{
+    unsigned t, j;
+
+    fputs("\"duplicates\":{", fp);
+    for (t = 4; t < 12; t++)
+        fprintf(fp, "%s\"%s\":{\"arrays\":%llu,\"bytes\":%llu}", t == 4 ? "" : ",",
+                type_name(t), U(st->dup_arrays[t]), U(st->dup_bytes[t]));
+    fputs("},\"duplicates_top\":[", fp);
+    for (j = 0; j < 5 && st->dup_top[j].copies; j++)
+        fprintf(fp, "%s{\"type\":\"%s\",\"length_bytes\":%llu,\"copies\":%llu,\"wasted\":%llu}",
+                j ? "," : "", type_name(st->dup_top[j].type), U(st->dup_top[j].length_bytes),
+                U(st->dup_top[j].copies), U(st->dup_top[j].wasted));
+    fputc(']', fp);
+}
+
+static void json_audit(FILE *fp, const hs_report *r)
+{
+    const hs_stats *st = &r->st;
+
+    if (!r->audited) {
+        fputs("null", fp);
+        return;
+    }
+    fprintf(fp, "{\"clean\":%s,\"nonzero_array_bytes\":%llu,\"first_nonzero_array\":",
+            r->audit_clean ? "true" : "false", U(st->nonzero_array_bytes));
+    json_off(fp, st->first_nonzero_array, 0);
+    fprintf(fp, ",\"nonzero_field_bytes\":%llu,\"first_nonzero_field\":",
+            U(st->nonzero_field_bytes));
+    json_off(fp, st->first_nonzero_field, 0);
+    fprintf(fp, ",\"unused_strings\":%llu}", U(st->strings_dropped));
+}
+
+static const char *const in_compression[] = {NULL, "gzip", "zstd"};
+static const char *const out_compression[] = {NULL, "zstd", "gzip"};
+
+int hs_report_write_json(FILE *fp, const hs_report *r, int exit_status, const char *in_name,
+                         const char *out_name, int audit)
+{
+    const hs_stats *st = &r->st;
+    const char *sep = "";
+
+    fprintf(fp, "{\"schema\":%d,\"tool\":{\"name\":\"hprof-strip\",\"version\":",
+            HS_REPORT_SCHEMA);
+    json_str(fp, HS_VERSION_STRING);
+    fprintf(fp, "},\"mode\":\"%s\",\"exit_status\":%d,\"error\":", audit ? "audit" : "filter",
+            exit_status);
+    json_error(fp, r);
+    fputs(",\"input\":", fp);
+    json_side(fp, in_name, st->bytes_in, r->in_known,
+              r->in_format >= 0 && r->in_format < 3 ? in_compression[r->in_format] : NULL,
+              r->in_raw);
+    fputs(",\"output\":", fp);
+    if (audit)
+        fputs("null", fp);
+    else
+        json_side(fp, out_name, st->bytes_out, r->out_known,
+                  r->out_format >= 0 && r->out_format < 3 ? out_compression[r->out_format]
+                                                         : NULL,
+                  r->out_raw);
+    fputc(',', fp);
+    json_rules(fp, r, audit);
+    fprintf(fp, ",\"time\":{\"wall_seconds\":%.6f,\"user_seconds\":%.6f,\"sys_seconds\":%.6f}",
+            r->wall, r->user, r->sys);
+    fputs(",\"counters\":{", fp);
+#define JSON_(name, kind, what)                                                 \
+    fprintf(fp, "%s\"%s\":", sep, #name);                                       \
+    json_off(fp, st->name, kind == HS_OFFSET ? 0 : UINT64_MAX);                 \
+    sep = ",";
+    HS_STATS_COUNTERS(JSON_)
+#undef JSON_
+    fputs("},", fp);
+    json_dups(fp, st);
+    fputs(",\"audit\":", fp);
+    json_audit(fp, r);
+    fputs("}\n", fp);
+    return fflush(fp) == 0 && !ferror(fp) ? 0 : -1;
+}

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -103,19 +106,20 @@ static void choose_format(hs_cli *cli)
     }
 }
 
-static void report_failure(const hs_cli *cli, hs_status s, const hs_error *e, hs_input *in,
+static void report_failure(hs_cli *cli, hs_status s, const hs_error *e, hs_input *in,
                            hs_output *out)
 {
     const char *name = cli->in_path ? cli->in_path : "stdin";
+    hs_report *r = &cli->report;
 
     if (hs_input_shrank(in))
-        fprintf(stderr, "%s: %s: the input file shrank while it was being read\n", g_prog, name);
+        hs_report_fail(r, s, e, "%s: the input file shrank while it was being read", name);
     else if (s == HS_E_READ && hs_input_error(in))
-        fprintf(stderr, "%s: %s: %s\n", g_prog, name, hs_input_error(in));
+        hs_report_fail(r, s, e, "%s: %s", name, hs_input_error(in));
     else if (s == HS_E_WRITE)
-        fprintf(stderr, "%s: %s: %s\n", g_prog, e->message, hs_output_error(out));
+        hs_report_fail(r, s, e, "%s: %s", e->message, hs_output_error(out));
     else
-        fprintf(stderr, "%s: %s: %s\n", g_prog, name, e->message);
+        hs_report_fail(r, s, e, "%s: %s", name, e->message);
 }
 
 /* The spill store for instances held back by field scrubbing: a temporary
@@ -171,10 +175,13 @@ static int discard(void *ctx, const void *buf, size_t len)
 
 /* --audit: what the privacy preset would still have to remove. Returns
  * EXIT_OK when nothing, EXIT_AUDIT otherwise. */
-static int audit_report(const hs_cli *cli, const hs_stats *st)
+static int audit_report(hs_cli *cli, const hs_stats *st)
 {
     const char *name = cli->in_path ? cli->in_path : "stdin";
     int clean = !st->nonzero_array_bytes && !st->nonzero_field_bytes && !st->strings_dropped;
+
+    cli->report.audited = 1;
+    cli->report.audit_clean = clean;
 
     printf("%s: %s\n", name, clean ? "clean" : "NOT clean");
     printf("  non-zero primitive-array bytes: %llu", (unsigned long long)st->nonzero_array_bytes);
@@ -190,8 +197,9 @@ static int audit_report(const hs_cli *cli, const hs_stats *st)
     return clean ? EXIT_OK : EXIT_AUDIT;
 }
 
-int hs_cli_run(hs_cli *cli)
+static int run_filter(hs_cli *cli)
 {
+    hs_report *r = &cli->report;
     hs_outfile of = {NULL, NULL, -1};
     hs_output *out = NULL;
     hs_filter *filter = NULL;
@@ -208,32 +216,31 @@ int hs_cli_run(hs_cli *cli)
     if (cli->audit) {
         /* an audit asks what the privacy preset would remove */
         if (cli->out_path) {
-            fprintf(stderr, "%s: --audit writes no dump; drop the output name '%s'\n", g_prog,
-                    cli->out_path);
+            hs_report_fail(r, HS_E_USAGE, NULL,
+                           "--audit writes no dump; drop the output name '%s'", cli->out_path);
             return EXIT_USAGE;
         }
         hs_rules_preset(cli->rules, "none", NULL);
         hs_rules_preset(cli->rules, "privacy", NULL);
         cli->format = HS_OUT_PLAIN;
     } else if (!cli->out_path && isatty(STDOUT_FILENO) && !cli->force) {
-        fprintf(stderr,
-                "%s: refusing to write a heap dump to a terminal; redirect standard "
-                "output, use -o FILE, or -f to insist\n",
-                g_prog);
+        hs_report_fail(r, HS_E_USAGE, NULL,
+                       "refusing to write a heap dump to a terminal; redirect standard "
+                       "output, use -o FILE, or -f to insist");
         return EXIT_USAGE;
     }
     if (cli->in_path && (in_fd = open(cli->in_path, O_RDONLY)) < 0) {
-        fprintf(stderr, "%s: %s: %s\n", g_prog, cli->in_path, strerror(errno));
+        hs_report_fail(r, HS_E_READ, NULL, "%s: %s", cli->in_path, strerror(errno));
         return EXIT_IO;
     }
     if (cli->out_path) {
         if (hs_outfile_open(&of, cli->out_path, cli->force) != 0) {
             int e = errno;
             if (e == EEXIST)
-                fprintf(stderr, "%s: %s already exists; use -f to overwrite it\n", g_prog,
-                        cli->out_path);
+                hs_report_fail(r, HS_E_USAGE, NULL, "%s already exists; use -f to overwrite it",
+                               cli->out_path);
             else
-                fprintf(stderr, "%s: %s: %s\n", g_prog, cli->out_path, strerror(e));
+                hs_report_fail(r, HS_E_WRITE, NULL, "%s: %s", cli->out_path, strerror(e));
             if (cli->in_path)
                 close(in_fd);
             return e == EEXIST ? EXIT_USAGE : EXIT_IO;
@@ -255,30 +262,30 @@ int hs_cli_run(hs_cli *cli)
     rc = EXIT_LIMIT;
     if (hs_input_open(&rd.in, in_fd) != 0) {
         if (hs_input_error(rd.in)) {
-            fprintf(stderr, "%s: %s: %s\n", g_prog, cli->in_path ? cli->in_path : "stdin",
-                    hs_input_error(rd.in));
+            hs_report_fail(r, HS_E_READ, NULL, "%s: %s", cli->in_path ? cli->in_path : "stdin",
+                           hs_input_error(rd.in));
             rc = EXIT_IO;
         } else {
-            fprintf(stderr, "%s: out of memory\n", g_prog);
+            hs_report_fail(r, HS_E_NOMEM, NULL, "out of memory");
         }
         goto done;
     }
     if (hs_output_open(&out, out_fd, cli->format, cli->level, cli->threads) != 0) {
-        fprintf(stderr, "%s: cannot start the compressor: %s\n", g_prog,
-                out ? hs_output_error(out) : "out of memory");
+        hs_report_fail(r, HS_E_NOMEM, NULL, "cannot start the compressor: %s",
+                       out ? hs_output_error(out) : "out of memory");
         goto done;
     }
     cli->opt.spill.write = spill_write;
     cli->opt.spill.read = spill_read;
     cli->opt.spill.ctx = &spill;
     /* the duplicate report rides on --stats: it costs a hash per array */
-    cli->opt.find_duplicates = cli->stats != 0;
+    cli->opt.find_duplicates = cli->stats != 0 || cli->stats_file;
     /* so is the count of non-zero bytes scrubbed: it reads bytes that
      * would otherwise be skipped unread */
-    cli->opt.count_nonzero = cli->stats != 0 || cli->audit;
+    cli->opt.count_nonzero = cli->stats != 0 || cli->stats_file || cli->audit;
     filter = hs_filter_create(cli->rules, &cli->opt, NULL);
     if (!filter) {
-        fprintf(stderr, "%s: out of memory\n", g_prog);
+        hs_report_fail(r, HS_E_NOMEM, NULL, "out of memory");
         goto done;
     }
     hs_progress_start(&rd.progress,
@@ -298,14 +305,16 @@ int hs_cli_run(hs_cli *cli)
     dst.ctx = out;
     s = hs_filter_run(filter, &src, &dst);
     if ((s == HS_OK || s == HS_SALVAGED) && hs_output_finish(out) != 0) {
-        fprintf(stderr, "%s: writing the output failed: %s\n", g_prog, hs_output_error(out));
+        hs_report_fail(r, HS_E_WRITE, NULL, "writing the output failed: %s",
+                       hs_output_error(out));
         s = HS_E_WRITE;
         rc = EXIT_IO;
     } else {
         rc = exit_code(s);
         if (s == HS_SALVAGED)
-            fprintf(stderr, "%s: %s: %s\n", g_prog, cli->in_path ? cli->in_path : "stdin",
-                    hs_filter_error(filter)->message);
+            hs_report_fail(r, HS_E_TRUNCATED, hs_filter_error(filter), "%s: %s",
+                           cli->in_path ? cli->in_path : "stdin",
+                           hs_filter_error(filter)->message);
         else if (s != HS_OK)
             report_failure(cli, s, hs_filter_error(filter), rd.in, out);
     }
@@ -321,15 +330,21 @@ int hs_cli_run(hs_cli *cli)
         hs_filter_stats(filter, &stats);
         rc = audit_report(cli, &stats);
     }
-    if (cli->stats) {
-        hs_stats stats;
-        hs_filter_stats(filter, &stats);
-        if (cli->stats == 2)
-            hs_cli_print_stats_json(&stats);
-        else
-            hs_cli_print_stats(&stats);
-    }
 done:
+    if (filter) {
+        r->ran = 1;
+        hs_filter_stats(filter, &r->st);
+    }
+    if (rd.in) {
+        r->in_known = 1;
+        r->in_format = (int)hs_input_format(rd.in);
+        r->in_raw = hs_input_raw_bytes(rd.in);
+    }
+    if (out) {
+        r->out_known = 1;
+        r->out_format = (int)cli->format;
+        r->out_raw = hs_output_written(out);
+    }
     hs_filter_free(filter);
     hs_output_free(out);
     hs_input_close(rd.in);
@@ -340,11 +355,53 @@ done:
     if (cli->out_path) {
         if (rc == EXIT_OK || rc == EXIT_SALVAGED) {
             if (hs_outfile_commit(&of) != 0) {
-                fprintf(stderr, "%s: %s: %s\n", g_prog, cli->out_path, strerror(errno));
+                hs_report_fail(r, HS_E_WRITE, NULL, "%s: %s", cli->out_path, strerror(errno));
                 rc = EXIT_IO;
             }
         } else {
             hs_outfile_abort(&of);
+        }
+    }
+    return rc;
+}
+
+static double seconds(struct timeval tv)
+{
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* The JSON report: in --stats-file's file (opened first, so that a run that
+ * cannot report fails before it reads a byte) and/or on stderr. */
+int hs_cli_run(hs_cli *cli)
+{
+    hs_report *r = &cli->report;
+    struct timespec t0, t1;
+    struct rusage ru;
+    FILE *sf = NULL;
+    int rc;
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (cli->stats_file && !(sf = fopen(cli->stats_file, "w"))) {
+        fprintf(stderr, "%s: %s: %s\n", g_prog, cli->stats_file, strerror(errno));
+        return EXIT_IO;
+    }
+    rc = run_filter(cli);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    r->wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+        r->user = seconds(ru.ru_utime);
+        r->sys = seconds(ru.ru_stime);
+    }
+    if (cli->stats == 1 && r->ran)
+        hs_cli_print_stats(&r->st);
+    if (cli->stats == 2)
+        hs_report_write_json(stderr, r, rc, cli->in_path, cli->out_path, cli->audit);
+    if (sf) {
+        int bad = hs_report_write_json(sf, r, rc, cli->in_path, cli->out_path, cli->audit);
+        if (fclose(sf) != 0 || bad) {
+            fprintf(stderr, "%s: %s: writing the statistics failed\n", g_prog, cli->stats_file);
+            if (rc == EXIT_OK)
+                rc = EXIT_IO;
         }
     }
     return rc;

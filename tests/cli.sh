@@ -192,9 +192,9 @@ expect_empty "$T/out" "bad rule file stdout"
 "$BIN" -r "$T/no-such.rules" <"$FIX" >/dev/null 2>"$T/err"; rc=$?
 expect_rc 2 "missing rule file"
 "$BIN" --stats=json <"$FIX" >/dev/null 2>"$T/err"; rc=$?
-expect_rc 0 "--stats=json"; expect_grep '^{"bytes_in":3737979,' "$T/err" "--stats=json"
+expect_rc 0 "--stats=json"; expect_grep '^{"schema":1,.*"bytes_in":3737979,' "$T/err" "--stats=json"
 "$BIN" --stats <"$FIX" >/dev/null 2>"$T/err"; rc=$?
-expect_grep "strings .* dropped as unused" "$T/err" "--stats"
+expect_grep "strings_dropped .* dropped as unused" "$T/err" "--stats"
 "$BIN" --max-held 10K <"$FIX" >/dev/null 2>"$T/err"; rc=$?
 expect_rc 5 "--max-held too small"; expect_grep "max-held" "$T/err" "--max-held"
 

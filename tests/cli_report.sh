@@ -1,0 +1,134 @@
+#!/bin/sh
+# tests/cli_report.sh - the JSON report (--stats-file, --stats=json, --audit)
+# checked field by field against schema 1 (tests/report_schema.py, which
+# reads the counter list from src/hprof_strip.h), on real runs that succeed,
+# fail, are salvaged and audit; and the --stats table.
+# Usage: sh tests/cli_report.sh ./hprof-strip
+set -u
+BIN=${1:-./hprof-strip}
+FIX=fixtures/jvm17-64bit.hprof
+SIZE=3737979
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+expect_rc() { if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit $rc, expected $1"; fi; }
+expect_grep() { if grep -q -- "$1" "$2"; then ok; else bad "$3: '$1' not in $(cat "$2")"; fi; }
+expect_empty() { if [ ! -s "$1" ]; then ok; else bad "$2: not empty: $(head -c 200 "$1")"; fi; }
+# schema DESCRIPTION FILE [KEY=JSON...]: the report fits schema 1 and holds these values
+schema() {
+    what=$1; shift
+    if python3 tests/report_schema.py src/hprof_strip.h "$@" >"$T/schema.out"; then ok
+    else bad "$what: $(cat "$T/schema.out")"; fi
+}
+
+# a corrupt dump: an unknown sub-record tag first thing in the heap dump
+# (input byte 1999667, in the HEAP_DUMP_SEGMENT at 1999658), and a cut one
+python3 - "$FIX" "$T" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+open(sys.argv[2] + "/cut.hprof", "wb").write(d[:2000000])
+p = 31
+while d[p] not in (0x0C, 0x1C):
+    p += 9 + struct.unpack(">I", d[p + 5:p + 9])[0]
+d[p + 9] = 0x77
+open(sys.argv[2] + "/corrupt.hprof", "wb").write(d)
+PY
+printf 'arrays all zero\n' >"$T/my.rules"
+
+# ok: gzip in, zstd out, a preset and a rule file; nothing on stderr
+gzip -c "$FIX" >"$T/in.gz"
+"$BIN" -p privacy -r "$T/my.rules" --stats-file "$T/ok.json" -o "$T/out.zst" "$T/in.gz" \
+    2>"$T/err"; rc=$?
+expect_rc 0 "ok run"; expect_empty "$T/err" "ok run stderr"
+schema "ok run" "$T/ok.json" exit_status=0 error=null mode='"filter"' \
+    input.name="\"$T/in.gz\"" input.compression='"gzip"' \
+    input.compressed_bytes="$(wc -c <"$T/in.gz")" input.hprof_bytes=$SIZE \
+    output.name="\"$T/out.zst\"" output.compression='"zstd"' \
+    output.compressed_bytes="$(wc -c <"$T/out.zst")" \
+    output.hprof_bytes="$(zstd -dc "$T/out.zst" | wc -c)" \
+    presets='["privacy"]' rule_files="[\"$T/my.rules\"]" \
+    counters.bytes_in=$SIZE counters.first_nonzero_field=2000689 counters.salvaged_bytes=0 \
+    audit=null tool.name='"hprof-strip"'
+
+# stdin to stdout, the default preset: offsets that do not exist are null
+"$BIN" --stats-file "$T/def.json" <"$FIX" >"$T/out" 2>"$T/err"; rc=$?
+expect_rc 0 "default run"; expect_empty "$T/err" "default run stderr"
+schema "default run" "$T/def.json" input.name=null output.name=null input.compression=null \
+    input.compressed_bytes=null output.compressed_bytes=null presets='["default"]' \
+    rule_files='[]' counters.nonzero_field_bytes=0 counters.first_nonzero_field=null \
+    output.hprof_bytes="$(wc -c <"$T/out")"
+
+# a corrupt dump: exit 1, the report says where, the -o file is not made
+"$BIN" --stats-file "$T/bad.json" -o "$T/bad.hprof" "$T/corrupt.hprof" 2>"$T/err"; rc=$?
+expect_rc 1 "corrupt run"; expect_grep "unknown heap sub-record tag 0x77" "$T/err" "corrupt msg"
+[ ! -e "$T/bad.hprof" ] && ok || bad "corrupt run left its output"
+schema "corrupt run" "$T/bad.json" exit_status=1 error.status='"malformed"' error.code=-1 \
+    error.offset=1999667 error.record_offset=1999658 error.tag=28 error.subtag=null
+
+# cut short: exit 3; salvaged: exit 6, with the cut described
+"$BIN" --stats-file "$T/cut.json" "$T/cut.hprof" >/dev/null 2>"$T/err"; rc=$?
+expect_rc 3 "truncated run"
+schema "truncated run" "$T/cut.json" exit_status=3 error.status='"truncated"' \
+    error.offset=2000000 error.record_offset=1999658
+"$BIN" --salvage --stats-file "$T/salv.json" "$T/cut.hprof" >"$T/out" 2>"$T/err"; rc=$?
+expect_rc 6 "salvaged run"
+schema "salvaged run" "$T/salv.json" exit_status=6 error.status='"truncated"' \
+    counters.bytes_out="$(wc -c <"$T/out")"
+grep -q '"salvaged_bytes":' "$T/salv.json" && ok || bad "salvaged_bytes not reported"
+
+# a failure before any byte is read: no place in the input
+"$BIN" --stats-file "$T/nofile.json" "$T/no-such.hprof" >/dev/null 2>"$T/err"; rc=$?
+expect_rc 4 "missing input"
+schema "missing input" "$T/nofile.json" exit_status=4 error.status='"read"' error.offset=null \
+    error.record_offset=null error.tag=null counters.bytes_in=0
+# a report that cannot be written stops the run before it starts
+"$BIN" --stats-file "$T/no-dir/x.json" <"$FIX" >"$T/out" 2>"$T/err"; rc=$?
+expect_rc 4 "unwritable --stats-file"; expect_grep "no-dir/x.json" "$T/err" "--stats-file msg"
+expect_empty "$T/out" "unwritable --stats-file stdout"
+
+# --audit: the same document, the verdict in "audit", no output
+"$BIN" --audit --stats-file "$T/audit.json" "$FIX" >"$T/out" 2>"$T/err"; rc=$?
+expect_rc 7 "audit run"; expect_empty "$T/err" "audit stderr"
+schema "audit run" "$T/audit.json" exit_status=7 error=null mode='"audit"' output=null \
+    presets='["privacy"]' audit.clean=false audit.nonzero_array_bytes=206381 \
+    audit.first_nonzero_array=2170084 audit.unused_strings=37901
+"$BIN" -p privacy "$FIX" "$T/priv.hprof" 2>/dev/null
+"$BIN" --audit --stats=json "$T/priv.hprof" >"$T/out" 2>"$T/audit.err"; rc=$?
+expect_rc 0 "audit of a scrubbed dump"
+schema "audit --stats=json" "$T/audit.err" exit_status=0 audit.clean=true \
+    audit.first_nonzero_array=null audit.first_nonzero_field=null
+
+# --stats=json: the same document, the last line of stderr
+"$BIN" --stats=json <"$FIX" >/dev/null 2>"$T/json.err"; rc=$?
+expect_rc 0 "--stats=json"; schema "--stats=json" "$T/json.err" counters.bytes_in=$SIZE
+
+# the checker catches a counter the JSON lacks, and a wrong type
+sed 's/"salvaged_bytes":[0-9]*,//' "$T/ok.json" >"$T/less.json"
+python3 tests/report_schema.py src/hprof_strip.h "$T/less.json" >"$T/schema.out" &&
+    bad "a missing counter passed the schema" || ok
+expect_grep "salvaged_bytes: missing" "$T/schema.out" "checker names the missing counter"
+sed 's/"exit_status":0/"exit_status":"0"/' "$T/ok.json" >"$T/str.json"
+python3 tests/report_schema.py src/hprof_strip.h "$T/str.json" >/dev/null &&
+    bad "a string exit_status passed the schema" || ok
+
+# the table: every counter, sizes in binary units, what nonzero_* means
+"$BIN" --stats <"$FIX" >/dev/null 2>"$T/err"; rc=$?
+expect_rc 0 "--stats"
+for c in $(sed -n 's/^ *X(\([a-z_]*\), HS_.*/\1/p' src/hprof_strip.h); do
+    expect_grep "^  $c " "$T/err" "--stats table"
+done
+expect_grep "bytes_in  *$SIZE (3.6 MiB)" "$T/err" "human units"
+expect_grep "first_nonzero_field  *none" "$T/err" "no offset"
+expect_grep "zeroed: it is not in the output" "$T/err" "nonzero explained"
+
+# the man page lists every counter of the schema
+for c in $(sed -n 's/^ *X(\([a-z_]*\), HS_.*/\1/p' src/hprof_strip.h); do
+    expect_grep "^\.B $c\$" man/hprof-strip.1 "man page STATISTICS"
+done
+
+echo "cli_report: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

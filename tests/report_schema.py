@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""tests/report_schema.py - checks an hprof-strip JSON report (--stats-file,
+--stats=json) against schema 1 as the man page lists it.
+
+Usage: report_schema.py HEADER REPORT.json [KEY=VALUE...]
+HEADER is src/hprof_strip.h: the counters are read from its
+HS_STATS_COUNTERS list, so a counter missing from the JSON fails. Each
+KEY=VALUE (KEY a dotted path, VALUE JSON) must hold too, e.g.
+exit_status=3 error.status='"truncated"'. Prints what is wrong; exit 1 then.
+"""
+import json
+import re
+import sys
+
+
+
+class Kind:
+    """A type in the schema (a plain string there is a literal value)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+
+INT, NUM, STR, BOOL, NULL = (Kind(n) for n in ("int", "number", "string", "bool", "null"))
+
+
+def counters(header):
+    text = open(header).read()
+    block = text[text.index("#define HS_STATS_COUNTERS(X)"):]
+    block = block[:block.index("\n\n")]
+    return re.findall(r"X\((\w+), (HS_\w+),", block)
+
+
+def side():
+    return {"name": (STR, NULL), "hprof_bytes": INT, "compressed_bytes": (INT, NULL),
+            "compression": ("gzip", "zstd", NULL)}
+
+
+def schema(header):
+    types = ("boolean", "char", "float", "double", "byte", "short", "int", "long")
+    count = {n: (INT, NULL) if k == "HS_OFFSET" else INT for n, k in counters(header)}
+    return {
+        "schema": 1,
+        "tool": {"name": "hprof-strip", "version": STR},
+        "mode": ("filter", "audit"),
+        "exit_status": INT,
+        "error": (NULL, {"code": INT, "status": ("malformed", "truncated", "unsupported",
+                                                "read", "write", "limit", "nomem", "usage"),
+                         "offset": (INT, NULL), "record_offset": (INT, NULL),
+                         "tag": (INT, NULL), "subtag": (INT, NULL), "message": STR}),
+        "input": side(),
+        "output": (NULL, side()),
+        "presets": [STR],
+        "rule_files": [STR],
+        "time": {"wall_seconds": NUM, "user_seconds": NUM, "sys_seconds": NUM},
+        "counters": count,
+        "duplicates": {t: {"arrays": INT, "bytes": INT} for t in types},
+        "duplicates_top": [{"type": types, "length_bytes": INT, "copies": INT,
+                            "wasted": INT}],
+        "audit": (NULL, {"clean": BOOL, "nonzero_array_bytes": INT,
+                         "first_nonzero_array": (INT, NULL), "nonzero_field_bytes": INT,
+                         "first_nonzero_field": (INT, NULL), "unused_strings": INT}),
+    }
+
+
+def matches(v, s):
+    """True when value v fits spec s (no message: for alternatives)."""
+    return not check(v, s, "", [])
+
+
+def check(v, s, path, errs):
+    if s is INT:
+        ok = type(v) is int and v >= 0 or (type(v) is int and path.endswith(".code"))
+    elif s is NUM:
+        ok = type(v) in (int, float) and v >= 0
+    elif s is STR:
+        ok = type(v) is str
+    elif s is BOOL:
+        ok = type(v) is bool
+    elif s is NULL:
+        ok = v is None
+    elif isinstance(s, tuple):
+        ok = any(matches(v, alt) for alt in s)
+    elif isinstance(s, list):
+        ok = type(v) is list
+        for i, item in enumerate(v if ok else []):
+            check(item, s[0], "%s[%d]" % (path, i), errs)
+    elif isinstance(s, dict):
+        ok = type(v) is dict
+        if ok:
+            for k in sorted(set(s) - set(v)):
+                errs.append("%s.%s: missing" % (path, k))
+            for k in sorted(set(v) - set(s)):
+                errs.append("%s.%s: not in the schema" % (path, k))
+            for k in sorted(set(s) & set(v)):
+                check(v[k], s[k], path + "." + k, errs)
+    else:  # a literal
+        ok = v == s and type(v) is type(s)
+    if not ok:
+        errs.append("%s: %r does not fit %r" % (path or "report", v, s))
+    return errs
+
+
+def main():
+    header, report = sys.argv[1], sys.argv[2]
+    try:
+        lines = open(report).read().splitlines()
+        doc = json.loads(lines[-1])  # --stats=json: the last line of stderr
+        if len(lines) != 1 and not report.endswith(".err"):
+            raise ValueError("%d lines, not one" % len(lines))
+    except (ValueError, IndexError, OSError) as e:
+        print("%s: not one JSON document: %s" % (report, e))
+        return 1
+    errs = check(doc, schema(header), "", [])
+    for want in sys.argv[3:]:
+        key, value = want.split("=", 1)
+        v = doc
+        for part in key.split("."):
+            v = v.get(part) if isinstance(v, dict) else None
+        if v != json.loads(value):
+            errs.append("%s is %r, expected %s" % (key, v, value))
+    for e in errs:
+        print("%s: %s" % (report, e))
+    return 1 if errs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
