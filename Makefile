@@ -12,7 +12,7 @@ WARNFLAGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wimplicit-fallthrough -Wcast-qual
 STDFLAGS = -std=c11 -D_FILE_OFFSET_BITS=64
 ALL_CFLAGS = $(STDFLAGS) $(CFLAGS) $(WARNFLAGS) $(EXTRA_CFLAGS) -MMD -MP
-LDLIBS_CLI = -lzstd -lz -ldeflate -lpthread -lxxhash
+LDLIBS_CLI = -lzstd -lisal -lz -ldeflate -lpthread -lxxhash
 
 ifeq ($(V),1)
 Q =

@@ -103,6 +103,21 @@ static void choose_format(hs_cli *cli)
     }
 }
 
+/* Prints a message of the filter about the input. Its offsets are in the
+ * bytes the filter read: in a compressed input, the decompressed dump, which
+ * the message then says ("decompressed byte N" for "input byte N"). */
+static void print_dump_message(const char *name, const hs_input *in, const char *msg)
+{
+    static const char lead[] = "input byte ";
+
+    if (hs_input_format(in) == HS_IN_PLAIN)
+        fprintf(stderr, "%s: %s: %s\n", g_prog, name, msg);
+    else if (strncmp(msg, lead, sizeof lead - 1) == 0)
+        fprintf(stderr, "%s: %s: decompressed byte %s\n", g_prog, name, msg + sizeof lead - 1);
+    else
+        fprintf(stderr, "%s: %s: in the decompressed dump: %s\n", g_prog, name, msg);
+}
+
 static void report_failure(const hs_cli *cli, hs_status s, const hs_error *e, hs_input *in,
                            hs_output *out)
 {
@@ -115,7 +130,42 @@ static void report_failure(const hs_cli *cli, hs_status s, const hs_error *e, hs
     else if (s == HS_E_WRITE)
         fprintf(stderr, "%s: %s: %s\n", g_prog, e->message, hs_output_error(out));
     else
-        fprintf(stderr, "%s: %s: %s\n", g_prog, name, e->message);
+        print_dump_message(name, in, e->message);
+}
+
+/* The filter's account of where a cut dump ends, without its own "input
+ * byte N: " (the decompressed length is said already). */
+static const char *cut_detail(hs_status s, const hs_error *e)
+{
+    const char *p;
+
+    if (s == HS_OK)
+        return "it ends between two records";
+    p = strncmp(e->message, "input byte ", 11) == 0 ? strstr(e->message, ": ") : NULL;
+    return p ? p + 2 : e->message;
+}
+
+/* The compressed layer of the input was cut short or corrupt: the filter
+ * saw a dump cut there. Salvaged (with --salvage), that is exit 6; else a
+ * cut .gz/.zst is a truncated dump (3) and a corrupt one invalid input (1).
+ * A failure of the filter before the cut is reported as such. Returns the
+ * exit code. */
+static int report_damage(const hs_cli *cli, hs_status s, const hs_error *e, hs_input *in,
+                         hs_output *out)
+{
+    const char *name = cli->in_path ? cli->in_path : "stdin";
+
+    if (s != HS_OK && s != HS_SALVAGED && s != HS_E_TRUNCATED) {
+        report_failure(cli, s, e, in, out);
+        fprintf(stderr, "%s: %s: (and then %s)\n", g_prog, name, hs_input_error(in));
+        return exit_code(s);
+    }
+    fprintf(stderr, "%s: %s: %s; the decompressed dump ends there, at byte %llu: %s%s\n",
+            g_prog, name, hs_input_error(in), (unsigned long long)hs_input_dump_bytes(in),
+            cut_detail(s, e), cli->opt.salvage && s == HS_OK ? " (salvaged)" : "");
+    if (cli->opt.salvage)
+        return EXIT_SALVAGED;
+    return hs_input_damage(in) == HS_DAMAGE_TRUNCATED ? EXIT_TRUNCATED : EXIT_BAD_INPUT;
 }
 
 /* The spill store for instances held back by field scrubbing: a temporary
@@ -199,7 +249,7 @@ int hs_cli_run(hs_cli *cli)
     hs_source src;
     hs_sink dst;
     hs_status s;
-    int in_fd = STDIN_FILENO, out_fd = STDOUT_FILENO, rc;
+    int in_fd = STDIN_FILENO, out_fd = STDOUT_FILENO, rc, opened;
     struct stat st;
     spill_file spill = {NULL};
 
@@ -253,11 +303,12 @@ int hs_cli_run(hs_cli *cli)
     hs_widen_pipe(in_fd);
     hs_widen_pipe(out_fd);
     rc = EXIT_LIMIT;
-    if (hs_input_open(&rd.in, in_fd) != 0) {
+    if ((opened = hs_input_open(&rd.in, in_fd)) != 0) {
         if (hs_input_error(rd.in)) {
             fprintf(stderr, "%s: %s: %s\n", g_prog, cli->in_path ? cli->in_path : "stdin",
                     hs_input_error(rd.in));
-            rc = EXIT_IO;
+            /* -2: a zip, xz, ... named as such, which is not a heap dump */
+            rc = opened == -2 ? EXIT_BAD_INPUT : EXIT_IO;
         } else {
             fprintf(stderr, "%s: out of memory\n", g_prog);
         }
@@ -301,6 +352,8 @@ int hs_cli_run(hs_cli *cli)
         fprintf(stderr, "%s: writing the output failed: %s\n", g_prog, hs_output_error(out));
         s = HS_E_WRITE;
         rc = EXIT_IO;
+    } else if (hs_input_damage(rd.in)) {
+        rc = report_damage(cli, s, hs_filter_error(filter), rd.in, out);
     } else {
         rc = exit_code(s);
         if (s == HS_SALVAGED)
