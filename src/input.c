@@ -31,6 +31,7 @@
 #include "input.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,17 @@
 #include <zstd.h>
 
 #define RAW_BUFFER (1u << 20)
+/* Decompressed blocks between the reader thread and the filter: enough to
+ * ride out a slow member or a burst of filter work, 4 MiB in all. */
+#define SLOTS 4
+#define SLOT_SIZE (1u << 20)
+
+struct slot {
+    uint8_t *buf;
+    long len;       /* bytes, or the read's end: 0 the end, -1 an error */
+    uint64_t raw;   /* compressed bytes read when it was filled */
+    int full;
+};
 
 struct hs_input {
     int fd;
@@ -64,6 +76,16 @@ struct hs_input {
      * been given back */
     uint8_t *map;
     size_t map_len, map_skip, kept, page;
+    /* the reader thread (hs_input_start_thread): it alone decompresses, into
+     * slot[] in turn; the caller takes them in the same order */
+    int threaded, stop;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct slot slot[SLOTS];
+    unsigned taking;      /* the slot the caller reads from */
+    size_t taken;         /* bytes of it already given out */
+    uint64_t raw_seen;    /* `raw` of the slot the caller is in */
 };
 
 /* Maps `fd` when it is a non-empty regular file whose first bytes are not a
@@ -377,23 +399,127 @@ static long read_gzip(hs_input *in, uint8_t *buf, size_t cap)
     return (long)(want - g->avail_out);
 }
 
-long hs_input_read(void *ctx, void *buf, size_t cap)
+/* Decompressed bytes, on whichever thread decompresses. */
+static long decode(hs_input *in, uint8_t *buf, size_t cap)
 {
-    hs_input *in = ctx;
-    long n;
-
     if (in->damage)
         return 0; /* the end of what could be decompressed */
     if (in->err[0])
         return -1;
     switch (in->format) {
-    case HS_IN_ZSTD: n = read_zstd(in, buf, cap); break;
-    case HS_IN_GZIP: n = read_gzip(in, buf, cap); break;
-    default: n = read_plain(in, buf, cap); break;
+    case HS_IN_ZSTD: return read_zstd(in, buf, cap);
+    case HS_IN_GZIP: return read_gzip(in, buf, cap);
+    default: return read_plain(in, buf, cap);
     }
+}
+
+/* The reader thread: fills the slots in turn, each as full as it goes (the
+ * decoders give out a little at a time), until the input ends or fails; the
+ * end (0 or -1) goes in a slot of its own. */
+static void *reader_thread(void *arg)
+{
+    hs_input *in = arg;
+    long end = 1;
+    unsigned i;
+
+    for (i = 0; end > 0; i++) {
+        struct slot *s = &in->slot[i % SLOTS];
+        long got = 0, n = 1;
+        int stop;
+        pthread_mutex_lock(&in->mu);
+        while (s->full && !in->stop)
+            pthread_cond_wait(&in->cv, &in->mu);
+        stop = in->stop;
+        pthread_mutex_unlock(&in->mu);
+        if (stop)
+            break;
+        while (got < (long)SLOT_SIZE && (n = decode(in, s->buf + got, SLOT_SIZE - got)) > 0)
+            got += n;
+        if (got == 0)
+            end = n; /* nothing more: this slot says how it ended */
+        pthread_mutex_lock(&in->mu);
+        s->len = got ? got : n;
+        s->raw = in->raw_total;
+        s->full = 1;
+        pthread_cond_broadcast(&in->cv);
+        pthread_mutex_unlock(&in->mu);
+    }
+    return NULL;
+}
+
+static long read_threaded(hs_input *in, uint8_t *buf, size_t cap)
+{
+    struct slot *s = &in->slot[in->taking % SLOTS];
+    size_t k;
+
+    pthread_mutex_lock(&in->mu);
+    while (!s->full)
+        pthread_cond_wait(&in->cv, &in->mu);
+    pthread_mutex_unlock(&in->mu);
+    in->raw_seen = s->raw;
+    if (s->len <= 0)
+        return s->len; /* the end stays the end */
+    k = (size_t)s->len - in->taken;
+    if (k > cap)
+        k = cap;
+    memcpy(buf, s->buf + in->taken, k);
+    in->taken += k;
+    if (in->taken == (size_t)s->len) { /* give the slot back */
+        pthread_mutex_lock(&in->mu);
+        s->full = 0;
+        pthread_cond_broadcast(&in->cv);
+        pthread_mutex_unlock(&in->mu);
+        in->taking++;
+        in->taken = 0;
+    }
+    return (long)k;
+}
+
+int hs_input_start_thread(hs_input *in)
+{
+    unsigned i;
+
+    if (in->format == HS_IN_PLAIN || in->threaded)
+        return 0;
+    for (i = 0; i < SLOTS; i++)
+        if (!(in->slot[i].buf = malloc(SLOT_SIZE)))
+            return -1;
+    if (pthread_mutex_init(&in->mu, NULL) != 0)
+        return -1;
+    if (pthread_cond_init(&in->cv, NULL) != 0) {
+        pthread_mutex_destroy(&in->mu);
+        return -1;
+    }
+    if (pthread_create(&in->thread, NULL, reader_thread, in) != 0) {
+        pthread_cond_destroy(&in->cv);
+        pthread_mutex_destroy(&in->mu);
+        return -1;
+    }
+    in->threaded = 1;
+    return 0;
+}
+
+long hs_input_read(void *ctx, void *buf, size_t cap)
+{
+    hs_input *in = ctx;
+    long n = in->threaded ? read_threaded(in, buf, cap) : decode(in, buf, cap);
+
     if (n > 0)
         in->out_total += (uint64_t)n;
     return n;
+}
+
+/* Stops the reader thread: it finishes the block it is decompressing. */
+static void stop_thread(hs_input *in)
+{
+    pthread_mutex_lock(&in->mu);
+    in->stop = 1;
+    pthread_cond_broadcast(&in->cv);
+    pthread_mutex_unlock(&in->mu);
+    pthread_join(in->thread, NULL);
+    pthread_cond_destroy(&in->cv);
+    pthread_mutex_destroy(&in->mu);
+    in->threaded = 0;
 }
 
 enum hs_input_damage hs_input_damage(const hs_input *in)
@@ -448,13 +574,19 @@ const char *hs_input_error(const hs_input *in)
 
 uint64_t hs_input_raw_bytes(const hs_input *in)
 {
-    return in->raw_total;
+    return in->threaded ? in->raw_seen : in->raw_total;
 }
 
 void hs_input_close(hs_input *in)
 {
+    unsigned i;
+
     if (!in)
         return;
+    if (in->threaded)
+        stop_thread(in);
+    for (i = 0; i < SLOTS; i++)
+        free(in->slot[i].buf);
     if (in->zd)
         ZSTD_freeDStream(in->zd);
     free(in->gz);

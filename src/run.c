@@ -314,6 +314,9 @@ int hs_cli_run(hs_cli *cli)
         }
         goto done;
     }
+    /* decompressing beside the filter pays when there is a core for it */
+    if (cli->threads > 1)
+        (void)hs_input_start_thread(rd.in);
     if (hs_output_open(&out, out_fd, cli->format, cli->level, cli->threads) != 0) {
         fprintf(stderr, "%s: cannot start the compressor: %s\n", g_prog,
                 out ? hs_output_error(out) : "out of memory");
