@@ -148,22 +148,24 @@ static const char *cut_detail(hs_status s, const hs_error *e)
 /* The compressed layer of the input was cut short or corrupt: the filter
  * saw a dump cut there. Salvaged (with --salvage), that is exit 6; else a
  * cut .gz/.zst is a truncated dump (3) and a corrupt one invalid input (1).
- * A failure of the filter before the cut is reported as such. Returns the
- * exit code. */
+ * A failure of the filter before the cut is reported as such (one at the
+ * cut, "the input is empty", is the cut's). Returns the exit code. */
 static int report_damage(const hs_cli *cli, hs_status s, const hs_error *e, hs_input *in,
                          hs_output *out)
 {
     const char *name = cli->in_path ? cli->in_path : "stdin";
+    uint64_t end = hs_input_dump_bytes(in);
+    int salvaged = cli->opt.salvage && (s == HS_OK || s == HS_SALVAGED);
 
-    if (s != HS_OK && s != HS_SALVAGED && s != HS_E_TRUNCATED) {
+    if (s != HS_OK && s != HS_SALVAGED && s != HS_E_TRUNCATED && e->offset < end) {
         report_failure(cli, s, e, in, out);
         fprintf(stderr, "%s: %s: (and then %s)\n", g_prog, name, hs_input_error(in));
         return exit_code(s);
     }
     fprintf(stderr, "%s: %s: %s; the decompressed dump ends there, at byte %llu: %s%s\n",
-            g_prog, name, hs_input_error(in), (unsigned long long)hs_input_dump_bytes(in),
-            cut_detail(s, e), cli->opt.salvage && s == HS_OK ? " (salvaged)" : "");
-    if (cli->opt.salvage)
+            g_prog, name, hs_input_error(in), (unsigned long long)end, cut_detail(s, e),
+            salvaged && s == HS_OK ? " (salvaged)" : "");
+    if (salvaged)
         return EXIT_SALVAGED;
     return hs_input_damage(in) == HS_DAMAGE_TRUNCATED ? EXIT_TRUNCATED : EXIT_BAD_INPUT;
 }
