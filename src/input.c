@@ -86,6 +86,7 @@ struct hs_input {
     unsigned taking;      /* the slot the caller reads from */
     size_t taken;         /* bytes of it already given out */
     uint64_t raw_seen;    /* `raw` of the slot the caller is in */
+    int end_seen;         /* the caller took the end: err and damage are final */
 };
 
 /* Maps `fd` when it is a non-empty regular file whose first bytes are not a
@@ -457,8 +458,11 @@ static long read_threaded(hs_input *in, uint8_t *buf, size_t cap)
         pthread_cond_wait(&in->cv, &in->mu);
     pthread_mutex_unlock(&in->mu);
     in->raw_seen = s->raw;
-    if (s->len <= 0)
+    if (s->len <= 0) {
+        /* the thread wrote err and damage before this slot, and no more */
+        in->end_seen = 1;
         return s->len; /* the end stays the end */
+    }
     k = (size_t)s->len - in->taken;
     if (k > cap)
         k = cap;
@@ -522,9 +526,16 @@ static void stop_thread(hs_input *in)
     in->threaded = 0;
 }
 
+/* With the reader thread, what went wrong is known once the caller has
+ * read to the end; before that it is the thread's, still at work. */
+static int settled(const hs_input *in)
+{
+    return !in->threaded || in->end_seen;
+}
+
 enum hs_input_damage hs_input_damage(const hs_input *in)
 {
-    return in ? in->damage : HS_DAMAGE_NONE;
+    return in && settled(in) ? in->damage : HS_DAMAGE_NONE;
 }
 
 uint64_t hs_input_dump_bytes(const hs_input *in)
@@ -569,7 +580,7 @@ enum hs_input_format hs_input_format(const hs_input *in)
 
 const char *hs_input_error(const hs_input *in)
 {
-    return in->err[0] ? in->err : NULL;
+    return settled(in) && in->err[0] ? in->err : NULL;
 }
 
 uint64_t hs_input_raw_bytes(const hs_input *in)
