@@ -72,7 +72,7 @@ struct hs_input {
     ZSTD_DStream *zd;
     size_t zret;          /* last ZSTD_decompressStream result: 0 at a frame end */
     /* gzip */
-    struct inflate_state *gz;
+    struct inflate_state *gz, *gz2; /* gz2: HotSpot members in pairs */
     int member_done;
     /* a mapped plain file: map[0..map_len) is the file, the input starts at
      * map + map_skip (stdin may come positioned); pages before `kept` have
@@ -420,33 +420,190 @@ static long decode(hs_input *in, uint8_t *buf, size_t cap)
 /* The reader thread: fills the slots in turn, each as full as it goes (the
  * decoders give out a little at a time), until the input ends or fails; the
  * end (0 or -1) goes in a slot of its own. */
+/* Waits until slot i is free: it, or NULL when told to stop. */
+static struct slot *free_slot(hs_input *in, unsigned i)
+{
+    struct slot *s = &in->slot[i % SLOTS];
+    int stop;
+
+    pthread_mutex_lock(&in->mu);
+    while (s->full && !in->stop)
+        pthread_cond_wait(&in->cv, &in->mu);
+    stop = in->stop;
+    pthread_mutex_unlock(&in->mu);
+    return stop ? NULL : s;
+}
+
+static void post_slot(hs_input *in, struct slot *s, long len)
+{
+    pthread_mutex_lock(&in->mu);
+    s->len = len;
+    s->raw = in->raw_total;
+    s->full = 1;
+    pthread_cond_broadcast(&in->cv);
+    pthread_mutex_unlock(&in->mu);
+}
+
+/* ---- HotSpot's -gz dumps: two members at a time ----
+ * `jcmd PID GC.heap_dump -gz=N` writes 1 MiB blocks as independent gzip
+ * members, each with the header comment "HPROF BLOCKSIZE=<bytes>", the
+ * most one member holds. Where the next member starts is only known by
+ * inflating this one, so the next is found by its header and inflated
+ * beside it, on a second thread; it is kept only when this one turns out
+ * to end exactly there. Anything else (a header found inside compressed
+ * data, a member bigger than it says, damage) hands over to the streaming
+ * inflater at the first member not yet given out, which then gives the
+ * same bytes and messages as ever. */
+#define HOTSPOT_COMMENT "HPROF BLOCKSIZE="
+#define PAR_RAW (4u << 20)
+
+/* The block size of a HotSpot member header at p, or 0. */
+static size_t hotspot_member(const uint8_t *p, size_t n)
+{
+    size_t k = 10 + sizeof HOTSPOT_COMMENT - 1, v = 0;
+
+    if (n < k + 2 || memcmp(p, "\x1f\x8b\x08\x10", 4) != 0 ||
+        memcmp(p + 10, HOTSPOT_COMMENT, sizeof HOTSPOT_COMMENT - 1) != 0)
+        return 0;
+    for (; k < n && p[k] >= '0' && p[k] <= '9' && v <= SLOT_SIZE; k++)
+        v = v * 10 + (size_t)(p[k] - '0');
+    return k < n && p[k] == 0 && v <= SLOT_SIZE ? v : 0;
+}
+
+/* The offset of the next HotSpot member header in raw[from, raw_len), or 0. */
+static size_t next_header(const hs_input *in, size_t from)
+{
+    const uint8_t *p = in->raw + from, *end = in->raw + in->raw_len;
+
+    while ((p = memchr(p, 0x1f, (size_t)(end - p))) != NULL) {
+        if (hotspot_member(p, (size_t)(end - p)))
+            return (size_t)(p - in->raw);
+        p++;
+    }
+    return 0;
+}
+
+/* Keeps raw[raw_pos, raw_len) and reads after it until the buffer is full
+ * or the input ends: 0, or -1 on a read error. */
+static int raw_top_up(hs_input *in)
+{
+    memmove(in->raw, in->raw + in->raw_pos, in->raw_len - in->raw_pos);
+    in->raw_len -= in->raw_pos;
+    in->raw_pos = 0;
+    while (in->raw_len < PAR_RAW && !in->raw_eof) {
+        ssize_t n = read(in->fd, in->raw + in->raw_len, PAR_RAW - in->raw_len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1; /* the streaming reader meets it again and says so */
+        if (n == 0)
+            in->raw_eof = 1;
+        in->raw_len += (size_t)n;
+        in->raw_total += (uint64_t)n;
+    }
+    return 0;
+}
+
+typedef struct {
+    struct inflate_state *st;
+    uint8_t *in, *out;
+    size_t n, cap, got;
+    int ok;
+} member_job;
+
+/* One whole member, all of in[0, n), CRC and length checked. */
+static void *inflate_member(void *arg)
+{
+    member_job *j = arg;
+
+    isal_inflate_init(j->st);
+    j->st->next_in = j->in;
+    j->st->avail_in = (uint32_t)j->n;
+    j->st->next_out = j->out;
+    j->st->avail_out = (uint32_t)j->cap;
+    j->st->crc_flag = ISAL_GZIP;
+    j->ok = isal_inflate_stateless(j->st) == ISAL_DECOMP_OK && j->st->avail_in == 0;
+    j->got = j->cap - j->st->avail_out;
+    return NULL;
+}
+
+/* Sets up the member at raw[a, b) to be inflated into a free slot. */
+static int member_at(hs_input *in, member_job *j, size_t a, size_t b, unsigned slot)
+{
+    struct slot *s;
+
+    j->cap = hotspot_member(in->raw + a, in->raw_len - a);
+    if (!j->cap || !b || !(s = free_slot(in, slot)))
+        return 0;
+    j->in = in->raw + a;
+    j->n = b - a;
+    j->out = s->buf;
+    return 1;
+}
+
+/* Inflates members two at a time while they are HotSpot's and end where
+ * the next begins; returns the next slot to fill. */
+static unsigned members_parallel(hs_input *in, unsigned i)
+{
+    member_job one, two;
+    pthread_t helper;
+
+    one.st = in->gz;
+    two.st = in->gz2;
+    while (raw_top_up(in) == 0) {
+        size_t a = in->raw_pos, b = next_header(in, a + 1), c;
+        int pair, joined;
+        if (!b && in->raw_eof)
+            b = in->raw_len; /* the last member: all the rest */
+        c = b && b < in->raw_len ? next_header(in, b + 1) : 0;
+        if (!c && b && b < in->raw_len && in->raw_eof)
+            c = in->raw_len;
+        if (!member_at(in, &one, a, b, i))
+            break;
+        pair = member_at(in, &two, b, c, i + 1);
+        joined = pair && pthread_create(&helper, NULL, inflate_member, &two) == 0;
+        inflate_member(&one);
+        if (joined)
+            pthread_join(helper, NULL);
+        else if (pair && one.ok)
+            inflate_member(&two);
+        if (!one.ok)
+            break;
+        if (one.got)
+            post_slot(in, &in->slot[i++ % SLOTS], (long)one.got);
+        in->raw_pos = b;
+        if (pair && two.ok) {
+            if (two.got)
+                post_slot(in, &in->slot[i++ % SLOTS], (long)two.got);
+            in->raw_pos = c;
+        }
+        if (in->raw_pos == in->raw_len && in->raw_eof)
+            break;
+    }
+    return i;
+}
+
 static void *reader_thread(void *arg)
 {
     hs_input *in = arg;
     long end = 1;
-    unsigned i;
+    unsigned i = 0;
 
-    for (i = 0; end > 0; i++) {
-        struct slot *s = &in->slot[i % SLOTS];
+    if (in->gz2) {
+        i = members_parallel(in, 0);
+        /* the streaming inflater goes on from the next member */
+        in->member_done = 1;
+    }
+    for (; end > 0; i++) {
+        struct slot *s = free_slot(in, i);
         long got = 0, n = 1;
-        int stop;
-        pthread_mutex_lock(&in->mu);
-        while (s->full && !in->stop)
-            pthread_cond_wait(&in->cv, &in->mu);
-        stop = in->stop;
-        pthread_mutex_unlock(&in->mu);
-        if (stop)
+        if (!s)
             break;
         while (got < (long)SLOT_SIZE && (n = decode(in, s->buf + got, SLOT_SIZE - got)) > 0)
             got += n;
         if (got == 0)
             end = n; /* nothing more: this slot says how it ended */
-        pthread_mutex_lock(&in->mu);
-        s->len = got ? got : n;
-        s->raw = in->raw_total;
-        s->full = 1;
-        pthread_cond_broadcast(&in->cv);
-        pthread_mutex_unlock(&in->mu);
+        post_slot(in, s, got ? got : n);
     }
     return NULL;
 }
@@ -491,6 +648,14 @@ int hs_input_start_thread(hs_input *in)
     for (i = 0; i < SLOTS; i++)
         if (!(in->slot[i].buf = malloc(SLOT_SIZE)))
             return -1;
+    if (in->format == HS_IN_GZIP && in->raw_total == in->raw_len &&
+        hotspot_member(in->raw, in->raw_len)) {
+        uint8_t *bigger = realloc(in->raw, PAR_RAW);
+        if (bigger) {
+            in->raw = bigger;
+            in->gz2 = malloc(sizeof *in->gz2);
+        }
+    }
     if (pthread_mutex_init(&in->mu, NULL) != 0)
         return -1;
     if (pthread_cond_init(&in->cv, NULL) != 0) {
@@ -604,6 +769,7 @@ void hs_input_close(hs_input *in)
     if (in->zd)
         ZSTD_freeDStream(in->zd);
     free(in->gz);
+    free(in->gz2);
     if (in->map) {
         munmap(in->map, in->map_len);
         /* leave the descriptor where reading it would have: at the end */
