@@ -73,6 +73,7 @@ struct hs_input {
     size_t zret;          /* last ZSTD_decompressStream result: 0 at a frame end */
     /* gzip */
     struct inflate_state *gz, *gz2; /* gz2: HotSpot members in pairs */
+    size_t block;         /* HotSpot's most bytes in a member */
     int member_done;
     /* a mapped plain file: map[0..map_len) is the file, the input starts at
      * map + map_skip (stdin may come positioned); pages before `kept` have
@@ -446,8 +447,9 @@ static void post_slot(hs_input *in, struct slot *s, long len)
 
 /* ---- HotSpot's -gz dumps: two members at a time ----
  * `jcmd PID GC.heap_dump -gz=N` writes 1 MiB blocks as independent gzip
- * members, each with the header comment "HPROF BLOCKSIZE=<bytes>", the
- * most one member holds. Where the next member starts is only known by
+ * members, the first with the header comment "HPROF BLOCKSIZE=<bytes>",
+ * the most one member holds (the others have plain headers). Where the
+ * next member starts is only known by
  * inflating this one, so the next is found by its header and inflated
  * beside it, on a second thread; it is kept only when this one turns out
  * to end exactly there. Anything else (a header found inside compressed
@@ -457,8 +459,8 @@ static void post_slot(hs_input *in, struct slot *s, long len)
 #define HOTSPOT_COMMENT "HPROF BLOCKSIZE="
 #define PAR_RAW (4u << 20)
 
-/* The block size of a HotSpot member header at p, or 0. */
-static size_t hotspot_member(const uint8_t *p, size_t n)
+/* The block size a HotSpot first member header at p gives, or 0. */
+static size_t hotspot_block(const uint8_t *p, size_t n)
 {
     size_t k = 10 + sizeof HOTSPOT_COMMENT - 1, v = 0;
 
@@ -470,13 +472,20 @@ static size_t hotspot_member(const uint8_t *p, size_t n)
     return k < n && p[k] == 0 && v <= SLOT_SIZE ? v : 0;
 }
 
-/* The offset of the next HotSpot member header in raw[from, raw_len), or 0. */
+/* A gzip member header as HotSpot writes them: deflate, no name, no extra
+ * field (a comment at most). */
+static int member_header(const uint8_t *p, size_t n)
+{
+    return n >= 10 && p[0] == 0x1f && p[1] == 0x8b && p[2] == 8 && (p[3] & ~0x10) == 0;
+}
+
+/* The offset of the next member header in raw[from, raw_len), or 0. */
 static size_t next_header(const hs_input *in, size_t from)
 {
     const uint8_t *p = in->raw + from, *end = in->raw + in->raw_len;
 
     while ((p = memchr(p, 0x1f, (size_t)(end - p))) != NULL) {
-        if (hotspot_member(p, (size_t)(end - p)))
+        if (member_header(p, (size_t)(end - p)))
             return (size_t)(p - in->raw);
         p++;
     }
@@ -532,8 +541,8 @@ static int member_at(hs_input *in, member_job *j, size_t a, size_t b, unsigned s
 {
     struct slot *s;
 
-    j->cap = hotspot_member(in->raw + a, in->raw_len - a);
-    if (!j->cap || !b || !(s = free_slot(in, slot)))
+    j->cap = in->block;
+    if (!member_header(in->raw + a, in->raw_len - a) || !b || !(s = free_slot(in, slot)))
         return 0;
     j->in = in->raw + a;
     j->n = b - a;
@@ -649,7 +658,7 @@ int hs_input_start_thread(hs_input *in)
         if (!(in->slot[i].buf = malloc(SLOT_SIZE)))
             return -1;
     if (in->format == HS_IN_GZIP && in->raw_total == in->raw_len &&
-        hotspot_member(in->raw, in->raw_len)) {
+        (in->block = hotspot_block(in->raw, in->raw_len)) != 0) {
         uint8_t *bigger = realloc(in->raw, PAR_RAW);
         if (bigger) {
             in->raw = bigger;

@@ -148,6 +148,8 @@ hotspot_gz() { # FILE [BLOCK]: FILE as HotSpot -gz=1 writes it
     split -b "${2:-1048576}" --filter='{ printf "\037\213\010\020\000\000\000\000\004\000HPROF BLOCKSIZE=%s\000" "${BS:-1048576}"; gzip -1 -c | tail -c +11; }' "$1"
 }
 hotspot_gz "$FIX" >"$T/hs.gz"
+# as jcmd writes them: the comment in the first member only
+{ head -c 1048576 "$FIX" | hotspot_gz /dev/stdin; tail -c +1048577 "$FIX" | split -b 1048576 --filter='gzip -1'; } >"$T/hs1.gz"
 gzip -t "$T/hs.gz" && ok || bad "the HotSpot-style test input is not gzip"
 be32() { printf '\\%03o\\%03o\\%03o\\%03o' $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) $(($1 >> 8 & 255)) $(($1 & 255)); }
 head -c 65536 /dev/urandom >"$T/noise"
@@ -158,6 +160,7 @@ hotspot_gz "$T/decoy.hprof" >"$T/decoy.gz"
 BS=300000 hotspot_gz "$T/decoy.hprof" 300000 >"$T/decoy-small.gz"
 for threads in 1 2; do
     "$BIN" -T $threads -p none "$T/hs.gz" | cmp -s - "$FIX" && ok || bad "HotSpot members, -T $threads"
+    "$BIN" -T $threads -p none "$T/hs1.gz" | cmp -s - "$FIX" && ok || bad "HotSpot members, plain headers after the first, -T $threads"
     "$BIN" -T $threads -p none <"$T/hs.gz" | cmp -s - "$FIX" && ok || bad "HotSpot members on stdin, -T $threads"
     "$BIN" -T $threads -p none "$T/decoy.gz" | cmp -s - "$T/decoy.hprof" && ok || bad "HotSpot members with a decoy header, -T $threads"
     "$BIN" -T $threads -p none "$T/decoy-small.gz" | cmp -s - "$T/decoy.hprof" && ok || bad "small HotSpot members with a decoy header, -T $threads"
