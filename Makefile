@@ -12,7 +12,7 @@ WARNFLAGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wimplicit-fallthrough -Wcast-qual
 STDFLAGS = -std=c11 -D_FILE_OFFSET_BITS=64
 ALL_CFLAGS = $(STDFLAGS) $(CFLAGS) $(WARNFLAGS) $(EXTRA_CFLAGS) -MMD -MP
-LDLIBS_CLI = -lzstd -lz -ldeflate -lpthread -lxxhash
+LDLIBS_CLI = -lzstd -lisal -lz -ldeflate -lpthread -lxxhash
 
 ifeq ($(V),1)
 Q =
@@ -103,6 +103,7 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ARTSIM_DUMP)
 	$(TEST_BIN) --jobs 2
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_report.sh ./$(BIN)
+	sh tests/cli_input.sh ./$(BIN)
 
 # The whole suite: warnings as errors, Criterion suites, CLI checks, the
 # outputs checked by parsers nobody here wrote (hprof-conv, VisualVM), and

@@ -15,6 +15,9 @@
 #   jvm-oom-500mb-byte-array.hprof  the corpus dump whose bulk is one byte[]
 #   jvm-64mb.hprof       a small HotSpot dump, to show peak RSS does not
 #                        grow with the input
+#   jvm-<N>mb.hprof.gz   the JVM dump, gzip -6: one member
+#   jvm-<N>mb-members.hprof.gz  the JVM dump in 1 MiB blocks, one gzip -1
+#                        member each, as HotSpot's -gz=1 writes it
 #
 # The page cache of a virtual machine may be trimmed by its host between
 # runs (seen here: half of a 1 GB file gone within 20 s), which makes every
@@ -138,6 +141,18 @@ if [ ! -s "$small" ]; then
     tools/makedump.sh 64 "$small"
 fi
 
+# gzip input (issue #13), made from the JVM dump
+jvm_gz=$jvm.gz
+if [ ! -s "$jvm_gz" ]; then
+    say "making $jvm_gz"
+    gzip -6 -c "$jvm" > "$jvm_gz.tmp" && mv "$jvm_gz.tmp" "$jvm_gz"
+fi
+jvm_gzm=${jvm%.hprof}-members.hprof.gz
+if [ ! -s "$jvm_gzm" ]; then
+    say "making $jvm_gzm"
+    split -b 1048576 --filter='gzip -1' "$jvm" > "$jvm_gzm.tmp" && mv "$jvm_gzm.tmp" "$jvm_gzm"
+fi
+
 # ---- Measuring ------------------------------------------------------------
 
 # run_once INPUT LABEL COMMAND: one timed run of the shell COMMAND, appended
@@ -208,7 +223,25 @@ bench_input() {
     done
 }
 
+# bench_gz_input NAME PATH DESCRIPTION: gzip input against gzip -dc (ISA-L
+# inflate on a reader thread; -T 1 keeps it on the filter's thread).
+bench_gz_input() {
+    printf '%s\t%s\t%s\n' "$1" "$(wc -c < "$2" | tr -d ' ')" "$3" >> "$INPUTS"
+    cat "$2" > /dev/null
+    r=1
+    while [ "$r" -le "$RUNS" ]; do
+        say "$1: run $r of $RUNS"
+        run_once "$1" "gzip -dc" "gzip -dc < $2 > /dev/null"
+        run_once "$1" "hprof-strip -p default" "$STRIP -p default < $2 > /dev/null"
+        run_once "$1" "hprof-strip -p default -z" "$STRIP -p default -z < $2 > /dev/null"
+        run_once "$1" "hprof-strip -T 1 -p default" "$STRIP -T 1 -p default < $2 > /dev/null"
+        r=$((r + 1))
+    done
+}
+
 bench_input "$(basename "$jvm")" "$jvm" "HotSpot 17 dump from tools/makedump.sh $SIZE_MB"
+bench_gz_input "$(basename "$jvm_gz")" "$jvm_gz" "the JVM dump, gzip -6 (one member)"
+bench_gz_input "$(basename "$jvm_gzm")" "$jvm_gzm" "the JVM dump, 1 MiB gzip -1 members (as HotSpot -gz=1)"
 if [ -n "$android" ]; then
     bench_input "$(basename "$android")" "$android" \
         "Android 1.0.3 dump made from the JVM dump by artsim" android
@@ -265,7 +298,7 @@ report() {
             if ($5 != 0) fail[k] = $5
         }
         END {
-            nb = split("cat;cat | cat;zstd -3 -T0;hprof-conv -z;hprof-conv -z > /dev/null", base, ";")
+            nb = split("cat;cat | cat;zstd -3 -T0;hprof-conv -z;hprof-conv -z > /dev/null;gzip -dc", base, ";")
             for (i = 1; i <= ni; i++) {
                 in_ = order[i]
                 for (j = 1; j <= nl[in_]; j++) med[in_, label[in_, j]] = median(times[in_, label[in_, j]])

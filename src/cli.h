@@ -16,7 +16,7 @@ enum {
     EXIT_BAD_INPUT = 1, /* not HPROF, or breaks the format */
     EXIT_USAGE = 2,     /* bad option or argument */
     EXIT_TRUNCATED = 3, /* the input ends inside a record */
-    EXIT_IO = 4,        /* reading or writing failed (compressed layers too) */
+    EXIT_IO = 4,        /* reading or writing failed */
     EXIT_LIMIT = 5,     /* a memory cap was reached, or out of memory */
     EXIT_SALVAGED = 6,  /* --salvage: truncated input, complete part written */
     EXIT_AUDIT = 7      /* --audit: the dump still holds data */

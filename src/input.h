@@ -12,11 +12,18 @@ enum hs_input_format { HS_IN_PLAIN, HS_IN_GZIP, HS_IN_ZSTD };
 
 typedef struct hs_input hs_input;
 
-/* Reads the first bytes of `fd` to choose the format. Returns 0, or -1 (out
- * of memory, or a read failure described by hs_input_error). `*in` is set
- * either way and must be closed. */
+/* Reads the first bytes of `fd` to choose the format. Returns 0, -1 (out
+ * of memory, or a read failure described by hs_input_error), or -2 when
+ * the input is a format not read here (zip, xz, bzip2, lz4, 7z), which
+ * hs_input_error names with the command that extracts the dump. `*in` is
+ * set either way and must be closed. */
 int hs_input_open(hs_input **in, int fd);
 long hs_input_read(void *ctx, void *buf, size_t cap);
+/* Decompresses a gzip input on a thread of its own, ahead of the reads,
+ * so that it runs beside the filter (4 MiB of buffers; HotSpot's -gz
+ * members two at a time, on a second thread). Nothing for other inputs. Returns 0, or -1 when the thread could not be started
+ * (the input is then read as before). Before the first read only. */
+int hs_input_start_thread(hs_input *in);
 /* The input in memory when it is a plain regular file, mapped (then it is
  * read in place: hs_source.data), else NULL. */
 const void *hs_input_data(const hs_input *in, uint64_t *size);
@@ -27,6 +34,15 @@ void hs_input_window(void *ctx, uint64_t done, uint64_t next);
  * (EFAULT). */
 int hs_input_shrank(const hs_input *in);
 enum hs_input_format hs_input_format(const hs_input *in);
+/* Damage in the compressed layer. The decompressed stream then ends
+ * where the damage is (hs_input_read gives 0 there, after every byte
+ * decompressed before it), so the filter sees a dump cut short;
+ * hs_input_error says what and at which compressed byte. */
+enum hs_input_damage { HS_DAMAGE_NONE, HS_DAMAGE_TRUNCATED, HS_DAMAGE_CORRUPT };
+enum hs_input_damage hs_input_damage(const hs_input *in);
+/* Bytes hs_input_read has given out: the decompressed dump's length so
+ * far. */
+uint64_t hs_input_dump_bytes(const hs_input *in);
 /* What failed, naming the layer ("gzip data is truncated ..."), or NULL. */
 const char *hs_input_error(const hs_input *in);
 /* Bytes read from the file descriptor so far (compressed ones included),

@@ -106,6 +106,22 @@ static void choose_format(hs_cli *cli)
     }
 }
 
+/* Prints a message of the filter about the input. Its offsets are in the
+ * bytes the filter read: in a compressed input, the decompressed dump, which
+ * the message then says ("decompressed byte N" for "input byte N"). */
+static void print_dump_message(hs_report *r, hs_status s, const hs_error *e, const char *name,
+                               const hs_input *in, const char *msg)
+{
+    static const char lead[] = "input byte ";
+
+    if (hs_input_format(in) == HS_IN_PLAIN)
+        hs_report_fail(r, s, e, "%s: %s", name, msg);
+    else if (strncmp(msg, lead, sizeof lead - 1) == 0)
+        hs_report_fail(r, s, e, "%s: decompressed byte %s", name, msg + sizeof lead - 1);
+    else
+        hs_report_fail(r, s, e, "%s: in the decompressed dump: %s", name, msg);
+}
+
 static void report_failure(hs_cli *cli, hs_status s, const hs_error *e, hs_input *in,
                            hs_output *out)
 {
@@ -119,7 +135,45 @@ static void report_failure(hs_cli *cli, hs_status s, const hs_error *e, hs_input
     else if (s == HS_E_WRITE)
         hs_report_fail(r, s, e, "%s: %s", e->message, hs_output_error(out));
     else
-        hs_report_fail(r, s, e, "%s: %s", name, e->message);
+        print_dump_message(r, s, e, name, in, e->message);
+}
+
+/* The filter's account of where a cut dump ends, without its own "input
+ * byte N: " (the decompressed length is said already). */
+static const char *cut_detail(hs_status s, const hs_error *e)
+{
+    const char *p;
+
+    if (s == HS_OK)
+        return "it ends between two records";
+    p = strncmp(e->message, "input byte ", 11) == 0 ? strstr(e->message, ": ") : NULL;
+    return p ? p + 2 : e->message;
+}
+
+/* The compressed layer of the input was cut short or corrupt: the filter
+ * saw a dump cut there. Salvaged (with --salvage), that is exit 6; else a
+ * cut .gz/.zst is a truncated dump (3) and a corrupt one invalid input (1).
+ * A failure of the filter before the cut is reported as such (one at the
+ * cut, "the input is empty", is the cut's). Returns the exit code. */
+static int report_damage(hs_cli *cli, hs_status s, const hs_error *e, hs_input *in,
+                         hs_output *out)
+{
+    const char *name = cli->in_path ? cli->in_path : "stdin";
+    uint64_t end = hs_input_dump_bytes(in);
+    int salvaged = cli->opt.salvage && (s == HS_OK || s == HS_SALVAGED);
+
+    if (s != HS_OK && s != HS_SALVAGED && s != HS_E_TRUNCATED && e->offset < end) {
+        report_failure(cli, s, e, in, out);
+        fprintf(stderr, "%s: %s: (and then %s)\n", g_prog, name, hs_input_error(in));
+        return exit_code(s);
+    }
+    hs_report_fail(&cli->report, s == HS_OK ? HS_E_TRUNCATED : s, e,
+                   "%s: %s; the decompressed dump ends there, at byte %llu: %s%s", name,
+                   hs_input_error(in), (unsigned long long)end, cut_detail(s, e),
+                   salvaged && s == HS_OK ? " (salvaged)" : "");
+    if (salvaged)
+        return EXIT_SALVAGED;
+    return hs_input_damage(in) == HS_DAMAGE_TRUNCATED ? EXIT_TRUNCATED : EXIT_BAD_INPUT;
 }
 
 /* The spill store for instances held back by field scrubbing: a temporary
@@ -207,7 +261,7 @@ static int run_filter(hs_cli *cli)
     hs_source src;
     hs_sink dst;
     hs_status s;
-    int in_fd = STDIN_FILENO, out_fd = STDOUT_FILENO, rc;
+    int in_fd = STDIN_FILENO, out_fd = STDOUT_FILENO, rc, opened;
     struct stat st;
     spill_file spill = {NULL};
 
@@ -260,16 +314,20 @@ static int run_filter(hs_cli *cli)
     hs_widen_pipe(in_fd);
     hs_widen_pipe(out_fd);
     rc = EXIT_LIMIT;
-    if (hs_input_open(&rd.in, in_fd) != 0) {
+    if ((opened = hs_input_open(&rd.in, in_fd)) != 0) {
         if (hs_input_error(rd.in)) {
             hs_report_fail(r, HS_E_READ, NULL, "%s: %s", cli->in_path ? cli->in_path : "stdin",
                            hs_input_error(rd.in));
-            rc = EXIT_IO;
+            /* -2: a zip, xz, ... named as such, which is not a heap dump */
+            rc = opened == -2 ? EXIT_BAD_INPUT : EXIT_IO;
         } else {
             hs_report_fail(r, HS_E_NOMEM, NULL, "out of memory");
         }
         goto done;
     }
+    /* decompressing beside the filter pays when there is a core for it */
+    if (cli->threads > 1)
+        (void)hs_input_start_thread(rd.in);
     if (hs_output_open(&out, out_fd, cli->format, cli->level, cli->threads) != 0) {
         hs_report_fail(r, HS_E_NOMEM, NULL, "cannot start the compressor: %s",
                        out ? hs_output_error(out) : "out of memory");
@@ -309,6 +367,8 @@ static int run_filter(hs_cli *cli)
                        hs_output_error(out));
         s = HS_E_WRITE;
         rc = EXIT_IO;
+    } else if (hs_input_damage(rd.in)) {
+        rc = report_damage(cli, s, hs_filter_error(filter), rd.in, out);
     } else {
         rc = exit_code(s);
         if (s == HS_SALVAGED)

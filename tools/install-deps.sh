@@ -9,6 +9,7 @@ need pkg-config
 need libzstd-dev
 need zlib1g-dev
 need libdeflate-dev
+need libisal-dev
 need libxxhash-dev
 need libcriterion-dev
 need zstd
