@@ -111,6 +111,7 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ARTSIM_DUMP)
 test: deps
 	$(MAKE) EXTRA_CFLAGS=-Werror check
 	sh tests/external.sh ./$(BIN)
+	sh tests/histogram.sh ./$(BIN)
 	sh tests/privacy.sh ./$(BIN)
 
 # The same suite with AddressSanitizer and UBSan, in a separate build tree.

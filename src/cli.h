@@ -35,6 +35,8 @@ typedef struct {
     uint64_t size;      /* --size: input size for the progress display */
     int audit;          /* --audit: read, write nothing, report what is left */
     const char *stats_file; /* --stats-file: the JSON report goes there */
+    int histogram;      /* --histogram: per-class counts, text and JSON */
+    int quiet;          /* -q: nothing but errors on stderr */
     hs_report report;   /* what the run learnt, for the JSON report */
 } hs_cli;
 
@@ -43,5 +45,7 @@ int hs_cli_run(hs_cli *cli);
 
 /* report.c */
 void hs_cli_print_stats(const hs_stats *st);
+/* The histogram's top `top` rows by input bytes, on stderr. */
+void hs_cli_print_histogram(const hs_report *r, size_t top);
 
 #endif

@@ -578,7 +578,9 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len)
     if (to_eof)
         f->c.rec_end = UINT64_MAX;
     HS_TRY(heap_record_header(f, tag, to_eof));
-    if (f->c.opt.histogram)
+    /* class names: every LOAD_CLASS came by now, unless the writer makes
+     * STRINGs on demand after LOAD_CLASSes (the JVMTI agent) */
+    if (f->c.opt.histogram && !(f->seen_load_class && f->str.flush_at_commit && f->version < 3))
         HS_TRY(hs_histo_prune(&f->histo, &f->c));
     f->heap_seen = 1;
     f->heap_segments += tag == HS_TAG_HEAP_DUMP_SEGMENT;

@@ -64,6 +64,8 @@ static void usage(FILE *to)
             "  -f, --force         overwrite OUTPUT; write binary to a terminal\n"
             "      --stats[=json]  print what was done on standard error (as JSON)\n"
             "      --stats-file FILE  write the JSON report to FILE, failed runs too\n"
+            "      --histogram     instances and bytes per class, in and out (top 20;\n"
+            "                      all of them in the JSON report)\n"
             "  -q, --quiet         no messages except errors\n"
             "  -h, --help          show this help and exit\n"
             "  -V, --version       show the version and exit\n"
@@ -196,7 +198,7 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
     enum {
         OPT_REPACK = 256, OPT_STATS, OPT_PRINT_RULES, OPT_MAX_HELD, OPT_SALVAGE, OPT_GZIP,
         OPT_NO_COMPRESS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SIZE, OPT_TO_JVM, OPT_AUDIT,
-        OPT_SPILL_AFTER, OPT_STATS_FILE
+        OPT_SPILL_AFTER, OPT_STATS_FILE, OPT_HISTOGRAM
     };
     static const struct option longopts[] = {
         {"preset", required_argument, NULL, 'p'},
@@ -219,6 +221,7 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         {"force", no_argument, NULL, 'f'},
         {"stats", optional_argument, NULL, OPT_STATS},
         {"stats-file", required_argument, NULL, OPT_STATS_FILE},
+        {"histogram", no_argument, NULL, OPT_HISTOGRAM},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -245,7 +248,7 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
             break;
         case 'o': cli->out_path = optarg; break;
         case 'f': cli->force = 1; break;
-        case 'q': cli->progress = 0; break;
+        case 'q': cli->progress = 0, cli->quiet = 1; break;
         case 'z': rc = set_format(cli, HS_OUT_ZSTD, optarg); break;
         case OPT_GZIP: rc = set_format(cli, HS_OUT_GZIP, optarg); break;
         case OPT_NO_COMPRESS: rc = set_format(cli, HS_OUT_PLAIN, NULL); break;
@@ -279,6 +282,7 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
             cli->stats = optarg ? 2 : 1;
             break;
         case OPT_STATS_FILE: cli->stats_file = optarg; break;
+        case OPT_HISTOGRAM: cli->histogram = 1; break;
         case OPT_PRINT_RULES:
             rc = print_rules(optarg);
             return rc == EXIT_OK ? JOB_DONE : rc;
@@ -328,6 +332,7 @@ int main(int argc, char **argv)
         rc = hs_cli_run(&cli);
     else if (rc == JOB_DONE)
         rc = EXIT_OK;
+    hs_report_free(&cli.report);
     hs_rules_free(cli.rules);
     return rc;
 }

@@ -4,7 +4,9 @@
  * counters from HS_STATS_COUNTERS, so neither can miss one.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -257,6 +259,114 @@ static void json_audit(FILE *fp, const hs_report *r)
     fprintf(fp, ",\"unused_strings\":%llu}", U(st->strings_dropped));
 }
 
+int hs_report_keep_histogram(hs_report *r, const hs_class_count *rows, size_t n, int heaps)
+{
+    size_t i;
+
+    r->histo = calloc(n ? n : 1, sizeof *r->histo);
+    if (!r->histo)
+        return -1;
+    for (i = 0; i < n; i++) {
+        r->histo[i] = rows[i];
+        size_t len = strlen(rows[i].name) + 1;
+        char *name = malloc(len);
+        if (!name)
+            return -1;
+        r->histo[i].name = memcpy(name, rows[i].name, len);
+        r->n_histo = i + 1;
+    }
+    r->histo_heaps = heaps;
+    return 0;
+}
+
+void hs_report_free(hs_report *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->n_histo; i++)
+        free((char *)(uintptr_t)r->histo[i].name);
+    free(r->histo);
+    r->histo = NULL;
+    r->n_histo = 0;
+}
+
+/* The name of an Android heap, for the histogram. */
+static const char *heap_name(uint32_t heap)
+{
+    switch (heap) {
+    case 0: return "default";
+    case 'A': return "app";
+    case 'Z': return "zygote";
+    case 'I': return "image";
+    default: return "other";
+    }
+}
+
+void hs_cli_print_histogram(const hs_report *r, size_t top)
+{
+    char in[48], out[48];
+    size_t i;
+
+    fprintf(stderr, "hprof-strip: classes by input bytes (%zu in all%s)\n", r->n_histo,
+            r->n_histo > top ? "; the JSON report lists every one" : "");
+    fprintf(stderr, "  %12s %22s %12s %22s  %s\n", "instances in", "bytes in", "out",
+            "bytes out", "class");
+    for (i = 0; i < r->n_histo && i < top; i++) {
+        const hs_class_count *c = &r->histo[i];
+        fprintf(stderr, "  %12llu %22s %12llu %22s  %s%s%s\n", U(c->instances_in),
+                hs_report_human(in, sizeof in, c->bytes_in), U(c->instances_out),
+                hs_report_human(out, sizeof out, c->bytes_out), c->name,
+                r->histo_heaps ? " @" : "", r->histo_heaps ? heap_name(c->heap) : "");
+    }
+}
+
+static int by_bytes_out(const void *a, const void *b)
+{
+    const hs_class_count *x = *(const hs_class_count *const *)a;
+    const hs_class_count *y = *(const hs_class_count *const *)b;
+
+    if (x->bytes_out != y->bytes_out)
+        return x->bytes_out < y->bytes_out ? 1 : -1;
+    return x->instances_out < y->instances_out ? 1 : x->instances_out > y->instances_out ? -1 : 0;
+}
+
+/* "histogram": {"input": [...], "output": [...]}: every class with
+ * instances on that side, most bytes first. */
+static void json_histogram(FILE *fp, const hs_report *r)
+{
+    const hs_class_count **order = malloc((r->n_histo ? r->n_histo : 1) * sizeof *order);
+    size_t i, k, n = 0;
+    int side;
+
+    fputs(",\"histogram\":", fp);
+    if (!order) {
+        fputs("null", fp);
+        return;
+    }
+    fputc('{', fp);
+    for (side = 0; side < 2; side++) {
+        fputs(side ? ",\"output\":[" : "\"input\":[", fp);
+        for (i = n = 0; i < r->n_histo; i++)
+            if (side ? r->histo[i].instances_out : r->histo[i].instances_in)
+                order[n++] = &r->histo[i];
+        if (side)
+            qsort(order, n, sizeof *order, by_bytes_out);
+        for (k = 0; k < n; k++) {
+            fprintf(fp, "%s{\"class\":", k ? "," : "");
+            json_str(fp, order[k]->name);
+            fprintf(fp, ",\"instances\":%llu,\"bytes\":%llu",
+                    U(side ? order[k]->instances_out : order[k]->instances_in),
+                    U(side ? order[k]->bytes_out : order[k]->bytes_in));
+            if (r->histo_heaps)
+                fprintf(fp, ",\"heap\":\"%s\"", heap_name(order[k]->heap));
+            fputc('}', fp);
+        }
+        fputc(']', fp);
+    }
+    fputc('}', fp);
+    free(order);
+}
+
 static const char *const in_compression[] = {NULL, "gzip", "zstd"};
 static const char *const out_compression[] = {NULL, "zstd", "gzip"};
 
@@ -297,6 +407,8 @@ int hs_report_write_json(FILE *fp, const hs_report *r, int exit_status, const ch
 #undef JSON_
     fputs("},", fp);
     json_dups(fp, st);
+    if (r->histo)
+        json_histogram(fp, r);
     fputs(",\"audit\":", fp);
     json_audit(fp, r);
     fputs("}\n", fp);

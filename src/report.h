@@ -31,7 +31,16 @@ typedef struct {
     const char *rule_arg[HS_REPORT_MAX_RULES];
     char rule_is_file[HS_REPORT_MAX_RULES];
     int n_rules;
+    /* --histogram: the rows (names owned here), and whether heaps count */
+    hs_class_count *histo;
+    size_t n_histo;
+    int histo_heaps;
 } hs_report;
+
+/* Keeps a copy of the filter's histogram rows. Returns 0, or -1 on no
+ * memory. */
+int hs_report_keep_histogram(hs_report *r, const hs_class_count *rows, size_t n, int heaps);
+void hs_report_free(hs_report *r);
 
 /* Records a -p (is_file 0) or -r argument for the report. */
 void hs_report_note_rules(hs_report *r, int is_file, const char *arg);

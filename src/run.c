@@ -251,6 +251,28 @@ static int audit_report(hs_cli *cli, const hs_stats *st)
     return clean ? EXIT_OK : EXIT_AUDIT;
 }
 
+/* What a run that worked has to say besides: a dump with no heap dump in
+ * it (valid, but nothing was stripped), and the histogram kept for the
+ * report. */
+static int after_run(hs_cli *cli, const hs_filter *filter, int rc)
+{
+    const hs_class_count *rows;
+    size_t n = hs_filter_histogram(filter, &rows);
+    hs_stats st;
+
+    hs_filter_stats(filter, &st);
+    if (!st.heap_dumps && !cli->quiet)
+        fprintf(stderr, "%s: warning: %s holds no heap dump (valid HPROF, but no object in "
+                        "it: nothing was stripped)\n",
+                g_prog, cli->in_path ? cli->in_path : "stdin");
+    if (cli->histogram && hs_report_keep_histogram(&cli->report, rows, n,
+                                                   st.hprof_version == 3) != 0) {
+        hs_report_fail(&cli->report, HS_E_NOMEM, NULL, "out of memory");
+        return EXIT_LIMIT;
+    }
+    return rc;
+}
+
 static int run_filter(hs_cli *cli)
 {
     hs_report *r = &cli->report;
@@ -341,6 +363,7 @@ static int run_filter(hs_cli *cli)
     /* so is the count of non-zero bytes scrubbed: it reads bytes that
      * would otherwise be skipped unread */
     cli->opt.count_nonzero = cli->stats != 0 || cli->stats_file || cli->audit;
+    cli->opt.histogram = cli->histogram;
     filter = hs_filter_create(cli->rules, &cli->opt, NULL);
     if (!filter) {
         hs_report_fail(r, HS_E_NOMEM, NULL, "out of memory");
@@ -385,6 +408,8 @@ static int run_filter(hs_cli *cli)
     } else {
         hs_progress_end(&rd.progress, hs_input_raw_bytes(rd.in));
     }
+    if (rc == EXIT_OK || rc == EXIT_SALVAGED)
+        rc = after_run(cli, filter, rc);
     if (cli->audit && rc == EXIT_OK) {
         hs_stats stats;
         hs_filter_stats(filter, &stats);
@@ -454,6 +479,8 @@ int hs_cli_run(hs_cli *cli)
     }
     if (cli->stats == 1 && r->ran)
         hs_cli_print_stats(&r->st);
+    if (cli->histogram && r->histo && !cli->quiet && cli->stats != 2)
+        hs_cli_print_histogram(r, 20);
     if (cli->stats == 2)
         hs_report_write_json(stderr, r, rc, cli->in_path, cli->out_path, cli->audit);
     if (sf) {

@@ -87,7 +87,7 @@ FUZZ_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_WARN) -fsanitize=fuzzer,address,undefined 
                    -I$(FUZZ_SRC_DIR) $(FUZZ_DEFS) -MMD -MP
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/fuzz/%.o)
 # the filter harness also decompresses gzip/zstd input with the CLI's input.c
-FUZZ_INPUT_LIBS ?= -lz -lzstd
+FUZZ_INPUT_LIBS ?= -lisal -lzstd -lpthread
 FUZZ_OBJ := $(FUZZ_LIB_OBJ) $(FUZZ_OUT)/fuzz/input.o $(FUZZ_OUT)/fuzz/fuzz_filter.o
 FUZZ_BIN := $(FUZZ_OUT)/fuzz_filter
 
