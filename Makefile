@@ -45,6 +45,8 @@ help:
 	@echo "make test       install dependencies, build, run the whole test suite"
 	@echo "make check      run the Criterion suites and CLI checks (no installs)"
 	@echo "make test-asan  the suite under AddressSanitizer + UBSan"
+	@echo "make test-clang the suite and CLI checks built by clang, -Werror"
+	@echo "make test-tsan  -z/--gzip with several threads under ThreadSanitizer"
 	@echo "make test-valgrind  real dumps through every mode under valgrind"
 	@echo "make bench      throughput and peak memory against cat and zstd"
 	@echo "make fuzz       libFuzzer over the whole filter (FUZZ_SECONDS=120)"
