@@ -38,7 +38,7 @@ TEST_SRC = $(wildcard tests/test_*.c)
 TEST_HELPERS = tests/helpers.c tests/oracle.c
 TEST_BIN = $(BUILD)/run-tests
 
-.PHONY: all deps run test check test-asan test-valgrind bench install uninstall clean help
+.PHONY: all deps run test check test-asan test-clang test-tsan test-valgrind bench install uninstall clean help
 
 all: $(BIN)
 
@@ -48,6 +48,8 @@ help:
 	@echo "make test       install dependencies, build, run the whole test suite"
 	@echo "make check      run the Criterion suites and CLI checks (no installs)"
 	@echo "make test-asan  the suite under AddressSanitizer + UBSan"
+	@echo "make test-clang the suite and CLI checks built by clang, -Werror"
+	@echo "make test-tsan  -z/--gzip with several threads under ThreadSanitizer"
 	@echo "make test-valgrind  real dumps through every mode under valgrind"
 	@echo "make bench      throughput and peak memory against cat and zstd"
 	@echo "make fuzz       libFuzzer over the whole filter (FUZZ_SECONDS=120)"
@@ -121,6 +123,16 @@ test-asan: deps
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(MAKE) BUILD=build-asan BIN=build-asan/hprof-strip CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	    LDFLAGS="-fsanitize=address,undefined" EXTRA_CFLAGS=-Werror check
+
+# The suites and CLI checks built by clang, warnings as errors, own build tree.
+test-clang: deps
+	$(MAKE) CC=clang BUILD=build-clang BIN=build-clang/hprof-strip EXTRA_CFLAGS=-Werror check
+
+# -z and --gzip with several threads under ThreadSanitizer (tests/tsan.sh).
+test-tsan: deps
+	$(MAKE) CC=clang BUILD=build-tsan BIN=build-tsan/hprof-strip CFLAGS="-O1 -g -fsanitize=thread" \
+	    LDFLAGS="-fsanitize=thread" build-tsan/hprof-strip
+	sh tests/tsan.sh build-tsan/hprof-strip
 
 # A few real dumps through every mode under valgrind (memcheck), zero errors.
 test-valgrind: $(BIN)

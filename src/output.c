@@ -209,9 +209,16 @@ static int gz_finish(hs_output *o)
         return -1;
     if (o->nthreads <= 1)
         return 0;
-    for (i = 0; i < o->nslots; i++)
-        if (o->slots[o->next_out].state != SLOT_FREE && gz_write_oldest(o) != 0)
+    for (i = 0; i < o->nslots; i++) {
+        int busy;
+
+        /* A worker sets state under the mutex: read it there too (TSan). */
+        pthread_mutex_lock(&o->mu);
+        busy = o->slots[o->next_out].state != SLOT_FREE;
+        pthread_mutex_unlock(&o->mu);
+        if (busy && gz_write_oldest(o) != 0)
             return -1;
+    }
     return 0;
 }
 

@@ -1,0 +1,23 @@
+#!/bin/sh
+# -z and --gzip output (several compression threads) under ThreadSanitizer:
+# each compressed output must decompress to the single-threaded plain output,
+# and TSan halts (exit 66) on any report. Usage: sh tests/tsan.sh BIN [DUMP...]
+set -u
+bin=$1; shift
+[ $# -gt 0 ] || set -- fixtures/*.hprof
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}"
+fail=0
+ok()  { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+for d in "$@"; do
+    n=$(basename "$d")
+    "$bin" -T1 "$d" -o "$tmp/plain" -f || { bad "$n plain"; continue; }
+    for t in 2 4; do
+        if "$bin" -z -T$t "$d" -o "$tmp/z.zst" -f && zstd -dqc "$tmp/z.zst" | cmp -s - "$tmp/plain"
+        then ok "$n -z -T$t"; else bad "$n -z -T$t"; fi
+        if "$bin" --gzip -T$t "$d" -o "$tmp/g.gz" -f && gzip -dc "$tmp/g.gz" | cmp -s - "$tmp/plain"
+        then ok "$n --gzip -T$t"; else bad "$n --gzip -T$t"; fi
+    done
+done
+exit $fail
