@@ -55,6 +55,7 @@ help:
 	@echo "make fuzz       libFuzzer over the whole filter (FUZZ_SECONDS=120)"
 	@echo "make fuzz-replay  the fuzz seeds and regressions under ASan/UBSan"
 	@echo "make install    install into DESTDIR/PREFIX"
+	@echo "make lib        build/libhprofstrip.a and build/libhprofstrip.so"
 
 $(BUILD)/%.o: src/%.c
 	@mkdir -p $(BUILD)
@@ -115,6 +116,8 @@ test: deps
 	sh tests/external.sh ./$(BIN)
 	sh tests/histogram.sh ./$(BIN)
 	sh tests/privacy.sh ./$(BIN)
+	$(MAKE) EXTRA_CFLAGS=-Werror lib
+	MAKE="$(MAKE)" sh tests/install.sh ./$(BIN)
 
 # The same suite with AddressSanitizer and UBSan, in a separate build tree.
 # (Criterion's runner leaks a few bytes of its own: tests/lsan.supp.)
@@ -152,7 +155,72 @@ uninstall:
 clean:
 	rm -rf build build-asan hprof-strip
 
+# ---- the installable library (issue #14) ----------------------------------
+# libhprofstrip.so is built from the same $(CORE_SRC) as the static library,
+# compiled again with -fPIC in a tree of its own, and with
+# -fvisibility=hidden so that only the functions marked HS_API in
+# hprof_strip.h are exported. The soname's major number is the first field
+# of HS_VERSION_STRING; the CLI keeps linking the static library.
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+HS_VERSION := $(shell sed -n 's/^\#define HS_VERSION_STRING "\(.*\)"/\1/p' src/hprof_strip.h)
+HS_SOMAJOR := $(firstword $(subst ., ,$(HS_VERSION)))
+SONAME   = libhprofstrip.so.$(HS_SOMAJOR)
+SOFILE   = libhprofstrip.so.$(HS_VERSION)
+PIC_OBJ  = $(CORE_SRC:src/%.c=$(BUILD)/pic/%.o)
+SHLIB    = $(BUILD)/$(SOFILE)
+# What the core links against (nm -u of the library): xxHash for dups.c.
+LDLIBS_LIB = -lxxhash
+
+.PHONY: lib install-lib uninstall-lib
+
+all: lib
+lib: $(LIB) $(BUILD)/libhprofstrip.so
+
+$(BUILD)/pic/%.o: src/%.c
+	@mkdir -p $(BUILD)/pic
+	@$(if $(Q),echo "  CC [PIC] $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(SHLIB): $(PIC_OBJ)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined \
+	    -o $@ $(PIC_OBJ) $(LDLIBS_LIB)
+
+# The links a program finds at run time (soname) and at link time (-l).
+$(BUILD)/libhprofstrip.so: $(SHLIB)
+	$(Q)ln -sf $(SOFILE) $(BUILD)/$(SONAME)
+	$(Q)ln -sf $(SONAME) $@
+
+install: install-lib
+uninstall: uninstall-lib
+
+# pkg-config paths are written relative to ${prefix} where they lie under
+# it, so `pkg-config --define-prefix` can relocate a staged copy.
+install-lib: lib
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	    $(DESTDIR)$(MANDIR)/man3
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libhprofstrip.a
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SOFILE)
+	ln -sf $(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libhprofstrip.so
+	install -m 644 src/hprof_strip.h $(DESTDIR)$(INCLUDEDIR)/hprof_strip.h
+	install -m 644 man/hprof_strip.3 $(DESTDIR)$(MANDIR)/man3/hprof_strip.3
+	sed -e 's|@PREFIX@|$(PREFIX)|' \
+	    -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
+	    -e 's|@VERSION@|$(HS_VERSION)|' -e 's|@LIBS_PRIVATE@|$(LDLIBS_LIB)|' \
+	    hprofstrip.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/hprofstrip.pc
+
+uninstall-lib:
+	rm -f $(DESTDIR)$(LIBDIR)/libhprofstrip.a $(DESTDIR)$(LIBDIR)/$(SOFILE) \
+	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libhprofstrip.so \
+	    $(DESTDIR)$(INCLUDEDIR)/hprof_strip.h $(DESTDIR)$(MANDIR)/man3/hprof_strip.3 \
+	    $(DESTDIR)$(PKGCONFIGDIR)/hprofstrip.pc
+
 # make fuzz, make fuzz-replay: libFuzzer harness and its regression corpus
 include tests/fuzz/fuzz.mk
 
 -include $(wildcard $(BUILD)/*.d $(BUILD)/tests/*.d)
+-include $(wildcard $(BUILD)/pic/*.d)

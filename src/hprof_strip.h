@@ -47,6 +47,18 @@ extern "C" {
 
 #define HS_VERSION_STRING "0.1.0"
 
+/* Marks the library's exported functions. The shared library is built with
+ * -fvisibility=hidden, so these are its only dynamic symbols and the core's
+ * internal hs_* helpers stay private (free to change without a soname bump).
+ * Define HS_API before including this header to override it. */
+#ifndef HS_API
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define HS_API __attribute__((visibility("default")))
+#else
+#define HS_API
+#endif
+#endif
+
 /* ---- status codes ------------------------------------------------------ */
 
 typedef enum {
@@ -64,7 +76,7 @@ typedef enum {
 } hs_status;
 
 /* A short static description of a status code, e.g. "truncated input". */
-const char *hs_status_str(hs_status status);
+HS_API const char *hs_status_str(hs_status status);
 
 /* Everything known about the first error a filter met. */
 typedef struct {
@@ -121,31 +133,31 @@ typedef struct {
 typedef struct hs_rules hs_rules;
 
 /* An empty rule set changes nothing (the `none` preset). NULL on no memory. */
-hs_rules *hs_rules_create(const hs_alloc *alloc);
-void hs_rules_free(hs_rules *rules); /* NULL is fine */
+HS_API hs_rules *hs_rules_create(const hs_alloc *alloc);
+HS_API void hs_rules_free(hs_rules *rules); /* NULL is fine */
 
 /* Applies a built-in preset on top of what `rules` holds: "default" (zero
  * every primitive-array payload, drop unused strings), "none" (clear every
  * rule: change nothing), "android-app" (default, and drop the objects of
  * the zygote and image heaps). Returns HS_OK, or HS_E_USAGE for an unknown
  * name (and fills `err` when it is not NULL). */
-hs_status hs_rules_preset(hs_rules *rules, const char *name, hs_error *err);
+HS_API hs_status hs_rules_preset(hs_rules *rules, const char *name, hs_error *err);
 
 /* One line describing a preset, or NULL for an unknown name. */
-const char *hs_preset_summary(const char *name);
+HS_API const char *hs_preset_summary(const char *name);
 
 /* Applies rule-file text on top of what `rules` holds (the grammar is in
  * the man page and at the top of rulefile.c). `origin` names the text in
  * messages (a file name). On a mistake returns HS_E_USAGE with `err` (when
  * not NULL) saying "ORIGIN:LINE:COL: what"; the rules applied before the
  * bad line stay applied. */
-hs_status hs_rules_parse(hs_rules *rules, const char *text, size_t len, const char *origin,
-                         hs_error *err);
+HS_API hs_status hs_rules_parse(hs_rules *rules, const char *text, size_t len,
+                                const char *origin, hs_error *err);
 
 /* Writes `rules` as rule-file text that parses back to the same rule set,
  * NUL-terminated, into buf[cap]. Returns the length of the full text (which
  * did not fit when it is >= cap, as with snprintf). */
-size_t hs_rules_print(const hs_rules *rules, char *buf, size_t cap);
+HS_API size_t hs_rules_print(const hs_rules *rules, char *buf, size_t cap);
 
 /* ---- filter -------------------------------------------------------------- */
 
@@ -213,9 +225,9 @@ typedef struct hs_filter hs_filter;
 
 /* Creates a filter applying `rules` (which must outlive the filter and stay
  * unchanged while it runs). `opt` and `alloc` may be NULL. NULL on no memory. */
-hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
-                            const hs_alloc *alloc);
-void hs_filter_free(hs_filter *f); /* NULL is fine */
+HS_API hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
+                                   const hs_alloc *alloc);
+HS_API void hs_filter_free(hs_filter *f); /* NULL is fine */
 
 /* Reads the whole input from `src` and writes the filtered dump to `dst`.
  * Returns HS_OK when the input was read to its end and everything was
@@ -223,12 +235,12 @@ void hs_filter_free(hs_filter *f); /* NULL is fine */
  * Output already passed to the sink before an error stays written: callers
  * writing to a file should write to a temporary name and discard it on error.
  * A filter runs once; a second call returns HS_E_USAGE. */
-hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst);
+HS_API hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst);
 
 /* The error of the last run, or NULL when it succeeded or has not run.
  * After HS_SALVAGED it is the damage that was salvaged (code HS_E_TRUNCATED
  * or HS_E_MALFORMED), its message saying what was done about it. */
-const hs_error *hs_filter_error(const hs_filter *f);
+HS_API const hs_error *hs_filter_error(const hs_filter *f);
 
 /* Counters filled as the filter runs. The scalar counters are listed once,
  * here: X(name, kind, description), kind being HS_COUNT (a number of
@@ -299,7 +311,7 @@ typedef struct {
     } dup_top[5];
 } hs_stats;
 
-void hs_filter_stats(const hs_filter *f, hs_stats *out);
+HS_API void hs_filter_stats(const hs_filter *f, hs_stats *out);
 
 /* One row of the class histogram (hs_options.histogram): the instances of
  * one class in one heap, and their bytes as the dump records them (field
@@ -318,7 +330,7 @@ typedef struct {
 /* After a run with hs_options.histogram: the rows, most input bytes first,
  * in *rows (valid until hs_filter_free). Returns their count (0 without the
  * option). */
-size_t hs_filter_histogram(const hs_filter *f, const hs_class_count **rows);
+HS_API size_t hs_filter_histogram(const hs_filter *f, const hs_class_count **rows);
 
 #ifdef __cplusplus
 }
