@@ -33,6 +33,8 @@ typedef struct {
     int progress;       /* -1 auto (a terminal), 0 off, 1 on */
     uint64_t size;      /* --size: input size for the progress display */
     int audit;          /* --audit: read, write nothing, report what is left */
+    int quiet;          /* -q: errors only on stderr, no --audit report */
+    int android_preset; /* -p android-app given: warn when the dump is a JVM's */
 } hs_cli;
 
 /* run.c: opens the files, runs the filter, reports; returns an exit code. */
