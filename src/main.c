@@ -353,8 +353,9 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         switch (c) {
         case 'p':
             cli->android_preset |= strcmp(optarg, "android-app") == 0;
-            /* fall through */
-        case 'r': rc = add_rules(cli->rules, c == 'r', optarg); break;
+            rc = add_rules(cli->rules, 0, optarg);
+            break;
+        case 'r': rc = add_rules(cli->rules, 1, optarg); break;
         case 'o':
             if (cli->out_path) {
                 fprintf(stderr, "%s: -o given twice ('%s' and '%s')\n", g_prog, cli->out_path,

@@ -588,7 +588,7 @@ Test(rulefile, lenient_forms)
 {
     static const char *const texts[] = {"arrays char,  byte zero\n", "arrays char ,byte zero\n",
                                         "arrays char , byte zero  # both\n",
-                                        "\xEF\xBB\xBF" "arrays char,byte zero\n"};
+                                        "\357\273\277arrays char,byte zero\n"};
     size_t i;
 
     for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
