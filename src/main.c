@@ -298,15 +298,21 @@ static void apply_base_rules(hs_rules *rules, int argc, char **argv)
 
 /* "-z 19": getopt's optional arguments must be attached, so 19 became a
  * file name. When that file does not exist, say what was meant. */
-static int check_level_word(const char *path)
+static int check_level_word(const char *path, int is_output)
 {
+    const char *eq;
     struct stat st;
 
     if (!g_bare_format || !path || !*path || strspn(path, "0123456789") != strlen(path) ||
         stat(path, &st) == 0)
         return EXIT_OK;
-    fprintf(stderr, "%s: %s: no such file; did you mean %s%s%s?\n", g_prog, path,
-            g_bare_format, g_bare_format[1] == '-' ? "=" : "", path);
+    eq = g_bare_format[1] == '-' ? "=" : "";
+    if (is_output) /* a new output file does not exist yet: ./19 says it is one */
+        fprintf(stderr, "%s: %s would be the output file's name; did you mean %s%s%s? "
+                "(./%s names a file)\n", g_prog, path, g_bare_format, eq, path, path);
+    else
+        fprintf(stderr, "%s: %s: no such file; did you mean %s%s%s?\n", g_prog, path,
+                g_bare_format, eq, path);
     return EXIT_USAGE;
 }
 
@@ -429,8 +435,8 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         cli->in_path = NULL;
     if (cli->out_path && strcmp(cli->out_path, "-") == 0)
         cli->out_path = NULL;
-    if ((rc = check_level_word(cli->in_path)) != EXIT_OK ||
-        (rc = check_level_word(cli->out_path)) != EXIT_OK)
+    if ((rc = check_level_word(cli->in_path, 0)) != EXIT_OK ||
+        (rc = check_level_word(cli->out_path, 1)) != EXIT_OK)
         return rc;
     return check_output_name(cli);
 }

@@ -50,6 +50,11 @@ expect_rc 2 "-z 19"; expect_grep "did you mean -z19?" err "-z 19"; expect_empty 
 expect_rc 2 "--zstd 5"; expect_grep "did you mean --zstd=5?" err "--zstd 5"
 "$BIN" --gzip 9 <"$JVM" >out 2>err; rc=$?
 expect_rc 2 "--gzip 9"; expect_grep "did you mean --gzip=9?" err "--gzip 9"
+"$BIN" "$JVM" -z 19 2>err; rc=$?
+expect_rc 2 "-z 19 after the input"; expect_grep "did you mean -z19? (./19 names a file)" err "-z 19 as output"
+[ -e 19 ] && bad "-z 19 after the input wrote a file named 19" || ok
+"$BIN" "$JVM" -z ./19 2>err; rc=$?
+expect_rc 0 "-z ./19"; rm -f 19
 cp "$JVM" 19   # a file that is named 19 is a file
 "$BIN" -z 19 >out 2>err; rc=$?
 expect_rc 0 "-z with an input named 19"
