@@ -242,9 +242,9 @@ static void warn_after_run(const hs_cli *cli, const reader *rd, const hs_stats *
                 "nothing to drop beyond the default preset\n",
                 g_prog, name);
     /* advice, not a warning: kept out of a JSON report's way */
-    if (cli->format == HS_OUT_PLAIN && cli->stats != 2 && fstat(out_fd, &ost) == 0 && S_ISREG(ost.st_mode) &&
-        st->bytes_in && (double)st->bytes_out > 0.9 * (double)st->bytes_in &&
-        !rules_change_nothing(cli->rules))
+    if (cli->format == HS_OUT_PLAIN && cli->stats != 2 && fstat(out_fd, &ost) == 0 &&
+        S_ISREG(ost.st_mode) && st->bytes_in &&
+        (double)st->bytes_out > 0.9 * (double)st->bytes_in && !rules_change_nothing(cli->rules))
         fprintf(stderr,
                 "%s: the output is %.0f%% of the input's size: zeroed data keeps its size; "
                 "for a small file compress it: -z, or -o NAME.hprof.zst (or .gz)\n",
