@@ -36,7 +36,8 @@ typedef struct {
     int audit;          /* --audit: read, write nothing, report what is left */
     const char *stats_file; /* --stats-file: the JSON report goes there */
     int histogram;      /* --histogram: per-class counts, text and JSON */
-    int quiet;          /* -q: nothing but errors on stderr */
+    int quiet;          /* -q: errors only on stderr, no --audit report */
+    int android_preset; /* -p android-app given: warn when the dump is a JVM's */
     hs_report report;   /* what the run learnt, for the JSON report */
 } hs_cli;
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -37,7 +38,8 @@ static void usage(FILE *to)
             "                      the zygote and image heaps' objects)\n"
             "  -r, --rules FILE    apply the rules in FILE (after the presets and rule\n"
             "                      files before it; see hprof-strip(1) for the grammar)\n"
-            "      --print-rules NAME  print preset NAME as a rule file and exit\n"
+            "      --print-rules [NAME]  print preset NAME as a rule file and exit\n"
+            "                      (no NAME: list the presets)\n"
             "      --max-held SIZE memory allowed for held strings and roots (default 1G)\n"
             "      --spill-after SIZE  instances held for their class (privacy on Android\n"
             "                      dumps) go to a temporary file past SIZE (default 64M)\n"
@@ -49,7 +51,8 @@ static void usage(FILE *to)
             "      --repack        re-encode heap dumps into fresh segments even when\n"
             "                      nothing changes (1.0.1 dumps come out as 1.0.2)\n"
             "      --to-jvm        write an Android (1.0.3) dump as 1.0.2 for MAT and\n"
-            "                      VisualVM, the way hprof-conv does\n"
+            "                      VisualVM, the way hprof-conv does; without -p or -r\n"
+            "                      it changes nothing else (preset none)\n"
             "  -o, --output FILE   write to FILE (created under a temporary name and\n"
             "                      renamed when complete); FILE.zst and FILE.gz are\n"
             "                      compressed unless told otherwise\n"
@@ -57,6 +60,7 @@ static void usage(FILE *to)
             "      --gzip[=LEVEL]  compress the output with gzip (level 1), as\n"
             "                      independent members made in parallel\n"
             "      --no-compress   write plain HPROF whatever -o's name says\n"
+            "                      (-z and --gzip refuse a name of the other format)\n"
             "  -T, --threads N     compression threads (default: every core)\n"
             "      --progress      show progress on stderr even when it is not a\n"
             "                      terminal (--no-progress: never)\n"
@@ -66,7 +70,8 @@ static void usage(FILE *to)
             "      --stats-file FILE  write the JSON report to FILE, failed runs too\n"
             "      --histogram     instances and bytes per class, in and out (top 20;\n"
             "                      all of them in the JSON report)\n"
-            "  -q, --quiet         no messages except errors\n"
+            "  -q, --quiet         no messages except errors (--audit: the exit status\n"
+            "                      alone)\n"
             "  -h, --help          show this help and exit\n"
             "  -V, --version       show the version and exit\n"
             "\n"
@@ -89,10 +94,17 @@ static int usage_error(const char *what, const char *arg)
 static char *read_rule_file(const char *path, size_t *len)
 {
     FILE *fp = fopen(path, "rb");
+    struct stat st;
     char *buf;
 
     if (!fp)
         return NULL;
+    /* fopen opens a directory; reading it would fail with a vaguer EISDIR */
+    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(fp);
+        errno = EISDIR;
+        return NULL;
+    }
     buf = malloc((1u << 20) + 1);
     if (buf) {
         *len = fread(buf, 1, (1u << 20) + 1, fp);
@@ -106,6 +118,32 @@ static char *read_rule_file(const char *path, size_t *len)
     return buf;
 }
 
+static const char *const g_presets[] = {"none", "default", "privacy", "android-app"};
+
+/* An unknown preset name, said as such with the names there are (the
+ * library's message names a position in a rule text: "--preset:1:1"). */
+static int unknown_preset(const char *name)
+{
+    size_t i;
+
+    fprintf(stderr, "%s: unknown preset '%s'; presets:", g_prog, name);
+    for (i = 0; i < sizeof g_presets / sizeof g_presets[0]; i++)
+        fprintf(stderr, "%s %s", i ? "," : "", g_presets[i]);
+    fprintf(stderr, "\nTry '%s --print-rules' for what each does.\n", g_prog);
+    return EXIT_USAGE;
+}
+
+/* --print-rules without a name: the presets, one a line with what it does. */
+static int list_presets(void)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof g_presets / sizeof g_presets[0]; i++)
+        printf("%-12s %s\n", g_presets[i], hs_preset_summary(g_presets[i]));
+    printf("Print one as a rule file: %s --print-rules NAME\n", g_prog);
+    return fflush(stdout) == 0 ? EXIT_OK : EXIT_IO;
+}
+
 /* Applies one -p or -r argument to the rule set; returns an exit code. */
 static int add_rules(hs_rules *rules, int is_file, const char *arg)
 {
@@ -115,6 +153,8 @@ static int add_rules(hs_rules *rules, int is_file, const char *arg)
     hs_status s;
 
     if (!is_file) {
+        if (!hs_preset_summary(arg))
+            return unknown_preset(arg);
         if (hs_rules_preset(rules, arg, &err) != HS_OK)
             return usage_error(err.message, NULL);
         return EXIT_OK;
@@ -141,6 +181,10 @@ static int print_rules(const char *name)
 
     if (!rules)
         return EXIT_LIMIT;
+    if (!hs_preset_summary(name)) {
+        hs_rules_free(rules);
+        return unknown_preset(name);
+    }
     if (hs_rules_preset(rules, name, &err) != HS_OK) {
         hs_rules_free(rules);
         return usage_error(err.message, NULL);
@@ -171,11 +215,27 @@ static int parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
-static int set_format(hs_cli *cli, enum hs_output_format format, const char *level)
+static const char *format_option(enum hs_output_format format)
+{
+    return format == HS_OUT_ZSTD ? "-z" : format == HS_OUT_GZIP ? "--gzip" : "--no-compress";
+}
+
+/* The -z or --gzip given without a level ("-z" or "--zstd"), so that a
+ * level written as a separate word ("-z 19") can be told from a file. */
+static const char *g_bare_format;
+
+static int set_format(hs_cli *cli, enum hs_output_format format, const char *level,
+                      const char *spelled)
 {
     char *end;
     long v;
 
+    if (cli->format_given && cli->format != format) {
+        fprintf(stderr, "%s: choose one of %s and %s\n", g_prog, format_option(cli->format),
+                format_option(format));
+        return EXIT_USAGE;
+    }
+    g_bare_format = level || format == HS_OUT_PLAIN ? NULL : spelled;
     cli->format_given = 1;
     cli->format = format;
     cli->level = -1;
@@ -191,16 +251,13 @@ static int set_format(hs_cli *cli, enum hs_output_format format, const char *lev
     return EXIT_OK;
 }
 
-/* Fills `cli` from argv. Returns EXIT_OK to go on, or the exit code of a
- * finished job (--help, --version, --print-rules) or of a usage error. */
-static int parse_args(hs_cli *cli, int argc, char **argv)
-{
-    enum {
-        OPT_REPACK = 256, OPT_STATS, OPT_PRINT_RULES, OPT_MAX_HELD, OPT_SALVAGE, OPT_GZIP,
-        OPT_NO_COMPRESS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SIZE, OPT_TO_JVM, OPT_AUDIT,
-        OPT_SPILL_AFTER, OPT_STATS_FILE, OPT_HISTOGRAM
-    };
-    static const struct option longopts[] = {
+enum {
+    OPT_REPACK = 256, OPT_STATS, OPT_PRINT_RULES, OPT_MAX_HELD, OPT_SALVAGE, OPT_GZIP,
+    OPT_NO_COMPRESS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SIZE, OPT_TO_JVM, OPT_AUDIT,
+    OPT_SPILL_AFTER, OPT_STATS_FILE, OPT_HISTOGRAM
+};
+static const char g_optstring[] = ":p:r:o:z::T:fqhV";
+static const struct option longopts[] = {
         {"preset", required_argument, NULL, 'p'},
         {"rules", required_argument, NULL, 'r'},
         {"print-rules", required_argument, NULL, OPT_PRINT_RULES},
@@ -226,32 +283,108 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
-    int c, rc, have_preset = 0;
+
+/* Presets and rule files apply in the order given, on top of a base: the
+ * default preset, unless a -p is given anywhere, or --to-jvm (a conversion
+ * asked for alone changes nothing else). A first pass over the options
+ * finds those, wherever they are on the line. */
+static void apply_base_rules(hs_cli *cli, int argc, char **argv)
+{
+    int c, have_preset = 0, to_jvm = 0;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, g_optstring, longopts, NULL)) != -1) {
+        have_preset |= c == 'p';
+        to_jvm |= c == OPT_TO_JVM;
+    }
+    optind = 0; /* glibc: start the real pass from scratch */
+    if (!have_preset && !to_jvm) {
+        hs_rules_preset(cli->rules, "default", NULL);
+        hs_report_note_rules(&cli->report, 0, "default");
+    }
+}
+
+/* "-z 19": getopt's optional arguments must be attached, so 19 became a
+ * file name. When that file does not exist, say what was meant. */
+static int check_level_word(const char *path, int is_output)
+{
+    const char *eq;
+    struct stat st;
+
+    if (!g_bare_format || !path || !*path || strspn(path, "0123456789") != strlen(path) ||
+        stat(path, &st) == 0)
+        return EXIT_OK;
+    eq = g_bare_format[1] == '-' ? "=" : "";
+    if (is_output) /* a new output file does not exist yet: ./19 says it is one */
+        fprintf(stderr, "%s: %s would be the output file's name; did you mean %s%s%s? "
+                "(./%s names a file)\n", g_prog, path, g_bare_format, eq, path, path);
+    else
+        fprintf(stderr, "%s: %s: no such file; did you mean %s%s%s?\n", g_prog, path,
+                g_bare_format, eq, path);
+    return EXIT_USAGE;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n > k && strcmp(s + n - k, tail) == 0;
+}
+
+/* -z into "x.gz" (or --gzip into "x.zst") would write one format under the
+ * other's name, which every tool then fails to open: refuse. */
+static int check_output_name(const hs_cli *cli)
+{
+    const char *o = cli->out_path;
+    int named_gz, named_zst;
+
+    if (!o || !cli->format_given)
+        return EXIT_OK;
+    named_gz = ends_with(o, ".gz");
+    named_zst = ends_with(o, ".zst") || ends_with(o, ".zstd");
+    if ((cli->format == HS_OUT_ZSTD && named_gz) || (cli->format == HS_OUT_GZIP && named_zst)) {
+        fprintf(stderr,
+                "%s: %s writes %s, but the name '%s' says %s: drop %s, or name the output "
+                "*.%s\n",
+                g_prog, format_option(cli->format), cli->format == HS_OUT_ZSTD ? "zstd" : "gzip",
+                o, named_gz ? "gzip" : "zstd", format_option(cli->format),
+                cli->format == HS_OUT_ZSTD ? "zst" : "gz");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+/* Fills `cli` from argv. Returns EXIT_OK to go on, or the exit code of a
+ * finished job (--help, --version, --print-rules) or of a usage error. */
+static int parse_args(hs_cli *cli, int argc, char **argv)
+{
+    int c, rc;
     long n;
     char *end;
 
-    /* Presets and rule files apply in the order given, on top of the
-     * default preset unless a -p comes first. */
-    for (c = 1; c < argc && strcmp(argv[c], "--") != 0; c++)
-        if (strncmp(argv[c], "-p", 2) == 0 || strncmp(argv[c], "--preset", 8) == 0)
-            have_preset = 1;
-    if (!have_preset)
-        hs_rules_preset(cli->rules, "default", NULL);
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":p:r:o:z::T:fqhV", longopts, NULL)) != -1) {
+    apply_base_rules(cli, argc, argv);
+    while ((c = getopt_long(argc, argv, g_optstring, longopts, NULL)) != -1) {
         rc = EXIT_OK;
         switch (c) {
         case 'p':
         case 'r':
+            if (c == 'p' && strcmp(optarg, "android-app") == 0)
+                cli->android_preset = 1;
             hs_report_note_rules(&cli->report, c == 'r', optarg);
             rc = add_rules(cli->rules, c == 'r', optarg);
             break;
-        case 'o': cli->out_path = optarg; break;
+        case 'o':
+            if (cli->out_path) {
+                fprintf(stderr, "%s: -o given twice ('%s' and '%s')\n", g_prog, cli->out_path,
+                        optarg);
+                return EXIT_USAGE;
+            }
+            cli->out_path = optarg;
+            break;
         case 'f': cli->force = 1; break;
-        case 'q': cli->progress = 0, cli->quiet = 1; break;
-        case 'z': rc = set_format(cli, HS_OUT_ZSTD, optarg); break;
-        case OPT_GZIP: rc = set_format(cli, HS_OUT_GZIP, optarg); break;
-        case OPT_NO_COMPRESS: rc = set_format(cli, HS_OUT_PLAIN, NULL); break;
+        case 'q': cli->quiet = cli->report.quiet = 1, cli->progress = 0; break;
+        case 'z': rc = set_format(cli, HS_OUT_ZSTD, optarg, argv[optind - 1]); break;
+        case OPT_GZIP: rc = set_format(cli, HS_OUT_GZIP, optarg, argv[optind - 1]); break;
+        case OPT_NO_COMPRESS: rc = set_format(cli, HS_OUT_PLAIN, NULL, NULL); break;
         case 'T':
             n = strtol(optarg, &end, 10);
             if (*end || end == optarg || n < 1 || n > 256)
@@ -292,7 +425,10 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         case 'V':
             printf("hprof-strip %s\n", HS_VERSION_STRING);
             return fflush(stdout) == 0 ? JOB_DONE : EXIT_IO;
-        case ':': return usage_error("missing argument for option", argv[optind - 1]);
+        case ':':
+            if (optopt == OPT_PRINT_RULES)
+                return list_presets() == EXIT_OK ? JOB_DONE : EXIT_IO;
+            return usage_error("missing argument for option", argv[optind - 1]);
         default: return usage_error("unknown option", argv[optind - 1]);
         }
         if (rc != EXIT_OK)
@@ -311,7 +447,10 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         cli->in_path = NULL;
     if (cli->out_path && strcmp(cli->out_path, "-") == 0)
         cli->out_path = NULL;
-    return EXIT_OK;
+    if ((rc = check_level_word(cli->in_path, 0)) != EXIT_OK ||
+        (rc = check_level_word(cli->out_path, 1)) != EXIT_OK)
+        return rc;
+    return check_output_name(cli);
 }
 
 int main(int argc, char **argv)

@@ -100,10 +100,9 @@ void hs_report_note_rules(hs_report *r, int is_file, const char *arg)
     }
 }
 
-void hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
+static void record(hs_report *r, hs_status code, const hs_error *where, int print,
+                   const char *fmt, va_list ap)
 {
-    va_list ap;
-
     if (where) {
         r->error = *where;
     } else {
@@ -112,11 +111,28 @@ void hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const c
         r->error.tag = r->error.subtag = -1;
     }
     r->error.code = code;
-    va_start(ap, fmt);
     vsnprintf(r->error.message, sizeof r->error.message, fmt, ap);
-    va_end(ap);
     r->has_error = 1;
-    fprintf(stderr, "hprof-strip: %s\n", r->error.message);
+    if (print)
+        fprintf(stderr, "hprof-strip: %s\n", r->error.message);
+}
+
+void hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    record(r, code, where, 1, fmt, ap);
+    va_end(ap);
+}
+
+void hs_report_salvage(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    record(r, code, where, !r->quiet, fmt, ap);
+    va_end(ap);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -205,13 +221,12 @@ static void json_side(FILE *fp, const char *name, uint64_t hprof, int known,
 
 static void json_rules(FILE *fp, const hs_report *r, int audit)
 {
-    int i, n = 0, any_preset = 0;
+    int i, n = 0;
 
-    for (i = 0; i < r->n_rules; i++)
-        any_preset |= !r->rule_is_file[i];
+    /* what the run applied, given or not (main.c notes the base preset) */
     fputs("\"presets\":[", fp);
-    if (audit || !any_preset) /* what the run applied, given or not */
-        fputs(audit ? "\"privacy\"" : "\"default\"", fp), n++;
+    if (audit)
+        fputs("\"privacy\"", fp), n++;
     for (i = 0; i < r->n_rules && !audit; i++)
         if (!r->rule_is_file[i]) {
             fputs(n++ ? "," : "", fp);

@@ -35,6 +35,7 @@ typedef struct {
     hs_class_count *histo;
     size_t n_histo;
     int histo_heaps;
+    int quiet;                /* -q: salvage notices recorded, not printed */
 } hs_report;
 
 /* Keeps a copy of the filter's histogram rows. Returns 0, or -1 on no
@@ -48,6 +49,14 @@ void hs_report_note_rules(hs_report *r, int is_file, const char *arg);
 /* Prints "hprof-strip: MESSAGE" on stderr and records it as the run's
  * error, with the place `where` gives (NULL: no place in the input). */
 void hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* The same for a cut or damage that was salvaged (the run worked: exit 6),
+ * printed only without -q. */
+void hs_report_salvage(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif

@@ -85,7 +85,7 @@ static hs_status perr(parser *ps, size_t col, const char *fmt, ...)
     ;
 static hs_status perr(parser *ps, size_t col, const char *fmt, ...)
 {
-    char msg[200], *p;
+    char msg[300], *p; /* room for the list of root kinds */
     va_list ap;
 
     va_start(ap, fmt);
@@ -126,8 +126,19 @@ static int tokenize(const char *line, size_t len, token *t, size_t *bad)
         if (line[i] == '\'' && i + 2 < len && line[i + 2] == '\'')
             i += 3;
         else
-            while (i < len && !is_space(line[i]) && line[i] != '#')
-                i++;
+            for (;;) {
+                size_t k;
+                while (i < len && !is_space(line[i]) && line[i] != '#')
+                    i++;
+                /* a comma list may have spaces around its commas
+                 * ("char,  byte"): one token still */
+                for (k = i; k < len && is_space(line[k]); k++)
+                    ;
+                if (k == i || k == len || line[k] == '#' ||
+                    (line[i - 1] != ',' && line[k] != ','))
+                    break;
+                i = k;
+            }
         if (n == MAX_TOKENS) {
             *bad = start + 1;
             return -1;
@@ -176,6 +187,20 @@ static const hs_name *find_name(const hs_name *names, const char *p, size_t n)
     return NULL;
 }
 
+/* The names a comma list may hold, for an error message: "a, b, c". */
+static void name_list(const hs_name *names, char *buf, size_t cap)
+{
+    size_t at = 0;
+
+    buf[0] = 0;
+    for (; names->name && at < cap; names++) {
+        int k = snprintf(buf + at, cap - at, "%s%s", at ? ", " : "", names->name);
+        if (k < 0)
+            break;
+        at += (size_t)k;
+    }
+}
+
 /* Comma list of names (or "all") into a bit set over codes. */
 static hs_status parse_set(parser *ps, const token *t, const hs_name *names,
                            const char *what, uint8_t *set, size_t setn)
@@ -191,11 +216,21 @@ static hs_status parse_set(parser *ps, const token *t, const hs_name *names,
     while (i <= t->n) {
         size_t j = i;
         const hs_name *nm;
+        size_t e;
+        while (i < t->n && is_space(t->p[i]))
+            i++;
+        j = i;
         while (j < t->n && t->p[j] != ',')
             j++;
-        nm = find_name(names, t->p + i, j - i);
-        if (!nm)
-            return perr(ps, t->col + i, "unknown %s '%.*s'", what, (int)(j - i), t->p + i);
+        for (e = j; e > i && is_space(t->p[e - 1]); e--)
+            ;
+        nm = find_name(names, t->p + i, e - i);
+        if (!nm) {
+            char list[512];
+            name_list(names, list, sizeof list);
+            return perr(ps, t->col + i, "unknown %s '%.*s' (all, or a list of: %s)", what,
+                        (int)(e - i), t->p + i, list);
+        }
         set[nm->code] = 1;
         i = j + 1;
     }
@@ -255,11 +290,13 @@ static hs_status do_arrays(parser *ps, const token *t, int n)
             return perr(ps, t[2].col + t[2].n, "'%.*s' needs a value", (int)(t[2].n), t[2].p);
         if (fill && t[3].n == 3 && t[3].p[0] == '\'' && t[3].p[2] == '\'') {
             num = (unsigned char)t[3].p[1];
-        } else if (parse_number(&t[3], 0, &num) != 0 || (fill && num > 255)) {
+        } else if (parse_number(&t[3], 0, &num) != 0 || (fill && num > 255) ||
+                   num > UINT32_MAX) { /* an array's length is a u4 */
             return perr(ps, t[3].col,
                         fill ? "fill takes a byte (0..255, 0x.., or a quoted character), "
                                "not '%.*s'"
-                             : "prefix takes a number of elements, not '%.*s'", (int)(t[3].n), t[3].p);
+                             : "prefix takes a number of elements (0 to 4294967295), "
+                               "not '%.*s'", (int)(t[3].n), t[3].p);
         }
         v.action = fill ? HS_ARR_FILL : HS_ARR_PREFIX;
         if (fill)
@@ -430,6 +467,9 @@ hs_status hs_rules_parse(hs_rules *rules, const char *text, size_t len, const ch
     ps.rules = rules;
     ps.origin = origin ? origin : "rules";
     ps.err = err;
+    /* a UTF-8 byte-order mark, as some Windows editors write, is no text */
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        text += 3, len -= 3;
     return parse_text(&ps, text, len);
 }
 

@@ -23,15 +23,26 @@
 
 static const char *const g_prog = "hprof-strip";
 
+/* The header's version string, "JAVA PROFILE 1.0.x" (18 bytes) */
+#define HEAD_LEN 18
+
 typedef struct {
     hs_input *in;
     hs_progress progress;
+    char head[HEAD_LEN]; /* the first bytes read: which dump it was */
+    size_t head_len;
 } reader;
 
 static long read_with_progress(void *ctx, void *buf, size_t cap)
 {
     reader *r = ctx;
     long n = hs_input_read(r->in, buf, cap);
+
+    if (n > 0 && r->head_len < HEAD_LEN) {
+        size_t k = HEAD_LEN - r->head_len < (size_t)n ? HEAD_LEN - r->head_len : (size_t)n;
+        memcpy(r->head + r->head_len, buf, k);
+        r->head_len += k;
+    }
 
     hs_progress_update(&r->progress, hs_input_raw_bytes(r->in));
     return n;
@@ -167,7 +178,8 @@ static int report_damage(hs_cli *cli, hs_status s, const hs_error *e, hs_input *
         fprintf(stderr, "%s: %s: (and then %s)\n", g_prog, name, hs_input_error(in));
         return exit_code(s);
     }
-    hs_report_fail(&cli->report, s == HS_OK ? HS_E_TRUNCATED : s, e,
+    (salvaged ? hs_report_salvage : hs_report_fail)(
+        &cli->report, s == HS_OK ? HS_E_TRUNCATED : s, e,
                    "%s: %s; the decompressed dump ends there, at byte %llu: %s%s", name,
                    hs_input_error(in), (unsigned long long)end, cut_detail(s, e),
                    salvaged && s == HS_OK ? " (salvaged)" : "");
@@ -227,8 +239,9 @@ static int discard(void *ctx, const void *buf, size_t len)
     return 0;
 }
 
-/* --audit: what the privacy preset would still have to remove. Returns
- * EXIT_OK when nothing, EXIT_AUDIT otherwise. */
+/* --audit: what the privacy preset would still have to remove (with -q,
+ * only the exit status tells). Returns EXIT_OK when nothing, EXIT_AUDIT
+ * otherwise. */
 static int audit_report(hs_cli *cli, const hs_stats *st)
 {
     const char *name = cli->in_path ? cli->in_path : "stdin";
@@ -237,6 +250,8 @@ static int audit_report(hs_cli *cli, const hs_stats *st)
     cli->report.audited = 1;
     cli->report.audit_clean = clean;
 
+    if (cli->quiet)
+        return clean ? EXIT_OK : EXIT_AUDIT;
     printf("%s: %s\n", name, clean ? "clean" : "NOT clean");
     printf("  non-zero primitive-array bytes: %llu", (unsigned long long)st->nonzero_array_bytes);
     if (st->nonzero_array_bytes)
@@ -249,6 +264,53 @@ static int audit_report(hs_cli *cli, const hs_stats *st)
            "   see hprof-strip --print-rules privacy)\n");
     fflush(stdout);
     return clean ? EXIT_OK : EXIT_AUDIT;
+}
+
+/* True when `rules` change nothing (preset none, or rules amounting to it):
+ * then a full-size output is what was asked for. */
+static int rules_change_nothing(const hs_rules *rules)
+{
+    hs_rules *none = hs_rules_create(NULL);
+    char a[16384], b[16384];
+    int same;
+
+    if (!none)
+        return 0;
+    hs_rules_print(rules, a, sizeof a);
+    hs_rules_print(none, b, sizeof b);
+    same = strcmp(a, b) == 0;
+    hs_rules_free(none);
+    return same;
+}
+
+/* After a good run, what the user may not expect: options that had nothing
+ * to do on a JVM dump, and a plain output file as big as its input
+ * (zeroing keeps sizes: the small file is the compressed one). */
+static void warn_after_run(const hs_cli *cli, const reader *rd, const hs_stats *st, int out_fd)
+{
+    const char *name = cli->in_path ? cli->in_path : "stdin";
+    int jvm = rd->head_len == HEAD_LEN && (memcmp(rd->head, "JAVA PROFILE 1.0.1", 18) == 0 ||
+                                           memcmp(rd->head, "JAVA PROFILE 1.0.2", 18) == 0);
+    struct stat ost;
+
+    if (cli->quiet || cli->audit)
+        return;
+    if (jvm && cli->opt.to_jvm)
+        fprintf(stderr, "%s: --to-jvm: %s is a JVM dump already (%.18s): nothing to convert\n",
+                g_prog, name, rd->head);
+    if (jvm && cli->android_preset)
+        fprintf(stderr,
+                "%s: -p android-app: %s is a JVM dump, without zygote or image heaps: "
+                "nothing to drop beyond the default preset\n",
+                g_prog, name);
+    /* advice, not a warning: kept out of a JSON report's way */
+    if (cli->format == HS_OUT_PLAIN && cli->stats != 2 && fstat(out_fd, &ost) == 0 &&
+        S_ISREG(ost.st_mode) && st->bytes_in &&
+        (double)st->bytes_out > 0.9 * (double)st->bytes_in && !rules_change_nothing(cli->rules))
+        fprintf(stderr,
+                "%s: the output is %.0f%% of the input's size: zeroed data keeps its size; "
+                "for a small file compress it: -z, or -o NAME.hprof.zst (or .gz)\n",
+                g_prog, 100.0 * (double)st->bytes_out / (double)st->bytes_in);
 }
 
 /* What a run that worked has to say besides: a dump with no heap dump in
@@ -379,6 +441,8 @@ static int run_filter(hs_cli *cli)
     src.ctx = &rd;
     src.data = hs_input_data(rd.in, &src.size);
     if (src.data) {
+        rd.head_len = src.size < HEAD_LEN ? (size_t)src.size : HEAD_LEN;
+        memcpy(rd.head, src.data, rd.head_len);
         src.window = window_with_progress;
         signal(SIGBUS, on_sigbus);
     }
@@ -386,6 +450,7 @@ static int run_filter(hs_cli *cli)
     dst.ctx = out;
     s = hs_filter_run(filter, &src, &dst);
     if ((s == HS_OK || s == HS_SALVAGED) && hs_output_finish(out) != 0) {
+        hs_progress_clear(&rd.progress); /* the message on a line of its own */
         hs_report_fail(r, HS_E_WRITE, NULL, "writing the output failed: %s",
                        hs_output_error(out));
         s = HS_E_WRITE;
@@ -394,19 +459,21 @@ static int run_filter(hs_cli *cli)
         rc = report_damage(cli, s, hs_filter_error(filter), rd.in, out);
     } else {
         rc = exit_code(s);
+        if (s != HS_OK)
+            hs_progress_clear(&rd.progress);
         if (s == HS_SALVAGED)
-            hs_report_fail(r, HS_E_TRUNCATED, hs_filter_error(filter), "%s: %s",
-                           cli->in_path ? cli->in_path : "stdin",
-                           hs_filter_error(filter)->message);
+            hs_report_salvage(r, hs_filter_error(filter)->code, hs_filter_error(filter),
+                              "%s: %s", cli->in_path ? cli->in_path : "stdin",
+                              hs_filter_error(filter)->message);
         else if (s != HS_OK)
             report_failure(cli, s, hs_filter_error(filter), rd.in, out);
     }
-    if (src.data) { /* in place: how far the filter got */
+    if (s == HS_OK) { /* after an error, no final figures under it */
         hs_stats now;
         hs_filter_stats(filter, &now);
-        hs_progress_end(&rd.progress, now.bytes_in);
-    } else {
-        hs_progress_end(&rd.progress, hs_input_raw_bytes(rd.in));
+        /* read in place: how far the filter got */
+        hs_progress_end(&rd.progress, src.data ? now.bytes_in : hs_input_raw_bytes(rd.in));
+        warn_after_run(cli, &rd, &now, out_fd);
     }
     if (rc == EXIT_OK || rc == EXIT_SALVAGED)
         rc = after_run(cli, filter, rc);

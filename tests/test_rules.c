@@ -587,3 +587,48 @@ Test(rulefile, presets_combine)
     cr_expect_str_eq(buf, "strings keep\narrays all keep\n");
     hs_rules_free(r);
 }
+
+/* Rule-file forms people write by hand: spaces around a list's commas, a
+ * byte-order mark from a Windows editor. */
+Test(rulefile, lenient_forms)
+{
+    static const char *const texts[] = {"arrays char,  byte zero\n", "arrays char ,byte zero\n",
+                                        "arrays char , byte zero  # both\n",
+                                        "\357\273\277arrays char,byte zero\n"};
+    size_t i;
+
+    for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        hs_rules *r = hs_rules_create(NULL);
+        hs_error err;
+        char buf[1024];
+        cr_assert_eq(hs_rules_parse(r, texts[i], strlen(texts[i]), "t", &err), HS_OK,
+                     "'%s': %s", texts[i], err.message);
+        hs_rules_print(r, buf, sizeof buf);
+        cr_expect(strstr(buf, "arrays char,byte zero\n") != NULL, "'%s': %s", texts[i], buf);
+        hs_rules_free(r);
+    }
+}
+
+/* Mistakes get a message that says what would have been right. */
+Test(rulefile, helpful_errors)
+{
+    /* the valid kinds, listed */
+    expect_parse_error("roots jni-globl drop\n", "x.rules:1:7:", "jni-global, jni-local");
+    expect_parse_error("arrays bytes zero\n", "x.rules:1:8:", "boolean, char, float");
+    /* an array length is a u4: a prefix beyond it is a mistake */
+    expect_parse_error("arrays all prefix 4294967296\n", "x.rules:1:19:", "prefix takes");
+    expect_parse_error("arrays all prefix 0x100000000\n", "x.rules:1:19:", "prefix takes");
+    /* a BOM anywhere but the start is not skipped */
+    expect_parse_error("arrays all zero\n\xEF\xBB\xBFheap app drop\n", "x.rules:2:1:",
+                       "unknown directive");
+    /* a comma list still ends at a word without a comma */
+    expect_parse_error("arrays char, byte zap\n", "x.rules:1:19:", "unknown array action");
+}
+
+Test(rulefile, prefix_at_u4_max)
+{
+    hs_rules *r = hs_rules_create(NULL);
+    static const char t[] = "arrays all prefix 4294967295\n";
+    cr_expect_eq(hs_rules_parse(r, t, sizeof t - 1, "t", NULL), HS_OK);
+    hs_rules_free(r);
+}

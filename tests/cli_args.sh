@@ -1,0 +1,156 @@
+#!/bin/sh
+# tests/cli_args.sh - a command line without surprises (issue #14): options
+# that look like something else, conflicting options, -q, the progress
+# display, rule-file and preset messages, and the size hint for a plain
+# output. Usage: sh tests/cli_args.sh ./hprof-strip
+set -u
+BIN=$(cd "$(dirname "${1:-./hprof-strip}")" && pwd)/$(basename "${1:-./hprof-strip}")
+JVM=$(pwd)/fixtures/jvm17-64bit.hprof       # 1.0.2; default output about half its size
+ART=$(pwd)/fixtures/android-art2025-ahat-test-dump.hprof   # 1.0.3; default keeps ~100%
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+expect_rc() { if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit $rc, expected $1"; fi; }
+expect_grep() { if grep -q -- "$1" "$2"; then ok; else bad "$3: '$1' not in $(cat "$2")"; fi; }
+expect_no_grep() { if grep -q -- "$1" "$2"; then bad "$3: '$1' in $(cat "$2")"; else ok; fi; }
+expect_empty() { if [ ! -s "$1" ]; then ok; else bad "$2: not empty: $(head -c 300 "$1")"; fi; }
+cd "$T" || exit 1
+
+# 1. --to-jvm alone converts and changes nothing else (preset none)
+"$BIN" -p none --to-jvm "$ART" >none-jvm.hprof 2>err; rc=$?
+expect_rc 0 "-p none --to-jvm"
+"$BIN" --to-jvm "$ART" >jvm.hprof 2>err; rc=$?
+expect_rc 0 "--to-jvm"; cmp -s jvm.hprof none-jvm.hprof && ok || bad "--to-jvm alone is not -p none --to-jvm"
+"$BIN" -p default --to-jvm "$ART" >def-jvm.hprof 2>/dev/null
+cmp -s jvm.hprof def-jvm.hprof && bad "--to-jvm alone zeroed the arrays" || ok
+expect_no_grep "JVM dump" err "--to-jvm on an Android dump warns"
+# wherever --to-jvm stands, and with a rule file after it: on top of none
+printf 'strings keep\n' >keep.rules
+"$BIN" -r keep.rules --to-jvm "$ART" 2>/dev/null | cmp -s - none-jvm.hprof && ok || bad "-r before --to-jvm: not on top of none"
+# on a JVM dump there is nothing to convert: a warning, exit 0, -q silences it
+"$BIN" --to-jvm "$JVM" >/dev/null 2>err; rc=$?
+expect_rc 0 "--to-jvm on a JVM dump"; expect_grep "nothing to convert" err "--to-jvm on a JVM dump"
+"$BIN" -p android-app "$JVM" >/dev/null 2>err; rc=$?
+expect_rc 0 "-p android-app on a JVM dump"; expect_grep "android-app: .* is a JVM dump" err "-p android-app on a JVM dump"
+"$BIN" -p android-app "$ART" >/dev/null 2>err
+expect_empty err "-p android-app on an Android dump"
+gzip -1c "$JVM" | "$BIN" -q --to-jvm -p android-app >/dev/null 2>err; rc=$?
+expect_rc 0 "-q on a JVM dump"; expect_empty err "-q --to-jvm -p android-app"
+gzip -1c "$JVM" | "$BIN" --to-jvm >/dev/null 2>err
+expect_grep "stdin is a JVM dump already" err "--to-jvm on a gzip'd JVM dump from a pipe"
+
+# 2. a level as a separate word is a file name to getopt: say what was meant
+"$BIN" -z 19 <"$JVM" >out 2>err; rc=$?
+expect_rc 2 "-z 19"; expect_grep "did you mean -z19?" err "-z 19"; expect_empty out "-z 19 stdout"
+"$BIN" --zstd 5 "$JVM" >out 2>err; rc=$?
+expect_rc 2 "--zstd 5"; expect_grep "did you mean --zstd=5?" err "--zstd 5"
+"$BIN" --gzip 9 <"$JVM" >out 2>err; rc=$?
+expect_rc 2 "--gzip 9"; expect_grep "did you mean --gzip=9?" err "--gzip 9"
+"$BIN" "$JVM" -z 19 2>err; rc=$?
+expect_rc 2 "-z 19 after the input"; expect_grep "did you mean -z19? (./19 names a file)" err "-z 19 as output"
+[ -e 19 ] && bad "-z 19 after the input wrote a file named 19" || ok
+"$BIN" "$JVM" -z ./19 2>err; rc=$?
+expect_rc 0 "-z ./19"; rm -f 19
+cp "$JVM" 19   # a file that is named 19 is a file
+"$BIN" -z 19 >out 2>err; rc=$?
+expect_rc 0 "-z with an input named 19"
+"$BIN" -z -o x.gz "$JVM" 2>err; rc=$?
+expect_rc 2 "-z -o x.gz"; expect_grep "writes zstd, but the name 'x.gz' says gzip" err "-z -o x.gz"
+[ -e x.gz ] && bad "-z -o x.gz wrote x.gz" || ok
+"$BIN" --gzip "$JVM" x.zst 2>err; rc=$?
+expect_rc 2 "--gzip into x.zst"; expect_grep "says zstd" err "--gzip into x.zst"
+"$BIN" --no-compress -o plain.gz "$JVM" 2>err; rc=$?
+expect_rc 0 "--no-compress -o plain.gz (documented: plain whatever the name)"
+"$BIN" -z -o ok.zst "$JVM" 2>err; rc=$?
+expect_rc 0 "-z -o ok.zst"
+"$BIN" -o a.hprof -o b.hprof "$JVM" 2>err; rc=$?
+expect_rc 2 "-o twice"; expect_grep "-o given twice" err "-o twice"
+[ -e a.hprof ] || [ -e b.hprof ] && bad "-o twice wrote a file" || ok
+"$BIN" -z --gzip "$JVM" >out 2>err; rc=$?
+expect_rc 2 "-z --gzip"; expect_grep "choose one of -z and --gzip" err "-z --gzip"
+"$BIN" --gzip=3 --zstd "$JVM" >out 2>err; rc=$?
+expect_rc 2 "--gzip --zstd"; expect_grep "choose one of --gzip and -z" err "--gzip --zstd"
+"$BIN" -z3 -z5 "$JVM" >out 2>err; rc=$?
+expect_rc 0 "-z twice (the last level)"
+
+# 3. -q: only errors reach stderr; --audit's status still tells
+"$BIN" --audit -q "$JVM" >out 2>err; rc=$?
+expect_rc 7 "--audit -q on data"; expect_empty out "--audit -q stdout"; expect_empty err "--audit -q stderr"
+"$BIN" -p privacy "$JVM" | "$BIN" --audit -q >out 2>err; rc=$?
+expect_rc 0 "--audit -q on a clean dump"; expect_empty out "--audit -q clean stdout"
+head -c 2000000 "$JVM" | "$BIN" --salvage -q >out 2>err; rc=$?
+expect_rc 6 "--salvage -q"; expect_empty err "--salvage -q stderr"
+head -c 2000000 "$JVM" | "$BIN" --salvage >out 2>err
+expect_grep "salvaged" err "--salvage without -q says so"
+head -c 2000000 "$JVM" | "$BIN" -q >out 2>err; rc=$?
+expect_rc 3 "-q on a truncated input"; expect_grep "input ends inside" err "-q keeps errors"
+
+# 4. progress: plain lines when not on a terminal, one every few seconds
+"$BIN" --progress "$JVM" >/dev/null 2>log
+if grep -q "$(printf '\r')" log || grep -q "$(printf '\033')" log; then bad "--progress 2>log has \\r or escapes: $(od -c log | head -3)"; else ok; fi
+expect_grep "(100%).* in [0-9.]* s$" log "--progress 2>log final line"
+{ head -c 1000000 "$JVM"; sleep 6; tail -c +1000001 "$JVM"; } |
+    "$BIN" --progress --size 3737979 >/dev/null 2>log
+[ "$(grep -c 'MB/s' log)" -eq 2 ] && ok || bad "--progress 2>log: want one line during the 6 s wait, one at the end: $(cat log)"
+# on a terminal (script(1) makes one, 40 columns): lines fit, and an error
+# starts on a clean line with no final figures after it
+if command -v script >/dev/null 2>&1; then
+    cat >slow.sh <<EOS
+stty cols 40 2>/dev/null
+{ head -c 1000000 "$JVM"; sleep 1; tail -c +1000001 "$JVM"; } | "$BIN" --size 3737979 >/dev/null
+{ head -c 1000000 "$JVM"; sleep 1; } | "$BIN" >/dev/null
+exit 0
+EOS
+    script -qec "sh slow.sh" /dev/null >tty 2>&1
+    tr '\r' '\n' <tty | sed 's/\x1b\[K//g' >tty.lines
+    expect_grep "MB/s" tty.lines "progress on a terminal"
+    grep -v "stdin:" tty.lines | awk 'length($0) > 39 { print; n++ } END { exit n > 0 }' >wide &&
+        ok || bad "progress wider than 39 columns: $(cat wide)"
+    expect_grep "^hprof-strip: stdin: input byte 1000000" tty.lines "error on a line of its own"
+    awk '/stdin: input byte/ { e = 1; next } e && /MB/ { n++ } END { exit n > 0 }' tty.lines &&
+        ok || bad "a progress line after the error: $(cat tty.lines)"
+fi
+
+# 5. rule files and presets: messages that say what is right
+mkdir rdir
+"$BIN" -r rdir "$JVM" >out 2>err; rc=$?
+expect_rc 2 "-r DIR"; expect_grep "rdir: Is a directory" err "-r DIR"
+printf '\357\273\277# from a Windows editor\narrays char,  byte zero\nroots debuger drop\n' >bom.rules
+"$BIN" -r bom.rules "$JVM" >out 2>err; rc=$?
+expect_rc 2 "bad root kind"; expect_grep "bom.rules:3:7: unknown root kind 'debuger' (all, or a list of: .*debugger" err "root kinds listed"
+printf '\357\273\277arrays char,  byte zero\n' >ok.rules
+"$BIN" -r ok.rules "$JVM" >out 2>err; rc=$?
+expect_rc 0 "BOM and spaced list"
+printf 'arrays all prefix 4294967296\n' >big.rules
+"$BIN" -r big.rules "$JVM" >out 2>err; rc=$?
+expect_rc 2 "prefix beyond u4"; expect_grep "prefix takes" err "prefix beyond u4"
+"$BIN" --print-rules >out 2>err; rc=$?
+expect_rc 0 "--print-rules alone"; expect_grep "^privacy .*primitive field" out "--print-rules lists presets"
+expect_grep "^android-app " out "--print-rules lists android-app"
+"$BIN" --print-rules nosuch >out 2>err; rc=$?
+expect_rc 2 "--print-rules nosuch"
+expect_grep "unknown preset 'nosuch'; presets: none, default, privacy, android-app" err "--print-rules nosuch"
+expect_no_grep "preset:1:1" err "--print-rules nosuch: no rule-text position"
+"$BIN" -p nosuch "$JVM" >out 2>err; rc=$?
+expect_rc 2 "-p nosuch"; expect_grep "unknown preset 'nosuch'; presets:" err "-p nosuch"
+
+# 6. a plain output file as big as its input: say how to get it small, once
+"$BIN" "$ART" >big.hprof 2>err; rc=$?
+expect_rc 0 "default on an Android dump"; expect_grep "compress it: -z" err "size hint"
+[ "$(wc -l <err)" -eq 1 ] && ok || bad "size hint more than once: $(cat err)"
+"$BIN" "$ART" -o big2.hprof 2>err
+expect_grep "compress it" err "size hint with -o"
+"$BIN" -q "$ART" >big3.hprof 2>err; expect_empty err "size hint with -q"
+"$BIN" "$ART" 2>err | cat >/dev/null; expect_empty err "size hint to a pipe"
+"$BIN" -o small.hprof.zst "$ART" 2>err; expect_empty err "size hint with compression"
+"$BIN" -p none "$ART" >same.hprof 2>err; expect_empty err "size hint with -p none"
+"$BIN" "$JVM" >half.hprof 2>err; expect_empty err "size hint for a half-size output"
+"$BIN" --stats=json "$ART" >big4.hprof 2>err
+[ "$(wc -l <err)" -eq 1 ] && ok || bad "--stats=json: more than the JSON: $(cat err)"
+
+echo "cli_args: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
