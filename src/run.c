@@ -430,12 +430,15 @@ int hs_cli_run(hs_cli *cli)
         hs_rules_preset(cli->rules, "privacy", NULL);
         cli->format = HS_OUT_PLAIN;
     }
-    if ((rc = check_terminals(cli)) != EXIT_OK || (rc = open_files(cli, &in_fd, &of)) != EXIT_OK)
+    if ((rc = check_terminals(cli)) != EXIT_OK)
         return rc;
-    if (cli->out_path) {
-        out_fd = of.fd;
+    /* caught before the temporary file exists, so none is ever left */
+    if (cli->out_path)
         hs_outfile_catch_signals();
-    }
+    if ((rc = open_files(cli, &in_fd, &of)) != EXIT_OK)
+        return rc;
+    if (cli->out_path)
+        out_fd = of.fd;
     /* A closed pipe downstream, or a file-size limit, is an error to report
      * (write fails with EPIPE or EFBIG), not a silent death by signal. */
     signal(SIGPIPE, SIG_IGN);
