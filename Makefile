@@ -91,6 +91,7 @@ $(FRESH_DUMP):
 check: $(BIN) $(TEST_BIN) $(FRESH_DUMP)
 	$(TEST_BIN) --jobs 2
 	sh tests/cli.sh ./$(BIN)
+	sh tests/cli_safety.sh ./$(BIN)
 
 # The whole suite: warnings as errors, Criterion suites, CLI checks, the
 # outputs checked by parsers nobody here wrote (hprof-conv, VisualVM), and

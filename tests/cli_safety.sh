@@ -114,8 +114,13 @@ expect_rc 0 "-f over 0444 from a pipe"
 "$BIN" -p none --stats -o "$T/closed2.hprof" "$FIX" 2>&-; rc=$?
 expect_rc 0 "stderr closed"
 cmp -s "$T/want" "$T/closed2.hprof" && ok || bad "stderr closed: the dump differs (messages in it?)"
-"$BIN" -p none --stats=json -o "$T/closed2.hprof.gz" "$FIX" 2>&- && ok || bad "stderr closed, gzip"
-gzip -dc "$T/closed2.hprof.gz" | cmp -s "$T/want" - && ok || bad "stderr closed: the .gz differs"
+# input on stdin: the output file is the first thing opened, fd 2 if free
+"$BIN" -p none --stats --progress -o "$T/closed2b.hprof" <"$FIX" 2>&-; rc=$?
+expect_rc 0 "stderr closed, stdin input"
+cmp -s "$T/want" "$T/closed2b.hprof" && ok || bad "stderr closed, stdin input: the dump differs"
+"$BIN" -p none --stats=json -o "$T/closed2.hprof.gz" <"$FIX" 2>&- && ok || bad "stderr closed, gzip"
+gzip -t "$T/closed2.hprof.gz" 2>/dev/null && gzip -dc "$T/closed2.hprof.gz" | cmp -s "$T/want" - &&
+    ok || bad "stderr closed: the .gz differs"
 "$BIN" -p none -o "$T/closed0.hprof" "$FIX" <&-; rc=$?
 expect_rc 0 "stdin closed, input named"
 cmp -s "$T/want" "$T/closed0.hprof" && ok || bad "stdin closed: the dump differs"
