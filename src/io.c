@@ -67,9 +67,9 @@ static int open_in_place(hs_outfile *o, const struct stat *st, int force)
         errno = EISDIR;
         return -1;
     }
-    /* writing into a character device (/dev/null, a terminal) destroys
-     * nothing; a FIFO or a block device is said with -f */
-    if (!force && !S_ISCHR(st->st_mode)) {
+    /* writing into a character device (/dev/null, a terminal) or a FIFO
+     * destroys nothing; writing over a block device (a disk) is said with -f */
+    if (!force && S_ISBLK(st->st_mode)) {
         errno = EEXIST;
         return -1;
     }
@@ -110,6 +110,12 @@ int hs_outfile_open(hs_outfile *o, const char *path, int force, int mode)
     o->path = path;
     o->fd = -1;
     o->tmp = NULL;
+    /* what is not a regular file is opened by the name given: the kernel
+     * follows links there, /proc's magic ones (/dev/stdout) included */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        o->target = strdup(path);
+        return o->target ? open_in_place(o, &st, force) : -1;
+    }
     if (!(o->target = follow_links(path)))
         return -1;
     if (stat(o->target, &st) == 0) {

@@ -27,8 +27,8 @@ typedef struct {
 /* Opens the output. `mode`: the permission bits for a file made anew (the
  * input file's, or -1 for the umask default; a replaced file keeps its own
  * when `mode` is -1). Returns 0, or -1 with errno set: EEXIST when `path`
- * exists and `force` is 0 (a character device such as /dev/null needs no
- * force), EISDIR for a directory. */
+ * exists and `force` is 0 (a character device such as /dev/null, or a FIFO,
+ * needs no force: it is written into), EISDIR for a directory. */
 int hs_outfile_open(hs_outfile *o, const char *path, int force, int mode);
 /* Closes and renames into place; -1 with errno set on failure (the
  * temporary file is removed). */
