@@ -273,6 +273,36 @@ static int audit_report(const hs_cli *cli, const hs_stats *st)
     return clean ? EXIT_OK : EXIT_AUDIT;
 }
 
+/* --audit asks what the privacy preset would remove, and writes no dump. */
+static int check_audit(hs_cli *cli)
+{
+    if (!cli->audit)
+        return EXIT_OK;
+    if (cli->out_path) {
+        fprintf(stderr, "%s: --audit writes no dump; drop the output name '%s'\n", g_prog,
+                cli->out_path);
+        return EXIT_USAGE;
+    }
+    hs_rules_preset(cli->rules, "none", NULL);
+    hs_rules_preset(cli->rules, "privacy", NULL);
+    cli->format = HS_OUT_PLAIN;
+    return EXIT_OK;
+}
+
+/* Puts -o's file in place after a success, removes it otherwise. */
+static int close_output(const hs_cli *cli, hs_outfile *of, int rc)
+{
+    if (rc != EXIT_OK && rc != EXIT_SALVAGED) {
+        hs_outfile_abort(of);
+        return rc;
+    }
+    if (hs_outfile_commit(of) != 0) {
+        fprintf(stderr, "%s: %s: %s\n", g_prog, cli->out_path, strerror(errno));
+        return EXIT_IO;
+    }
+    return rc;
+}
+
 /* The checks made before any input is read: a terminal on either side. */
 static int check_terminals(const hs_cli *cli)
 {
@@ -396,8 +426,10 @@ static int report_after(const hs_cli *cli, hs_filter *filter, const hs_output *o
     if (cli->audit && rc == EXIT_OK)
         rc = audit_report(cli, &stats);
     /* bytes that never got out are not output: a plain dump counts what
-     * was written (compressed, what was compressed is all one knows) */
-    if (!cli->audit && rc == EXIT_IO && cli->format == HS_OUT_PLAIN &&
+     * was written; compressed, nothing written is nothing out (else what
+     * was compressed is all one knows) */
+    if (!cli->audit && rc == EXIT_IO &&
+        (cli->format == HS_OUT_PLAIN || hs_output_written(out) == 0) &&
         hs_output_written(out) < stats.bytes_out)
         stats.bytes_out = hs_output_written(out);
     if (cli->stats == 2)
@@ -419,18 +451,7 @@ int hs_cli_run(hs_cli *cli)
 
     memset(&rd, 0, sizeof rd);
     choose_format(cli);
-    if (cli->audit) {
-        /* an audit asks what the privacy preset would remove */
-        if (cli->out_path) {
-            fprintf(stderr, "%s: --audit writes no dump; drop the output name '%s'\n", g_prog,
-                    cli->out_path);
-            return EXIT_USAGE;
-        }
-        hs_rules_preset(cli->rules, "none", NULL);
-        hs_rules_preset(cli->rules, "privacy", NULL);
-        cli->format = HS_OUT_PLAIN;
-    }
-    if ((rc = check_terminals(cli)) != EXIT_OK)
+    if ((rc = check_audit(cli)) != EXIT_OK || (rc = check_terminals(cli)) != EXIT_OK)
         return rc;
     /* caught before the temporary file exists, so none is ever left */
     if (cli->out_path)
@@ -492,15 +513,5 @@ done:
         close(spill.fd);
     if (cli->in_path)
         close(in_fd);
-    if (cli->out_path) {
-        if (rc == EXIT_OK || rc == EXIT_SALVAGED) {
-            if (hs_outfile_commit(&of) != 0) {
-                fprintf(stderr, "%s: %s: %s\n", g_prog, cli->out_path, strerror(errno));
-                rc = EXIT_IO;
-            }
-        } else {
-            hs_outfile_abort(&of);
-        }
-    }
-    return rc;
+    return cli->out_path ? close_output(cli, &of, rc) : rc;
 }

@@ -149,6 +149,9 @@ fi
 "$BIN" -p none --stats=json "$FIX" >&- 2>"$T/err"; rc=$?
 expect_rc 4 "stdout closed"
 expect_grep '"bytes_out":0,' "$T/err" "stdout closed: bytes_out counts what was written"
+"$BIN" -p none -z --stats=json "$FIX" >&- 2>"$T/err"; rc=$?
+expect_rc 4 "stdout closed, zstd"
+expect_grep '"bytes_out":0,' "$T/err" "stdout closed, zstd: bytes_out"
 # held instances spill into $TMPDIR: a missing one is named
 TMPDIR="$T/no-such-dir" "$BIN" -p privacy --spill-after 1 "$AND" >"$T/out" 2>"$T/err"; rc=$?
 expect_rc 4 "spill into a missing \$TMPDIR"
