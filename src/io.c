@@ -102,7 +102,7 @@ static int open_temporary(hs_outfile *o, int perm)
     return 0;
 }
 
-int hs_outfile_open(hs_outfile *o, const char *path, int force, int mode)
+static int outfile_open(hs_outfile *o, const char *path, int force, int mode)
 {
     struct stat st;
     int perm;
@@ -110,6 +110,7 @@ int hs_outfile_open(hs_outfile *o, const char *path, int force, int mode)
     o->path = path;
     o->fd = -1;
     o->tmp = NULL;
+    o->target = NULL;
     /* what is not a regular file is opened by the name given: the kernel
      * follows links there, /proc's magic ones (/dev/stdout) included */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -138,6 +139,19 @@ int hs_outfile_open(hs_outfile *o, const char *path, int force, int mode)
         perm = mode >= 0 ? mode : (int)(0666 & ~mask);
     }
     return open_temporary(o, perm);
+}
+
+int hs_outfile_open(hs_outfile *o, const char *path, int force, int mode)
+{
+    int e;
+
+    if (outfile_open(o, path, force, mode) == 0)
+        return 0;
+    e = errno;
+    free(o->target);
+    o->target = NULL;
+    errno = e;
+    return -1;
 }
 
 int hs_outfile_commit(hs_outfile *o)
