@@ -108,6 +108,7 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ARTSIM_DUMP)
 	sh tests/cli_report.sh ./$(BIN)
 	sh tests/cli_input.sh ./$(BIN)
 	sh tests/cli_args.sh ./$(BIN)
+	sh tests/cli_safety.sh ./$(BIN)
 
 # The whole suite: warnings as errors, Criterion suites, CLI checks, the
 # outputs checked by parsers nobody here wrote (hprof-conv, VisualVM), and

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "hprof_strip.h"
+#include "io.h"
 
 static const char *g_prog = "hprof-strip";
 
@@ -458,6 +459,8 @@ int main(int argc, char **argv)
     hs_cli cli;
     int rc;
 
+    /* before anything is opened: no file may become fd 0, 1 or 2 */
+    hs_fill_std_fds();
     memset(&cli, 0, sizeof cli);
     cli.level = -1;
     cli.progress = -1;

@@ -36,6 +36,7 @@ struct hs_output {
     int fd;
     enum hs_output_format format;
     char err[200];
+    int err_no; /* errno of the failed write, 0 for other failures */
     uint64_t written; /* bytes written to fd */
     /* zstd */
     ZSTD_CCtx *zc;
@@ -64,6 +65,7 @@ static int fd_write_all(hs_output *o, const void *buf, size_t len)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
+            o->err_no = errno;
             snprintf(o->err, sizeof o->err, "%s", strerror(errno));
             return -1;
         }
@@ -341,6 +343,11 @@ int hs_output_finish(hs_output *o)
 const char *hs_output_error(const hs_output *o)
 {
     return o->err[0] ? o->err : "unknown error";
+}
+
+int hs_output_errno(const hs_output *o)
+{
+    return o ? o->err_no : 0;
 }
 
 uint64_t hs_output_written(const hs_output *o)

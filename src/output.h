@@ -22,6 +22,9 @@ int hs_output_write(void *ctx, const void *buf, size_t len);
 /* Ends the compressed stream and writes everything out. 0 or -1. */
 int hs_output_finish(hs_output *o);
 const char *hs_output_error(const hs_output *o);
+/* The errno of a failed write (EPIPE: the reader went away; ENOSPC...), or
+ * 0 when nothing failed or the failure was not the descriptor's. */
+int hs_output_errno(const hs_output *o);
 uint64_t hs_output_written(const hs_output *o);
 void hs_output_free(hs_output *o);
 

@@ -23,26 +23,16 @@
 
 static const char *const g_prog = "hprof-strip";
 
-/* The header's version string, "JAVA PROFILE 1.0.x" (18 bytes) */
-#define HEAD_LEN 18
-
 typedef struct {
+    int fd;
     hs_input *in;
     hs_progress progress;
-    char head[HEAD_LEN]; /* the first bytes read: which dump it was */
-    size_t head_len;
 } reader;
 
 static long read_with_progress(void *ctx, void *buf, size_t cap)
 {
     reader *r = ctx;
     long n = hs_input_read(r->in, buf, cap);
-
-    if (n > 0 && r->head_len < HEAD_LEN) {
-        size_t k = HEAD_LEN - r->head_len < (size_t)n ? HEAD_LEN - r->head_len : (size_t)n;
-        memcpy(r->head + r->head_len, buf, k);
-        r->head_len += k;
-    }
 
     hs_progress_update(&r->progress, hs_input_raw_bytes(r->in));
     return n;
@@ -73,25 +63,70 @@ static int exit_code(hs_status s)
     return EXIT_BAD_INPUT;
 }
 
-static void on_signal(int sig)
+/* What the SIGBUS handler needs to name the place: set before the mapped
+ * input is read, read only by the handler. */
+static const char *g_bus_name;
+static const char *g_bus_base;
+static uint64_t g_bus_len;
+
+/* Appends `s` to the buffer at *at (async-signal-safe, no stdio). */
+static void put_str(char *buf, size_t cap, size_t *at, const char *s)
 {
-    hs_outfile_remove_on_signal();
-    signal(sig, SIG_DFL);
-    raise(sig);
+    while (*s && *at < cap)
+        buf[(*at)++] = *s++;
+}
+
+static void put_u64(char *buf, size_t cap, size_t *at, uint64_t v)
+{
+    char digits[24];
+    int n = 0;
+
+    do
+        digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) && n < 24);
+    while (n && *at < cap)
+        buf[(*at)++] = digits[--n];
 }
 
 /* A mapped input file that shrinks under us faults on the missing pages.
- * Say so and leave as an I/O error would, removing a half-written -o. */
-static void on_sigbus(int sig)
+ * Say so, naming the file and the byte, and leave as an I/O error would,
+ * removing a half-written -o. */
+static void on_sigbus(int sig, siginfo_t *info, void *uctx)
 {
-    static const char msg[] = "hprof-strip: the input file shrank while it was being read\n";
+    char msg[600];
+    size_t at = 0;
+    const char *addr = info ? (const char *)info->si_addr : NULL;
     ssize_t ignored;
 
     (void)sig;
+    (void)uctx;
     hs_outfile_remove_on_signal();
-    ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+    put_str(msg, sizeof msg, &at, "hprof-strip: ");
+    put_str(msg, sizeof msg, &at, g_bus_name ? g_bus_name : "input");
+    put_str(msg, sizeof msg, &at, ": the input file shrank while it was being read");
+    if (addr && g_bus_base && addr >= g_bus_base && (uint64_t)(addr - g_bus_base) < g_bus_len) {
+        put_str(msg, sizeof msg, &at, " (at input byte ");
+        put_u64(msg, sizeof msg, &at, (uint64_t)(addr - g_bus_base));
+        put_str(msg, sizeof msg, &at, ")");
+    }
+    put_str(msg, sizeof msg, &at, "\n");
+    ignored = write(STDERR_FILENO, msg, at);
     (void)ignored;
     _exit(EXIT_IO);
+}
+
+static void catch_sigbus(const char *name, const void *base, uint64_t len)
+{
+    struct sigaction sa;
+
+    g_bus_name = name;
+    g_bus_base = base;
+    g_bus_len = len;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
 }
 
 static int ends_with(const char *s, const char *tail)
@@ -133,18 +168,35 @@ static void print_dump_message(hs_report *r, hs_status s, const hs_error *e, con
         hs_report_fail(r, s, e, "%s: in the decompressed dump: %s", name, msg);
 }
 
+/* The spill store for instances held back by field scrubbing: a file in
+ * $TMPDIR (else /tmp), made on first use and unlinked at once, so it is gone
+ * when the process ends however it ends. tmpfile() would ignore $TMPDIR. */
+typedef struct {
+    int fd;
+    int err;         /* errno of the first failure, 0 if none */
+    char path[4096]; /* for the message */
+} spill_file;
+
+static const char *out_name(const hs_cli *cli)
+{
+    return cli->out_path ? cli->out_path : "standard output";
+}
+
 static void report_failure(hs_cli *cli, hs_status s, const hs_error *e, hs_input *in,
-                           hs_output *out)
+                           hs_output *out, const spill_file *spill)
 {
     const char *name = cli->in_path ? cli->in_path : "stdin";
     hs_report *r = &cli->report;
 
     if (hs_input_shrank(in))
-        hs_report_fail(r, s, e, "%s: the input file shrank while it was being read", name);
+        hs_report_fail(r, s, e, "%s: the input file shrank while it was being read (at input byte %llu)",
+                       name, (unsigned long long)e->offset);
     else if (s == HS_E_READ && hs_input_error(in))
         hs_report_fail(r, s, e, "%s: %s", name, hs_input_error(in));
+    else if (spill->err)
+        hs_report_fail(r, s, e, "%s: %s: %s", e->message, spill->path, strerror(spill->err));
     else if (s == HS_E_WRITE)
-        hs_report_fail(r, s, e, "%s: %s", e->message, hs_output_error(out));
+        hs_report_fail(r, s, e, "%s: %s: %s", out_name(cli), e->message, hs_output_error(out));
     else
         print_dump_message(r, s, e, name, in, e->message);
 }
@@ -167,14 +219,14 @@ static const char *cut_detail(hs_status s, const hs_error *e)
  * A failure of the filter before the cut is reported as such (one at the
  * cut, "the input is empty", is the cut's). Returns the exit code. */
 static int report_damage(hs_cli *cli, hs_status s, const hs_error *e, hs_input *in,
-                         hs_output *out)
+                         hs_output *out, const spill_file *spill)
 {
     const char *name = cli->in_path ? cli->in_path : "stdin";
     uint64_t end = hs_input_dump_bytes(in);
     int salvaged = cli->opt.salvage && (s == HS_OK || s == HS_SALVAGED);
 
     if (s != HS_OK && s != HS_SALVAGED && s != HS_E_TRUNCATED && e->offset < end) {
-        report_failure(cli, s, e, in, out);
+        report_failure(cli, s, e, in, out, spill);
         fprintf(stderr, "%s: %s: (and then %s)\n", g_prog, name, hs_input_error(in));
         return exit_code(s);
     }
@@ -188,24 +240,36 @@ static int report_damage(hs_cli *cli, hs_status s, const hs_error *e, hs_input *
     return hs_input_damage(in) == HS_DAMAGE_TRUNCATED ? EXIT_TRUNCATED : EXIT_BAD_INPUT;
 }
 
-/* The spill store for instances held back by field scrubbing: a temporary
- * file in $TMPDIR, made on first use and gone when the process ends. */
-typedef struct {
-    FILE *fp;
-} spill_file;
+static int spill_open(spill_file *s)
+{
+    const char *dir = getenv("TMPDIR");
+
+    if (!dir || !*dir)
+        dir = "/tmp";
+    snprintf(s->path, sizeof s->path, "%s/hprof-strip-spill-XXXXXX", dir);
+    s->fd = mkstemp(s->path);
+    if (s->fd < 0) {
+        s->err = errno;
+        return -1;
+    }
+    unlink(s->path);
+    return 0;
+}
 
 static int spill_write(void *ctx, uint64_t off, const void *buf, size_t len)
 {
     spill_file *s = ctx;
 
-    if (!s->fp && !(s->fp = tmpfile()))
+    if (s->fd < 0 && spill_open(s) != 0)
         return -1;
     while (len) {
-        ssize_t n = pwrite(fileno(s->fp), buf, len, (off_t)off);
+        ssize_t n = pwrite(s->fd, buf, len, (off_t)off);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
+        if (n <= 0) {
+            s->err = n < 0 ? errno : ENOSPC;
             return -1;
+        }
         buf = (const char *)buf + n;
         off += (uint64_t)n;
         len -= (size_t)n;
@@ -218,11 +282,13 @@ static int spill_read(void *ctx, uint64_t off, void *buf, size_t len)
     spill_file *s = ctx;
 
     while (len) {
-        ssize_t n = s->fp ? pread(fileno(s->fp), buf, len, (off_t)off) : -1;
+        ssize_t n = s->fd >= 0 ? pread(s->fd, buf, len, (off_t)off) : -1;
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
+        if (n <= 0) {
+            s->err = n < 0 ? errno : EIO;
             return -1;
+        }
         buf = (char *)buf + n;
         off += (uint64_t)n;
         len -= (size_t)n;
@@ -262,7 +328,12 @@ static int audit_report(hs_cli *cli, const hs_stats *st)
     printf("\n  STRING records nothing uses:    %llu\n", (unsigned long long)st->strings_dropped);
     printf("  (String.coder and the Unsafe offsets VisualVM sizes objects by are not data:\n"
            "   see hprof-strip --print-rules privacy)\n");
-    fflush(stdout);
+    /* a report that was not written is an I/O failure, not a finding */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        hs_report_fail(&cli->report, HS_E_WRITE, NULL,
+                       "standard output: writing the audit report failed: %s", strerror(errno));
+        return EXIT_IO;
+    }
     return clean ? EXIT_OK : EXIT_AUDIT;
 }
 
@@ -283,21 +354,29 @@ static int rules_change_nothing(const hs_rules *rules)
     return same;
 }
 
-/* After a good run, what the user may not expect: options that had nothing
- * to do on a JVM dump, and a plain output file as big as its input
- * (zeroing keeps sizes: the small file is the compressed one). */
-static void warn_after_run(const hs_cli *cli, const reader *rd, const hs_stats *st, int out_fd)
+/* After a good run, what the user may not expect: a dump with no heap dump
+ * in it (valid, but nothing was stripped), options that had nothing to do
+ * on a JVM dump, and a plain output file as big as its input (zeroing
+ * keeps sizes: the small file is the compressed one). */
+static void warn_after_run(const hs_cli *cli, const hs_stats *st, int out_fd)
 {
     const char *name = cli->in_path ? cli->in_path : "stdin";
-    int jvm = rd->head_len == HEAD_LEN && (memcmp(rd->head, "JAVA PROFILE 1.0.1", 18) == 0 ||
-                                           memcmp(rd->head, "JAVA PROFILE 1.0.2", 18) == 0);
+    int jvm = st->hprof_version == 1 || st->hprof_version == 2;
     struct stat ost;
 
-    if (cli->quiet || cli->audit)
+    if (cli->quiet)
+        return;
+    if (!st->heap_dumps)
+        fprintf(stderr, "%s: warning: %s holds no heap dump (valid HPROF, but no object in "
+                        "it: nothing was stripped)\n",
+                g_prog, name);
+    if (cli->audit)
         return;
     if (jvm && cli->opt.to_jvm)
-        fprintf(stderr, "%s: --to-jvm: %s is a JVM dump already (%.18s): nothing to convert\n",
-                g_prog, name, rd->head);
+        fprintf(stderr,
+                "%s: --to-jvm: %s is a JVM dump already (JAVA PROFILE 1.0.%u): nothing to "
+                "convert\n",
+                g_prog, name, (unsigned)st->hprof_version);
     if (jvm && cli->android_preset)
         fprintf(stderr,
                 "%s: -p android-app: %s is a JVM dump, without zygote or image heaps: "
@@ -313,208 +392,296 @@ static void warn_after_run(const hs_cli *cli, const reader *rd, const hs_stats *
                 g_prog, 100.0 * (double)st->bytes_out / (double)st->bytes_in);
 }
 
-/* What a run that worked has to say besides: a dump with no heap dump in
- * it (valid, but nothing was stripped), and the histogram kept for the
- * report. */
-static int after_run(hs_cli *cli, const hs_filter *filter, int rc)
+/* --audit asks what the privacy preset would remove, and writes no dump. */
+static int check_audit(hs_cli *cli)
+{
+    if (!cli->audit)
+        return EXIT_OK;
+    if (cli->out_path) {
+        hs_report_fail(&cli->report, HS_E_USAGE, NULL,
+                       "--audit writes no dump; drop the output name '%s'", cli->out_path);
+        return EXIT_USAGE;
+    }
+    hs_rules_preset(cli->rules, "none", NULL);
+    hs_rules_preset(cli->rules, "privacy", NULL);
+    cli->format = HS_OUT_PLAIN;
+    return EXIT_OK;
+}
+
+/* The checks made before any input is read: a terminal on either side. */
+static int check_terminals(hs_cli *cli)
+{
+    if (!cli->in_path && isatty(STDIN_FILENO)) {
+        hs_report_fail(&cli->report, HS_E_USAGE, NULL,
+                       "stdin is a terminal; give a file or pipe a dump in, see --help");
+        return EXIT_USAGE;
+    }
+    if (!cli->audit && !cli->out_path && isatty(STDOUT_FILENO) && !cli->force) {
+        hs_report_fail(&cli->report, HS_E_USAGE, NULL,
+                       "refusing to write a heap dump to a terminal; redirect standard "
+                       "output, use -o FILE, or -f to insist");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+/* Opens INPUT, then -o's file (keeping the input file's permission bits).
+ * Returns EXIT_OK or the exit code, with the message said. */
+static int open_files(hs_cli *cli, int *in_fd, hs_outfile *of)
+{
+    hs_report *r = &cli->report;
+    struct stat st;
+    int e;
+
+    if (cli->in_path && (*in_fd = open(cli->in_path, O_RDONLY)) < 0) {
+        hs_report_fail(r, HS_E_READ, NULL, "%s: %s", cli->in_path, strerror(errno));
+        return EXIT_IO;
+    }
+    if (!cli->out_path)
+        return EXIT_OK;
+    if (hs_outfile_open(of, cli->out_path, cli->force,
+                        fstat(*in_fd, &st) == 0 && S_ISREG(st.st_mode)
+                            ? (int)(st.st_mode & 0777)
+                            : -1) == 0)
+        return EXIT_OK;
+    e = errno;
+    if (e == EEXIST)
+        hs_report_fail(r, HS_E_USAGE, NULL, "%s already exists; use -f to overwrite it",
+                       cli->out_path);
+    else if (e == EISDIR)
+        hs_report_fail(r, HS_E_USAGE, NULL, "%s is a directory; give a file name to -o",
+                       cli->out_path);
+    else
+        hs_report_fail(r, HS_E_WRITE, NULL, "%s: %s", cli->out_path, strerror(e));
+    if (cli->in_path)
+        close(*in_fd);
+    return e == EEXIST || e == EISDIR ? EXIT_USAGE : EXIT_IO;
+}
+
+/* Puts -o's file in place after a success, removes it otherwise. */
+static int close_output(hs_cli *cli, hs_outfile *of, int rc)
+{
+    if (rc != EXIT_OK && rc != EXIT_SALVAGED) {
+        hs_outfile_abort(of);
+        return rc;
+    }
+    if (hs_outfile_commit(of) != 0) {
+        hs_report_fail(&cli->report, HS_E_WRITE, NULL, "%s: %s", cli->out_path,
+                       strerror(errno));
+        return EXIT_IO;
+    }
+    return rc;
+}
+
+/* The reader went away (EPIPE on standard output): end quietly, the way
+ * gzip and zstd do, by the SIGPIPE that was ignored to get here. */
+static void die_of_sigpipe(void)
+{
+    sigset_t set;
+
+    fflush(stderr);
+    signal(SIGPIPE, SIG_DFL);
+    sigemptyset(&set);
+    sigaddset(&set, SIGPIPE);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(SIGPIPE);
+    _exit(EXIT_IO); /* not reached */
+}
+
+/* Runs the filter from the input to `out`; returns the exit code, the
+ * failure said (or the salvage). */
+static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *out,
+                        const spill_file *spill)
+{
+    hs_report *r = &cli->report;
+    const char *name = cli->in_path ? cli->in_path : "stdin";
+    const hs_error *e;
+    hs_source src;
+    hs_sink dst;
+    hs_status s;
+    int rc;
+
+    memset(&src, 0, sizeof src);
+    src.read = read_with_progress;
+    src.ctx = rd;
+    src.data = hs_input_data(rd->in, &src.size);
+    if (src.data) {
+        src.window = window_with_progress;
+        catch_sigbus(name, src.data, src.size);
+    }
+    dst.write = cli->audit ? discard : hs_output_write;
+    dst.ctx = out;
+    s = hs_filter_run(filter, &src, &dst);
+    e = hs_filter_error(filter);
+    if (s != HS_OK && s != HS_SALVAGED && !cli->out_path && hs_output_errno(out) == EPIPE)
+        die_of_sigpipe();
+    if (s != HS_OK)
+        hs_progress_clear(&rd->progress); /* the message on a line of its own */
+    if ((s == HS_OK || s == HS_SALVAGED) && hs_output_finish(out) != 0) {
+        if (!cli->out_path && hs_output_errno(out) == EPIPE)
+            die_of_sigpipe();
+        hs_progress_clear(&rd->progress);
+        hs_report_fail(r, HS_E_WRITE, NULL, "%s: writing the output failed: %s",
+                       out_name(cli), hs_output_error(out));
+        return EXIT_IO;
+    }
+    if (hs_input_damage(rd->in))
+        return report_damage(cli, s, e, rd->in, out, spill);
+    rc = exit_code(s);
+    if (s == HS_SALVAGED)
+        hs_report_salvage(r, e->code, e, "%s: %s", name, e->message);
+    else if (s != HS_OK)
+        report_failure(cli, s, e, rd->in, out, spill);
+    if (s == HS_OK) { /* after an error, no final figures under it */
+        hs_stats now;
+        hs_filter_stats(filter, &now);
+        /* read in place: how far the filter got */
+        hs_progress_end(&rd->progress, src.data ? now.bytes_in : hs_input_raw_bytes(rd->in));
+    }
+    return rc;
+}
+
+/* After the run: --audit's verdict, the histogram kept for the report,
+ * the warnings of a good run. */
+static int after_run(hs_cli *cli, const hs_filter *filter, int out_fd, int rc)
 {
     const hs_class_count *rows;
     size_t n = hs_filter_histogram(filter, &rows);
     hs_stats st;
 
+    if (rc != EXIT_OK && rc != EXIT_SALVAGED)
+        return rc;
     hs_filter_stats(filter, &st);
-    if (!st.heap_dumps && !cli->quiet)
-        fprintf(stderr, "%s: warning: %s holds no heap dump (valid HPROF, but no object in "
-                        "it: nothing was stripped)\n",
-                g_prog, cli->in_path ? cli->in_path : "stdin");
-    if (cli->histogram && hs_report_keep_histogram(&cli->report, rows, n,
-                                                   st.hprof_version == 3) != 0) {
+    warn_after_run(cli, &st, out_fd);
+    if (cli->histogram &&
+        hs_report_keep_histogram(&cli->report, rows, n, st.hprof_version == 3) != 0) {
         hs_report_fail(&cli->report, HS_E_NOMEM, NULL, "out of memory");
         return EXIT_LIMIT;
     }
+    if (cli->audit && rc == EXIT_OK)
+        rc = audit_report(cli, &st);
     return rc;
 }
 
-static int run_filter(hs_cli *cli)
+/* What the report keeps of a run that got as far as the filter. Bytes that
+ * never got out are not output: a plain dump counts what was written;
+ * compressed, nothing written is nothing out (else what was compressed is
+ * all one knows). */
+static void keep_figures(hs_cli *cli, const hs_filter *filter, const reader *rd,
+                         const hs_output *out, int rc)
 {
     hs_report *r = &cli->report;
-    hs_outfile of = {NULL, NULL, -1};
-    hs_output *out = NULL;
-    hs_filter *filter = NULL;
-    reader rd;
-    hs_source src;
-    hs_sink dst;
-    hs_status s;
-    int in_fd = STDIN_FILENO, out_fd = STDOUT_FILENO, rc, opened;
-    struct stat st;
-    spill_file spill = {NULL};
 
-    memset(&rd, 0, sizeof rd);
-    choose_format(cli);
-    if (cli->audit) {
-        /* an audit asks what the privacy preset would remove */
-        if (cli->out_path) {
-            hs_report_fail(r, HS_E_USAGE, NULL,
-                           "--audit writes no dump; drop the output name '%s'", cli->out_path);
-            return EXIT_USAGE;
-        }
-        hs_rules_preset(cli->rules, "none", NULL);
-        hs_rules_preset(cli->rules, "privacy", NULL);
-        cli->format = HS_OUT_PLAIN;
-    } else if (!cli->out_path && isatty(STDOUT_FILENO) && !cli->force) {
-        hs_report_fail(r, HS_E_USAGE, NULL,
-                       "refusing to write a heap dump to a terminal; redirect standard "
-                       "output, use -o FILE, or -f to insist");
-        return EXIT_USAGE;
+    if (filter) {
+        r->ran = 1;
+        hs_filter_stats(filter, &r->st);
     }
-    if (cli->in_path && (in_fd = open(cli->in_path, O_RDONLY)) < 0) {
-        hs_report_fail(r, HS_E_READ, NULL, "%s: %s", cli->in_path, strerror(errno));
-        return EXIT_IO;
+    if (rd->in) {
+        r->in_known = 1;
+        r->in_format = (int)hs_input_format(rd->in);
+        r->in_raw = hs_input_raw_bytes(rd->in);
     }
-    if (cli->out_path) {
-        if (hs_outfile_open(&of, cli->out_path, cli->force) != 0) {
-            int e = errno;
-            if (e == EEXIST)
-                hs_report_fail(r, HS_E_USAGE, NULL, "%s already exists; use -f to overwrite it",
-                               cli->out_path);
-            else
-                hs_report_fail(r, HS_E_WRITE, NULL, "%s: %s", cli->out_path, strerror(e));
-            if (cli->in_path)
-                close(in_fd);
-            return e == EEXIST ? EXIT_USAGE : EXIT_IO;
-        }
-        out_fd = of.fd;
-        signal(SIGINT, on_signal);
-        signal(SIGTERM, on_signal);
-        signal(SIGHUP, on_signal);
+    if (out) {
+        r->out_known = 1;
+        r->out_format = (int)cli->format;
+        r->out_raw = hs_output_written(out);
+        if (filter && !cli->audit && rc == EXIT_IO &&
+            (cli->format == HS_OUT_PLAIN || hs_output_written(out) == 0) &&
+            hs_output_written(out) < r->st.bytes_out)
+            r->st.bytes_out = hs_output_written(out);
     }
-    /* A closed pipe downstream, or a file-size limit, is an error to report
-     * (write fails with EPIPE or EFBIG), not a silent death by signal. */
-    signal(SIGPIPE, SIG_IGN);
-#ifdef SIGXFSZ
-    signal(SIGXFSZ, SIG_IGN);
-#endif
+}
 
-    hs_widen_pipe(in_fd);
-    hs_widen_pipe(out_fd);
-    rc = EXIT_LIMIT;
-    if ((opened = hs_input_open(&rd.in, in_fd)) != 0) {
-        if (hs_input_error(rd.in)) {
-            hs_report_fail(r, HS_E_READ, NULL, "%s: %s", cli->in_path ? cli->in_path : "stdin",
-                           hs_input_error(rd.in));
-            /* -2: a zip, xz, ... named as such, which is not a heap dump */
-            rc = opened == -2 ? EXIT_BAD_INPUT : EXIT_IO;
-        } else {
+/* Opens the input's decoder, the output's encoder and the filter. Returns
+ * EXIT_OK or the exit code, with the message said. */
+static int start_run(hs_cli *cli, reader *rd, int out_fd, hs_output **out, hs_filter **filter,
+                     spill_file *spill)
+{
+    hs_report *r = &cli->report;
+    int opened;
+
+    if ((opened = hs_input_open(&rd->in, rd->fd)) != 0) {
+        if (!hs_input_error(rd->in)) {
             hs_report_fail(r, HS_E_NOMEM, NULL, "out of memory");
+            return EXIT_LIMIT;
         }
-        goto done;
+        hs_report_fail(r, HS_E_READ, NULL, "%s: %s", cli->in_path ? cli->in_path : "stdin",
+                       hs_input_error(rd->in));
+        /* -2: a zip, xz, ... named as such, which is not a heap dump */
+        return opened == -2 ? EXIT_BAD_INPUT : EXIT_IO;
     }
     /* decompressing beside the filter pays when there is a core for it */
     if (cli->threads > 1)
-        (void)hs_input_start_thread(rd.in);
-    if (hs_output_open(&out, out_fd, cli->format, cli->level, cli->threads) != 0) {
+        (void)hs_input_start_thread(rd->in);
+    if (hs_output_open(out, out_fd, cli->format, cli->level, cli->threads) != 0) {
         hs_report_fail(r, HS_E_NOMEM, NULL, "cannot start the compressor: %s",
-                       out ? hs_output_error(out) : "out of memory");
-        goto done;
+                       *out ? hs_output_error(*out) : "out of memory");
+        return EXIT_LIMIT;
     }
     cli->opt.spill.write = spill_write;
     cli->opt.spill.read = spill_read;
-    cli->opt.spill.ctx = &spill;
+    cli->opt.spill.ctx = spill;
     /* the duplicate report rides on --stats: it costs a hash per array */
     cli->opt.find_duplicates = cli->stats != 0 || cli->stats_file;
     /* so is the count of non-zero bytes scrubbed: it reads bytes that
      * would otherwise be skipped unread */
     cli->opt.count_nonzero = cli->stats != 0 || cli->stats_file || cli->audit;
     cli->opt.histogram = cli->histogram;
-    filter = hs_filter_create(cli->rules, &cli->opt, NULL);
-    if (!filter) {
+    if (!(*filter = hs_filter_create(cli->rules, &cli->opt, NULL))) {
         hs_report_fail(r, HS_E_NOMEM, NULL, "out of memory");
-        goto done;
+        return EXIT_LIMIT;
     }
-    hs_progress_start(&rd.progress,
-                      cli->progress < 0 ? isatty(STDERR_FILENO) : cli->progress,
-                      cli->size ? cli->size
-                      : fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size
-                                                                       : 0);
-    memset(&src, 0, sizeof src);
-    src.read = read_with_progress;
-    src.ctx = &rd;
-    src.data = hs_input_data(rd.in, &src.size);
-    if (src.data) {
-        rd.head_len = src.size < HEAD_LEN ? (size_t)src.size : HEAD_LEN;
-        memcpy(rd.head, src.data, rd.head_len);
-        src.window = window_with_progress;
-        signal(SIGBUS, on_sigbus);
+    return EXIT_OK;
+}
+
+static int run_filter(hs_cli *cli)
+{
+    hs_outfile of = {NULL, NULL, NULL, -1};
+    hs_output *out = NULL;
+    hs_filter *filter = NULL;
+    reader rd;
+    int out_fd = STDOUT_FILENO, rc;
+    struct stat st;
+    spill_file spill = {-1, 0, {0}};
+
+    memset(&rd, 0, sizeof rd);
+    rd.fd = STDIN_FILENO;
+    choose_format(cli);
+    if ((rc = check_audit(cli)) != EXIT_OK || (rc = check_terminals(cli)) != EXIT_OK)
+        return rc;
+    /* caught before the temporary file exists, so none is ever left */
+    if (cli->out_path)
+        hs_outfile_catch_signals();
+    if ((rc = open_files(cli, &rd.fd, &of)) != EXIT_OK)
+        return rc;
+    if (cli->out_path)
+        out_fd = of.fd;
+    /* A closed pipe downstream, or a file-size limit, is an error to report
+     * (write fails with EPIPE or EFBIG), not a silent death by signal. */
+    signal(SIGPIPE, SIG_IGN);
+#ifdef SIGXFSZ
+    signal(SIGXFSZ, SIG_IGN);
+#endif
+    hs_widen_pipe(rd.fd);
+    hs_widen_pipe(out_fd);
+    rc = start_run(cli, &rd, out_fd, &out, &filter, &spill);
+    if (rc == EXIT_OK) {
+        hs_progress_start(&rd.progress, cli->progress < 0 ? isatty(STDERR_FILENO) : cli->progress,
+                          cli->size ? cli->size
+                          : fstat(rd.fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size
+                                                                           : 0);
+        rc = filter_files(cli, filter, &rd, out, &spill);
+        rc = after_run(cli, filter, out_fd, rc);
     }
-    dst.write = cli->audit ? discard : hs_output_write;
-    dst.ctx = out;
-    s = hs_filter_run(filter, &src, &dst);
-    if ((s == HS_OK || s == HS_SALVAGED) && hs_output_finish(out) != 0) {
-        hs_progress_clear(&rd.progress); /* the message on a line of its own */
-        hs_report_fail(r, HS_E_WRITE, NULL, "writing the output failed: %s",
-                       hs_output_error(out));
-        s = HS_E_WRITE;
-        rc = EXIT_IO;
-    } else if (hs_input_damage(rd.in)) {
-        rc = report_damage(cli, s, hs_filter_error(filter), rd.in, out);
-    } else {
-        rc = exit_code(s);
-        if (s != HS_OK)
-            hs_progress_clear(&rd.progress);
-        if (s == HS_SALVAGED)
-            hs_report_salvage(r, hs_filter_error(filter)->code, hs_filter_error(filter),
-                              "%s: %s", cli->in_path ? cli->in_path : "stdin",
-                              hs_filter_error(filter)->message);
-        else if (s != HS_OK)
-            report_failure(cli, s, hs_filter_error(filter), rd.in, out);
-    }
-    if (s == HS_OK) { /* after an error, no final figures under it */
-        hs_stats now;
-        hs_filter_stats(filter, &now);
-        /* read in place: how far the filter got */
-        hs_progress_end(&rd.progress, src.data ? now.bytes_in : hs_input_raw_bytes(rd.in));
-        warn_after_run(cli, &rd, &now, out_fd);
-    }
-    if (rc == EXIT_OK || rc == EXIT_SALVAGED)
-        rc = after_run(cli, filter, rc);
-    if (cli->audit && rc == EXIT_OK) {
-        hs_stats stats;
-        hs_filter_stats(filter, &stats);
-        rc = audit_report(cli, &stats);
-    }
-done:
-    if (filter) {
-        r->ran = 1;
-        hs_filter_stats(filter, &r->st);
-    }
-    if (rd.in) {
-        r->in_known = 1;
-        r->in_format = (int)hs_input_format(rd.in);
-        r->in_raw = hs_input_raw_bytes(rd.in);
-    }
-    if (out) {
-        r->out_known = 1;
-        r->out_format = (int)cli->format;
-        r->out_raw = hs_output_written(out);
-    }
+    keep_figures(cli, filter, &rd, out, rc);
     hs_filter_free(filter);
     hs_output_free(out);
     hs_input_close(rd.in);
-    if (spill.fp)
-        fclose(spill.fp);
+    if (spill.fd >= 0)
+        close(spill.fd);
     if (cli->in_path)
-        close(in_fd);
-    if (cli->out_path) {
-        if (rc == EXIT_OK || rc == EXIT_SALVAGED) {
-            if (hs_outfile_commit(&of) != 0) {
-                hs_report_fail(r, HS_E_WRITE, NULL, "%s: %s", cli->out_path, strerror(errno));
-                rc = EXIT_IO;
-            }
-        } else {
-            hs_outfile_abort(&of);
-        }
-    }
-    return rc;
+        close(rd.fd);
+    return cli->out_path ? close_output(cli, &of, rc) : rc;
 }
 
 static double seconds(struct timeval tv)
