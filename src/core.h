@@ -17,6 +17,8 @@
 #include "scrub.h"
 #include "strings.h"
 
+#define HS_MAX_WARNINGS 16
+
 struct hs_filter {
     hs_ctx c;
     hs_enc enc;
@@ -42,6 +44,8 @@ struct hs_filter {
                              with --to-jvm, which writes no heaps) */
     int cur_heap_dropped; /* the rules drop cur_heap's objects */
     int ran;
+    char warnings[HS_MAX_WARNINGS][240]; /* the run's warnings (hs_filter_warning) */
+    unsigned n_warnings;
 };
 
 typedef struct hs_filter F;

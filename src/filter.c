@@ -120,6 +120,11 @@ void hs_filter_stats(const hs_filter *f, hs_stats *out)
     hs_dups_top(&f->dups, out);
 }
 
+const char *hs_filter_warning(const hs_filter *f, size_t i)
+{
+    return f && i < f->n_warnings ? f->warnings[i] : NULL;
+}
+
 size_t hs_filter_histogram(const hs_filter *f, const hs_class_count **rows)
 {
     *rows = f ? f->histo.rows : NULL;
@@ -508,6 +513,38 @@ static hs_status run(F *f)
     return hs_enc_flush(&f->enc);
 }
 
+static void warn(F *f, const char *what, const char *name, const char *why)
+{
+    if (f->n_warnings < HS_MAX_WARNINGS)
+        snprintf(f->warnings[f->n_warnings++], sizeof f->warnings[0], "%s %s: %s", what,
+                 name, why);
+}
+
+/* keep-field rules given outside a preset that kept nothing: a class or
+ * field name misspelt, or a reference field (references are never zeroed).
+ * Said at the end, since ART writes class dumps after their instances. */
+static void warn_keep_fields(F *f)
+{
+    uint64_t asked = hs_rules_keep_asked(f->rules);
+    const char *name;
+    unsigned k;
+
+    for (k = 0; (name = hs_rules_keep_name(f->rules, k)) != NULL; k++) {
+        uint64_t bit = 1ull << k;
+        if (!(asked & bit))
+            continue;
+        if (!f->caps.scrub) {
+            warn(f, "keep-field", name, "fields are not zeroed by these rules: nothing to keep");
+        } else if (!(f->scrub.keep_met & bit)) {
+            f->c.st.keep_fields_unmatched++;
+            warn(f, "keep-field", name, "no class of the dump declares that field");
+        } else if (f->scrub.keep_refs & bit) {
+            f->c.st.keep_fields_reference++;
+            warn(f, "keep-field", name, "a reference field, which is always kept");
+        }
+    }
+}
+
 /* --salvage on a dump corrupt in the middle: everything complete before the
  * first bad record is kept, as for a dump cut there. An unknown record just
  * before it, which the error blames, is taken back while it is still ours. */
@@ -546,6 +583,8 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
         s = hs_salvage(f, NULL);
     else if (s == HS_E_MALFORMED && f->c.opt.salvage && f->c.idsize)
         s = salvage_corrupt(f);
+    if (s == HS_OK) /* a cut dump may have lost the class that matched */
+        warn_keep_fields(f);
     if ((s == HS_OK || s == HS_SALVAGED) && f->c.opt.histogram)
         HS_TRY(hs_histo_finish(&f->histo, &f->c));
     return s;

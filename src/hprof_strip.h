@@ -242,6 +242,12 @@ HS_API hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink
  * or HS_E_MALFORMED), its message saying what was done about it. */
 HS_API const hs_error *hs_filter_error(const hs_filter *f);
 
+/* The i-th warning of the last run (from 0), or NULL past the last: what
+ * the run did that may not be what was meant, such as a keep-field rule
+ * that met no field of the dump. One line, no program name, no newline;
+ * valid until hs_filter_free. */
+HS_API const char *hs_filter_warning(const hs_filter *f, size_t i);
+
 /* Counters filled as the filter runs. The scalar counters are listed once,
  * here: X(name, kind, description), kind being HS_COUNT (a number of
  * things), HS_BYTES (a size) or HS_OFFSET (an input byte offset, 0 when
@@ -274,6 +280,8 @@ enum hs_stat_kind { HS_COUNT, HS_BYTES, HS_OFFSET };
     X(objects_dropped, HS_COUNT, "objects dropped by heap rules")             \
     X(thread_objects_kept, HS_COUNT, "Thread objects kept in a dropped heap") \
     X(thread_roots_unlinked, HS_COUNT, "thread roots written with id 0")      \
+    X(keep_fields_unmatched, HS_COUNT, "keep-field rules that met no field")  \
+    X(keep_fields_reference, HS_COUNT, "keep-field rules naming a reference") \
     X(roots_held_peak, HS_COUNT, "most GC roots held at once")                \
     X(held_bytes_peak, HS_BYTES, "most memory held for what rules remember")  \
     X(salvaged_bytes, HS_BYTES, "zeros written to complete a cut record")     \

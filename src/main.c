@@ -354,13 +354,68 @@ static int check_output_name(const hs_cli *cli)
     return EXIT_OK;
 }
 
+/* The options whose argument is a number or a size. */
+static int number_option(hs_cli *cli, int c, const char *arg)
+{
+    char *end;
+    long n;
+
+    switch (c) {
+    case 'T':
+        n = strtol(arg, &end, 10);
+        if (*end || end == arg || n < 1 || n > 256)
+            return usage_error("--threads takes a number from 1 to 256, not", arg);
+        cli->threads = (int)n;
+        return EXIT_OK;
+    case OPT_SIZE:
+        if (parse_size(arg, &cli->size) != 0)
+            return usage_error("--size takes a size such as 4G, not", arg);
+        return EXIT_OK;
+    case OPT_SPILL_AFTER:
+        if (parse_size(arg, &cli->opt.hold_in_memory) != 0 || !cli->opt.hold_in_memory)
+            return usage_error("--spill-after takes a size such as 64M, not", arg);
+        return EXIT_OK;
+    case OPT_MAX_HELD:
+        if (parse_size(arg, &cli->opt.max_held) != 0 || cli->opt.max_held == 0)
+            return usage_error("--max-held takes a size such as 512M, not", arg);
+        return EXIT_OK;
+    default: /* OPT_STATS: no value, or =json */
+        if (arg && strcmp(arg, "json") != 0)
+            return usage_error("--stats takes no value or =json, not", arg);
+        cli->stats = arg ? 2 : 1;
+        return EXIT_OK;
+    }
+}
+
+/* INPUT and OUTPUT after the options ("-" is standard input/output). */
+static int take_operands(hs_cli *cli, int argc, char **argv)
+{
+    int rc;
+
+    if (optind < argc)
+        cli->in_path = argv[optind++];
+    if (optind < argc) {
+        if (cli->out_path)
+            return usage_error("both -o and an OUTPUT argument given:", argv[optind]);
+        cli->out_path = argv[optind++];
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument", argv[optind]);
+    if (cli->in_path && strcmp(cli->in_path, "-") == 0)
+        cli->in_path = NULL;
+    if (cli->out_path && strcmp(cli->out_path, "-") == 0)
+        cli->out_path = NULL;
+    if ((rc = check_level_word(cli->in_path, 0)) != EXIT_OK ||
+        (rc = check_level_word(cli->out_path, 1)) != EXIT_OK)
+        return rc;
+    return check_output_name(cli);
+}
+
 /* Fills `cli` from argv. Returns EXIT_OK to go on, or the exit code of a
  * finished job (--help, --version, --print-rules) or of a usage error. */
 static int parse_args(hs_cli *cli, int argc, char **argv)
 {
     int c, rc;
-    long n;
-    char *end;
 
     apply_base_rules(cli, argc, argv);
     while ((c = getopt_long(argc, argv, g_optstring, longopts, NULL)) != -1) {
@@ -387,34 +442,16 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         case OPT_GZIP: rc = set_format(cli, HS_OUT_GZIP, optarg, argv[optind - 1]); break;
         case OPT_NO_COMPRESS: rc = set_format(cli, HS_OUT_PLAIN, NULL, NULL); break;
         case 'T':
-            n = strtol(optarg, &end, 10);
-            if (*end || end == optarg || n < 1 || n > 256)
-                return usage_error("--threads takes a number from 1 to 256, not", optarg);
-            cli->threads = (int)n;
-            break;
+        case OPT_SIZE:
+        case OPT_SPILL_AFTER:
+        case OPT_MAX_HELD:
+        case OPT_STATS: rc = number_option(cli, c, optarg); break;
         case OPT_PROGRESS: cli->progress = 1; break;
         case OPT_NO_PROGRESS: cli->progress = 0; break;
-        case OPT_SIZE:
-            if (parse_size(optarg, &cli->size) != 0)
-                return usage_error("--size takes a size such as 4G, not", optarg);
-            break;
         case OPT_REPACK: cli->opt.repack = 1; break;
         case OPT_SALVAGE: cli->opt.salvage = 1; break;
         case OPT_TO_JVM: cli->opt.to_jvm = 1; break;
         case OPT_AUDIT: cli->audit = 1; break;
-        case OPT_SPILL_AFTER:
-            if (parse_size(optarg, &cli->opt.hold_in_memory) != 0 || !cli->opt.hold_in_memory)
-                return usage_error("--spill-after takes a size such as 64M, not", optarg);
-            break;
-        case OPT_MAX_HELD:
-            if (parse_size(optarg, &cli->opt.max_held) != 0 || cli->opt.max_held == 0)
-                return usage_error("--max-held takes a size such as 512M, not", optarg);
-            break;
-        case OPT_STATS:
-            if (optarg && strcmp(optarg, "json") != 0)
-                return usage_error("--stats takes no value or =json, not", optarg);
-            cli->stats = optarg ? 2 : 1;
-            break;
         case OPT_STATS_FILE: cli->stats_file = optarg; break;
         case OPT_HISTOGRAM: cli->histogram = 1; break;
         case OPT_PRINT_RULES:
@@ -435,23 +472,7 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         if (rc != EXIT_OK)
             return rc;
     }
-    if (optind < argc)
-        cli->in_path = argv[optind++];
-    if (optind < argc) {
-        if (cli->out_path)
-            return usage_error("both -o and an OUTPUT argument given:", argv[optind]);
-        cli->out_path = argv[optind++];
-    }
-    if (optind < argc)
-        return usage_error("unexpected argument", argv[optind]);
-    if (cli->in_path && strcmp(cli->in_path, "-") == 0)
-        cli->in_path = NULL;
-    if (cli->out_path && strcmp(cli->out_path, "-") == 0)
-        cli->out_path = NULL;
-    if ((rc = check_level_word(cli->in_path, 0)) != EXIT_OK ||
-        (rc = check_level_word(cli->out_path, 1)) != EXIT_OK)
-        return rc;
-    return check_output_name(cli);
+    return take_operands(cli, argc, argv);
 }
 
 int main(int argc, char **argv)

@@ -354,7 +354,8 @@ static void json_histogram(FILE *fp, const hs_report *r)
     int side;
 
     fputs(",\"histogram\":", fp);
-    if (!order) {
+    if (!r->histo || !order) { /* not asked for (or no memory to sort) */
+        free(order);
         fputs("null", fp);
         return;
     }
@@ -390,6 +391,7 @@ int hs_report_write_json(FILE *fp, const hs_report *r, int exit_status, const ch
 {
     const hs_stats *st = &r->st;
     const char *sep = "";
+    int i;
 
     fprintf(fp, "{\"schema\":%d,\"tool\":{\"name\":\"hprof-strip\",\"version\":",
             HS_REPORT_SCHEMA);
@@ -422,8 +424,13 @@ int hs_report_write_json(FILE *fp, const hs_report *r, int exit_status, const ch
 #undef JSON_
     fputs("},", fp);
     json_dups(fp, st);
-    if (r->histo)
-        json_histogram(fp, r);
+    fputs(",\"warnings\":[", fp);
+    for (i = 0; i < r->n_warnings; i++) {
+        fputs(i ? "," : "", fp);
+        json_str(fp, r->warnings[i]);
+    }
+    fputc(']', fp);
+    json_histogram(fp, r);
     fputs(",\"audit\":", fp);
     json_audit(fp, r);
     fputs("}\n", fp);

@@ -13,6 +13,7 @@
 
 #define HS_REPORT_SCHEMA 1
 #define HS_REPORT_MAX_RULES 64
+#define HS_REPORT_MAX_WARNINGS 16
 
 /* Everything a run learnt, filled as it goes, so that a failed run can
  * still say how far it got and how it failed. */
@@ -36,6 +37,8 @@ typedef struct {
     size_t n_histo;
     int histo_heaps;
     int quiet;                /* -q: salvage notices recorded, not printed */
+    char warnings[HS_REPORT_MAX_WARNINGS][240]; /* the filter's, for the JSON */
+    int n_warnings;
 } hs_report;
 
 /* Keeps a copy of the filter's histogram rows. Returns 0, or -1 on no

@@ -392,12 +392,16 @@ static hs_status directive(parser *ps, const token *t, int n)
                         "java.lang.Thread.priority, found '%.*s'", (int)t[1].n, t[1].p);
         for (k = 0; k < r->n_keep; k++)
             if (strlen(r->keep[k]) == t[1].n && memcmp(r->keep[k], t[1].p, t[1].n) == 0)
-                return HS_OK;
-        if (r->n_keep == HS_MAX_KEEP_FIELDS)
+                break;
+        if (k == HS_MAX_KEEP_FIELDS)
             return perr(ps, t[0].col, "too many keep-field rules");
-        memcpy(r->keep[r->n_keep], t[1].p, t[1].n);
-        r->keep[r->n_keep][t[1].n] = 0;
-        r->n_keep++;
+        if (k == r->n_keep) {
+            memcpy(r->keep[k], t[1].p, t[1].n);
+            r->keep[k][t[1].n] = 0;
+            r->n_keep++;
+        }
+        if (ps->depth == 0) /* a preset's entries may not apply to every dump */
+            r->keep_asked |= 1ull << k;
         return HS_OK;
     }
     if (tok_is(&t[0], "preset")) {

@@ -204,6 +204,16 @@ uint64_t hs_rules_keep_class_mask(const hs_rules *r, const uint8_t *text, size_t
     return m;
 }
 
+uint64_t hs_rules_keep_asked(const hs_rules *r)
+{
+    return r->keep_asked;
+}
+
+const char *hs_rules_keep_name(const hs_rules *r, unsigned k)
+{
+    return k < r->n_keep ? r->keep[k] : NULL;
+}
+
 uint64_t hs_rules_keep_field_mask(const hs_rules *r, const uint8_t *text, size_t n)
 {
     uint64_t m = 0;

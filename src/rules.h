@@ -57,6 +57,8 @@ struct hs_rules {
     int scrub_fields; /* zero primitive instance/static/constant values */
     char keep[HS_MAX_KEEP_FIELDS][HS_MAX_NAME]; /* "java.lang.String.coder" */
     unsigned n_keep;
+    uint64_t keep_asked; /* entries given outside a preset: worth a warning
+                            when they keep nothing */
 };
 
 /* What a rule set needs of the filter, worked out once before a run: the
@@ -83,6 +85,11 @@ int hs_rules_root_dropped(const hs_rules *r, unsigned subtag);
  * field is named `text`. */
 uint64_t hs_rules_keep_class_mask(const hs_rules *r, const uint8_t *text, size_t n);
 uint64_t hs_rules_keep_field_mask(const hs_rules *r, const uint8_t *text, size_t n);
+
+/* The keep-field entries given outside a preset (a bit each), and the
+ * text of entry k. */
+uint64_t hs_rules_keep_asked(const hs_rules *r);
+const char *hs_rules_keep_name(const hs_rules *r, unsigned k);
 
 /* What to do with a primitive array of `type` whose payload is `nbytes`. */
 hs_arr_verdict hs_rules_array(const hs_rules *r, unsigned type, uint64_t nbytes);

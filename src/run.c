@@ -541,6 +541,21 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
     return rc;
 }
 
+/* The filter's warnings: on stderr (not with -q) and in the report. */
+static void keep_warnings(hs_cli *cli, const hs_filter *filter)
+{
+    hs_report *r = &cli->report;
+    const char *w;
+    size_t i;
+
+    for (i = 0; (w = hs_filter_warning(filter, i)) != NULL; i++) {
+        if (!cli->quiet)
+            fprintf(stderr, "%s: warning: %s\n", g_prog, w);
+        if (r->n_warnings < HS_REPORT_MAX_WARNINGS)
+            snprintf(r->warnings[r->n_warnings++], sizeof r->warnings[0], "%s", w);
+    }
+}
+
 /* After the run: --audit's verdict, the histogram kept for the report,
  * the warnings of a good run. */
 static int after_run(hs_cli *cli, const hs_filter *filter, int out_fd, int rc)
@@ -552,6 +567,7 @@ static int after_run(hs_cli *cli, const hs_filter *filter, int out_fd, int rc)
     if (rc != EXIT_OK && rc != EXIT_SALVAGED)
         return rc;
     hs_filter_stats(filter, &st);
+    keep_warnings(cli, filter);
     warn_after_run(cli, &st, out_fd);
     if (cli->histogram &&
         hs_report_keep_histogram(&cli->report, rows, n, st.hprof_version == 3) != 0) {

@@ -99,21 +99,26 @@ hs_status hs_scrub_load_class(hs_scrub *sc, hs_ctx *c, uint64_t class_id, uint64
     return names_changed(sc, c);
 }
 
-/* Keep-list entries a field named `name_id` of a class with entries
- * `class_mask` matches. */
-static int kept(const hs_scrub *sc, uint64_t class_mask, uint64_t name_id)
+static int is_reference(unsigned type)
 {
-    uint64_t *m;
+    return type == HS_TYPE_OBJECT || type == HS_TYPE_ARRAY_OBJECT;
+}
+
+/* True when the keep list keeps a field named `name_id` of `type`, of a
+ * class with entries `class_mask`. Notes the entries that met a field (and
+ * a reference field, which is kept anyway), for the end-of-run warnings. */
+static int kept(hs_scrub *sc, uint64_t class_mask, uint64_t name_id, unsigned type)
+{
+    uint64_t *m, hit;
 
     if (!class_mask)
         return 0;
     m = hs_idmap_get(&sc->keep_field_names, name_id);
-    return m && (*m & class_mask);
-}
-
-static int is_reference(unsigned type)
-{
-    return type == HS_TYPE_OBJECT || type == HS_TYPE_ARRAY_OBJECT;
+    hit = m ? *m & class_mask : 0;
+    sc->keep_met |= hit;
+    if (is_reference(type))
+        sc->keep_refs |= hit;
+    return hit != 0;
 }
 
 static hs_tally field_tally(hs_ctx *c)
@@ -150,11 +155,11 @@ static hs_status scrub_tables(hs_scrub *sc, hs_enc *e, const uint8_t *p, size_t 
     while (hs_cd_next(&w, p, size, &en) == HS_CD_ENTRY) {
         if (en.table == HS_CD_FIELD) {
             tp[en.index] = (uint8_t)en.type;
-            kp[en.index] = (uint8_t)kept(sc, class_mask, en.name);
+            kp[en.index] = (uint8_t)kept(sc, class_mask, en.name, en.type);
             continue;
         }
-        if (is_reference(en.type) ||
-            (en.table == HS_CD_STATIC && kept(sc, class_mask, en.name)))
+        if ((en.table == HS_CD_STATIC && kept(sc, class_mask, en.name, en.type)) ||
+            is_reference(en.type))
             continue;
         /* pass the bytes up to the value, zero the value: the window does
          * not move, only passes and fills */

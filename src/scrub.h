@@ -25,6 +25,8 @@ typedef struct {
     size_t pending_len, pending_cap;
     uint64_t spill_len; /* their bytes in the spill store */
     uint64_t pending_count;
+    uint64_t keep_met;  /* keep-list entries that matched a field */
+    uint64_t keep_refs; /* ... that matched a reference field (kept anyway) */
 } hs_scrub;
 
 void hs_scrub_init(hs_scrub *sc, const hs_rules *rules, const hs_alloc *a);

@@ -152,5 +152,24 @@ expect_grep "compress it" err "size hint with -o"
 "$BIN" --stats=json "$ART" >big4.hprof 2>err
 [ "$(wc -l <err)" -eq 1 ] && ok || bad "--stats=json: more than the JSON: $(cat err)"
 
+# 7. keep-field rules that keep nothing are told at the end (not those of a
+# preset: privacy's String.coder is not in every dump), and counted
+printf 'preset privacy\nkeep-field java.lang.Nope.x\nkeep-field java.lang.Thread.name\nkeep-field java.lang.Thread.priority\n' >kf.rules
+"$BIN" -r kf.rules "$JVM" --stats-file kf.json >kf.hprof 2>err; rc=$?
+expect_rc 0 "keep-field warnings"
+expect_grep "warning: keep-field java.lang.Nope.x: no class of the dump declares that field" err "unmatched keep-field"
+expect_grep "warning: keep-field java.lang.Thread.name: a reference field" err "reference keep-field"
+expect_no_grep "Thread.priority" err "a keep-field that kept something"
+expect_grep '"keep_fields_unmatched":1,"keep_fields_reference":1' kf.json "keep-field counters"
+expect_grep '"warnings":\["keep-field java.lang.Nope.x' kf.json "keep-field warnings in the JSON"
+"$BIN" -q -r kf.rules "$JVM" >kf.hprof 2>err; expect_empty err "keep-field warnings with -q"
+"$BIN" -p privacy "$ART" >kf.hprof 2>err; expect_no_grep "keep-field" err "a preset's keep-field"
+printf 'keep-field java.lang.Thread.priority\n' >kf2.rules
+"$BIN" -r kf2.rules "$JVM" >kf.hprof 2>err
+expect_grep "keep-field java.lang.Thread.priority: fields are not zeroed" err "keep-field without fields zero"
+"$BIN" -p privacy "$JVM" --stats-file kf.json >kf.hprof 2>err
+expect_grep '"keep_fields_unmatched":0,"keep_fields_reference":0' kf.json "no keep-field counted"
+expect_grep '"warnings":\[\]' kf.json "no warning in the JSON"
+
 echo "cli_args: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

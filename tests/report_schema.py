@@ -34,12 +34,16 @@ def counters(header):
     return re.findall(r"X\((\w+), (HS_\w+),", block)
 
 
+HEAPS = ("app", "zygote", "image", "default", "other")
+
+
 def side():
     return {"name": (STR, NULL), "hprof_bytes": INT, "compressed_bytes": (INT, NULL),
             "compression": ("gzip", "zstd", NULL)}
 
 
 def schema(header):
+    row = {"class": STR, "instances": INT, "bytes": INT}
     types = ("boolean", "char", "float", "double", "byte", "short", "int", "long")
     count = {n: (INT, NULL) if k == "HS_OFFSET" else INT for n, k in counters(header)}
     return {
@@ -63,6 +67,9 @@ def schema(header):
         "audit": (NULL, {"clean": BOOL, "nonzero_array_bytes": INT,
                          "first_nonzero_array": (INT, NULL), "nonzero_field_bytes": INT,
                          "first_nonzero_field": (INT, NULL), "unused_strings": INT}),
+        "warnings": [STR],
+        "histogram": (NULL, {"input": [(row, dict(row, heap=HEAPS))],
+                             "output": [(row, dict(row, heap=HEAPS))]}),
     }
 
 

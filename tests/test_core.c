@@ -5,6 +5,7 @@
  * segment cap's bound, and the stats of no filter.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -308,4 +309,65 @@ Test(core, histogram_adds_up, .timeout = 120)
         walk_free(&wi);
         free(in);
     }
+}
+
+/* The run's warnings (hs_filter_warning) for keep-field rules of the
+ * caller that kept nothing; none for a preset's own keep-fields. */
+static size_t warnings_of(const uint8_t *in, size_t len, const char *text, char *all,
+                          size_t cap, hs_stats *st)
+{
+    hs_rules *rules = hs_rules_create(NULL);
+    hs_filter *f;
+    hs_error err;
+    mem_src src = {in, len, 0, 0, -1};
+    mem_sink snk = {NULL, 0, 0, 0};
+    hs_source s = {mem_read, &src, NULL, 0, NULL};
+    hs_sink d = {mem_write, &snk};
+    const char *w;
+    size_t n = 0;
+
+    cr_assert_eq(hs_rules_parse(rules, text, strlen(text), "test", &err), HS_OK, "%s",
+                 err.message);
+    f = hs_filter_create(rules, NULL, NULL);
+    cr_assert_eq(hs_filter_warning(f, 0), NULL, "a warning before the run");
+    cr_assert_eq(hs_filter_run(f, &s, &d), HS_OK);
+    all[0] = 0;
+    while ((w = hs_filter_warning(f, n)) != NULL) {
+        snprintf(all + strlen(all), cap - strlen(all), "%s\n", w);
+        n++;
+    }
+    hs_filter_stats(f, st);
+    hs_filter_free(f);
+    hs_rules_free(rules);
+    free(snk.data);
+    return n;
+}
+
+Test(core, keep_field_warnings)
+{
+    size_t len;
+    uint8_t *in = load_file("fixtures/jvm17-64bit.hprof", &len);
+    char all[2048];
+    hs_stats st;
+
+    cr_assert_not_null(in);
+    cr_expect_eq(warnings_of(in, len, "preset privacy\n", all, sizeof all, &st), 0, "%s", all);
+    cr_expect_eq(warnings_of(in, len,
+                             "preset privacy\nkeep-field java.lang.Thread.priority\n"
+                             "keep-field java/lang/Thread.nosuch\n"
+                             "keep-field java.lang.Thread.contextClassLoader\n",
+                             all, sizeof all, &st),
+                 2, "%s", all);
+    cr_expect(strstr(all, "java/lang/Thread.nosuch: no class") != NULL, "%s", all);
+    cr_expect(strstr(all, "contextClassLoader: a reference field") != NULL, "%s", all);
+    cr_expect(strstr(all, "priority") == NULL, "%s", all);
+    cr_expect_eq(st.keep_fields_unmatched, 1);
+    cr_expect_eq(st.keep_fields_reference, 1);
+    /* without field zeroing, every keep-field is moot, and said so */
+    cr_expect_eq(warnings_of(in, len, "preset default\nkeep-field java.lang.Thread.priority\n",
+                             all, sizeof all, &st),
+                 1, "%s", all);
+    cr_expect(strstr(all, "fields are not zeroed") != NULL, "%s", all);
+    cr_expect_eq(hs_filter_warning(NULL, 0), NULL);
+    free(in);
 }
