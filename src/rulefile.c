@@ -325,85 +325,109 @@ static hs_status do_arrays(parser *ps, const token *t, int n)
 
 static hs_status apply_preset(parser *ps, const char *name, size_t n, size_t col);
 
-static hs_status directive(parser *ps, const token *t, int n)
+static hs_status do_strings(parser *ps, const token *t, int n)
 {
+    HS_TRY(need_args(ps, t, n, 2, "strings keep|drop-unused"));
+    if (tok_is(&t[1], "keep"))
+        ps->rules->drop_unused_strings = 0;
+    else if (tok_is(&t[1], "drop-unused"))
+        ps->rules->drop_unused_strings = 1;
+    else
+        return perr(ps, t[1].col, "expected 'keep' or 'drop-unused', found '%.*s'",
+                    (int)(t[1].n), t[1].p);
+    return HS_OK;
+}
+
+static hs_status do_heap(parser *ps, const token *t, int n)
+{
+    const hs_name *nm;
+    uint64_t id;
     int drop;
 
+    HS_TRY(need_args(ps, t, n, 3, "heap NAME keep|drop"));
+    nm = find_name(hs_heap_names, t[1].p, t[1].n);
+    if (nm)
+        id = nm->code;
+    else if (parse_number(&t[1], 0, &id) != 0 || id > UINT32_MAX)
+        return perr(ps, t[1].col, "unknown heap '%.*s' (app, zygote, image, default, or a heap id)",
+                    (int)(t[1].n), t[1].p);
+    HS_TRY(keep_or_drop(ps, &t[2], &drop));
+    if (hs_rules_set_heap(ps->rules, (uint32_t)id, drop) != 0)
+        return perr(ps, t[0].col, "too many heap rules");
+    return HS_OK;
+}
+
+static hs_status do_roots(parser *ps, const token *t, int n)
+{
+    uint8_t set[256];
+    unsigned i;
+    int drop;
+
+    HS_TRY(need_args(ps, t, n, 3, "roots KINDS keep|drop"));
+    memset(set, 0, sizeof set);
+    HS_TRY(parse_set(ps, &t[1], hs_root_names, "root kind", set, sizeof set));
+    HS_TRY(keep_or_drop(ps, &t[2], &drop));
+    for (i = 0; i < 256; i++)
+        if (set[i])
+            ps->rules->drop_root[i] = (uint8_t)drop;
+    return HS_OK;
+}
+
+static hs_status do_fields(parser *ps, const token *t, int n)
+{
+    HS_TRY(need_args(ps, t, n, 2, "fields zero|keep"));
+    if (tok_is(&t[1], "zero"))
+        ps->rules->scrub_fields = 1;
+    else if (tok_is(&t[1], "keep"))
+        ps->rules->scrub_fields = 0;
+    else
+        return perr(ps, t[1].col, "expected 'zero' or 'keep', found '%.*s'", (int)t[1].n,
+                    t[1].p);
+    return HS_OK;
+}
+
+static hs_status do_keep_field(parser *ps, const token *t, int n)
+{
+    hs_rules *r = ps->rules;
+    const char *dot;
+    unsigned k;
+
+    HS_TRY(need_args(ps, t, n, 2, "keep-field CLASS.FIELD"));
+    dot = memchr(t[1].p, '.', t[1].n) ? t[1].p + t[1].n : NULL;
+    while (dot && dot > t[1].p && dot[-1] != '.')
+        dot--;
+    if (!dot || dot - 1 == t[1].p || dot == t[1].p + t[1].n || t[1].n >= HS_MAX_NAME)
+        return perr(ps, t[1].col, "expected a class and field name such as "
+                    "java.lang.Thread.priority, found '%.*s'", (int)t[1].n, t[1].p);
+    for (k = 0; k < r->n_keep; k++)
+        if (strlen(r->keep[k]) == t[1].n && memcmp(r->keep[k], t[1].p, t[1].n) == 0)
+            break;
+    if (k == HS_MAX_KEEP_FIELDS)
+        return perr(ps, t[0].col, "too many keep-field rules");
+    if (k == r->n_keep) {
+        memcpy(r->keep[k], t[1].p, t[1].n);
+        r->keep[k][t[1].n] = 0;
+        r->n_keep++;
+    }
+    if (ps->depth == 0) /* a preset's entries may not apply to every dump */
+        r->keep_asked |= 1ull << k;
+    return HS_OK;
+}
+
+static hs_status directive(parser *ps, const token *t, int n)
+{
     if (tok_is(&t[0], "arrays"))
         return do_arrays(ps, t, n);
-    if (tok_is(&t[0], "strings")) {
-        HS_TRY(need_args(ps, t, n, 2, "strings keep|drop-unused"));
-        if (tok_is(&t[1], "keep"))
-            ps->rules->drop_unused_strings = 0;
-        else if (tok_is(&t[1], "drop-unused"))
-            ps->rules->drop_unused_strings = 1;
-        else
-            return perr(ps, t[1].col, "expected 'keep' or 'drop-unused', found '%.*s'", (int)(t[1].n), t[1].p);
-        return HS_OK;
-    }
-    if (tok_is(&t[0], "heap")) {
-        const hs_name *nm;
-        uint64_t id;
-        HS_TRY(need_args(ps, t, n, 3, "heap NAME keep|drop"));
-        nm = find_name(hs_heap_names, t[1].p, t[1].n);
-        if (nm)
-            id = nm->code;
-        else if (parse_number(&t[1], 0, &id) != 0 || id > UINT32_MAX)
-            return perr(ps, t[1].col,
-                        "unknown heap '%.*s' (app, zygote, image, default, or a heap id)", (int)(t[1].n), t[1].p);
-        HS_TRY(keep_or_drop(ps, &t[2], &drop));
-        if (hs_rules_set_heap(ps->rules, (uint32_t)id, drop) != 0)
-            return perr(ps, t[0].col, "too many heap rules");
-        return HS_OK;
-    }
-    if (tok_is(&t[0], "roots")) {
-        uint8_t set[256];
-        unsigned i;
-        HS_TRY(need_args(ps, t, n, 3, "roots KINDS keep|drop"));
-        memset(set, 0, sizeof set);
-        HS_TRY(parse_set(ps, &t[1], hs_root_names, "root kind", set, sizeof set));
-        HS_TRY(keep_or_drop(ps, &t[2], &drop));
-        for (i = 0; i < 256; i++)
-            if (set[i])
-                ps->rules->drop_root[i] = (uint8_t)drop;
-        return HS_OK;
-    }
-    if (tok_is(&t[0], "fields")) {
-        HS_TRY(need_args(ps, t, n, 2, "fields zero|keep"));
-        if (tok_is(&t[1], "zero"))
-            ps->rules->scrub_fields = 1;
-        else if (tok_is(&t[1], "keep"))
-            ps->rules->scrub_fields = 0;
-        else
-            return perr(ps, t[1].col, "expected 'zero' or 'keep', found '%.*s'", (int)t[1].n,
-                        t[1].p);
-        return HS_OK;
-    }
-    if (tok_is(&t[0], "keep-field")) {
-        hs_rules *r = ps->rules;
-        const char *dot;
-        unsigned k;
-        HS_TRY(need_args(ps, t, n, 2, "keep-field CLASS.FIELD"));
-        dot = memchr(t[1].p, '.', t[1].n) ? t[1].p + t[1].n : NULL;
-        while (dot && dot > t[1].p && dot[-1] != '.')
-            dot--;
-        if (!dot || dot - 1 == t[1].p || dot == t[1].p + t[1].n || t[1].n >= HS_MAX_NAME)
-            return perr(ps, t[1].col, "expected a class and field name such as "
-                        "java.lang.Thread.priority, found '%.*s'", (int)t[1].n, t[1].p);
-        for (k = 0; k < r->n_keep; k++)
-            if (strlen(r->keep[k]) == t[1].n && memcmp(r->keep[k], t[1].p, t[1].n) == 0)
-                break;
-        if (k == HS_MAX_KEEP_FIELDS)
-            return perr(ps, t[0].col, "too many keep-field rules");
-        if (k == r->n_keep) {
-            memcpy(r->keep[k], t[1].p, t[1].n);
-            r->keep[k][t[1].n] = 0;
-            r->n_keep++;
-        }
-        if (ps->depth == 0) /* a preset's entries may not apply to every dump */
-            r->keep_asked |= 1ull << k;
-        return HS_OK;
-    }
+    if (tok_is(&t[0], "strings"))
+        return do_strings(ps, t, n);
+    if (tok_is(&t[0], "heap"))
+        return do_heap(ps, t, n);
+    if (tok_is(&t[0], "roots"))
+        return do_roots(ps, t, n);
+    if (tok_is(&t[0], "fields"))
+        return do_fields(ps, t, n);
+    if (tok_is(&t[0], "keep-field"))
+        return do_keep_field(ps, t, n);
     if (tok_is(&t[0], "preset")) {
         HS_TRY(need_args(ps, t, n, 2, "preset NAME"));
         return apply_preset(ps, t[1].p, t[1].n, t[1].col);

@@ -598,6 +598,7 @@ static void oom_sweep(const char *name, const uint8_t *in, size_t len)
             memset(&opt, 0, sizeof opt);
             opt.find_duplicates = mode >= 1;
             opt.count_nonzero = mode >= 1;
+            opt.histogram = mode >= 1;
             opt.to_jvm = mode == 2;
             opt.read_buffer = 4096;
             every_allocation(name, oom_rules[i], in, len, &opt);
@@ -631,6 +632,7 @@ Test(oracle_oom, android_fixture, .timeout = 300)
         hs_options opt;
         memset(&opt, 0, sizeof opt);
         opt.find_duplicates = 1;
+        opt.histogram = 1;
         opt.to_jvm = 1;
         every_allocation("android fixture", text[i], in, len, &opt);
     }

@@ -14,6 +14,8 @@ need libxxhash-dev
 need libcriterion-dev
 need zstd
 need time
+need valgrind
+need python3
 need clang
 need libclang-rt-14-dev
 need hprof-conv
