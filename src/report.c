@@ -15,6 +15,8 @@
 
 #define U(x) ((unsigned long long)(x))
 
+/* Element type names for the duplicate report. The CLI sees only the public
+ * header, so it names the types itself rather than reach for format.c. */
 static const char *type_name(unsigned t)
 {
     static const char *const names[12] = {"", "", "", "", "boolean", "char", "float",
