@@ -102,6 +102,9 @@ void hs_report_note_rules(hs_report *r, int is_file, const char *arg)
     }
 }
 
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 0)))
+#endif
 static void record(hs_report *r, hs_status code, const hs_error *where, int print,
                    const char *fmt, va_list ap)
 {
