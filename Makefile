@@ -36,6 +36,7 @@ LIB      = $(BUILD)/libhprofstrip.a
 
 TEST_SRC = $(wildcard tests/test_*.c)
 TEST_HELPERS = tests/helpers.c tests/oracle.c
+TEST_HELPERS += tests/cutscan.c
 TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: all deps run test check test-asan test-clang test-tsan test-valgrind bench install uninstall clean help
