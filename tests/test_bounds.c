@@ -26,10 +26,12 @@
  * the corpus, the fresh dumps make check writes to build/fresh) a sample
  * whose cost, the bytes the filter reads summed over the cuts, stays within
  * BOUNDS_BUDGET_MB (240, 60 under AddressSanitizer; 0: every boundary,
- * hours of CPU on the corpus). Half the budget goes to the boundaries where
- * the heap dump changes (header end, the end of the dump, around every
- * HEAP_DUMP, HEAP_DUMP_SEGMENT and HEAP_DUMP_END record, and the start of
- * every heap record's body), the rest to the other top-level boundaries (a
+ * hours of CPU on the corpus), except one class, cut in full in dumps up to
+ * 8 MiB (the corpus and the fixtures): the record boundaries where the heap
+ * dump changes (header end, the end of the dump, before and after every
+ * HEAP_DUMP, HEAP_DUMP_SEGMENT and HEAP_DUMP_END record). Larger dumps get a
+ * quarter of the budget for those, and a quarter goes to the start of every
+ * heap record's body; the rest to the other top-level boundaries (a
  * third) and the sub-record boundaries (two thirds), each class taken at an
  * even stride (every k-th boundary, k as small as the budget allows: every
  * one where it fits). The log (--verbose) says how many of each class were
@@ -62,6 +64,7 @@
 #endif
 #define BOUNDS_SHARDS 4
 #define BOUNDS_MAX_BYTES ((size_t)64 << 20)
+#define BOUNDS_SMALL_BYTES ((size_t)8 << 20)
 
 enum { CUT_TOP, CUT_SUB };
 
@@ -282,7 +285,10 @@ static void choose_cuts(target *t)
     size_t budget = budget_bytes(), used;
     klass k[4] = {{is_top_a, 0, 0}, {is_sub_a, 0, 0}, {is_top_b, 0, 0}, {is_sub_b, 0, 0}};
 
-    used = take_class(t, &k[0], budget / 4);
+    /* a dump of the corpus's size gets every record boundary next to a
+     * heap record, whatever it costs (3 GB of reads in all) */
+    used = take_class(t, &k[0], budget && t->len > BOUNDS_SMALL_BYTES ? budget / 4 : 0);
+    used = used < budget / 4 ? used : budget / 4;
     used += take_class(t, &k[1], budget / 4);
     /* what the structural cuts left: a third to the other record
      * boundaries (most are cheap, in the strings at the start), two thirds
