@@ -2,16 +2,18 @@
  * cutcheck.c - the tests' decoder for tests/cli_cuts.sh: what a cut dump
  * holds, and whether a salvaged output holds it too.
  *
- *   cutcheck PREFIX [OUTPUT]
+ *   cutcheck [-n LIMIT] PREFIX [OUTPUT]
  *
  * PREFIX (a file, or - for standard input) is the dump as far as it could
- * be decompressed from a cut .gz or .zst. cutcheck prints one line,
+ * be decompressed from a cut .gz or .zst; -n: only its first LIMIT bytes
+ * count. cutcheck prints one line,
  *
  *   header=H legal=L objects=K bytes=N
  *
  * H 1 when the file header is whole, L 1 when the dump may legally end
- * where PREFIX ends (whole records, no segmented heap dump open), K the
- * instances, arrays and class dumps complete in it (tests/cutscan.c).
+ * where PREFIX (or its LIMIT) ends (whole records, no segmented heap dump
+ * open), K the instances, arrays and class dumps complete in it
+ * (tests/cutscan.c), N the bytes of PREFIX, all of them.
  * With OUTPUT (what --salvage wrote), it then checks that OUTPUT walks
  * (tests/helpers.c), ends whole with its heap dump closed and holds every
  * one of those K objects by id, and exits 1 with the reason on standard
@@ -92,20 +94,28 @@ int main(int argc, char **argv)
 {
     uint8_t *in, *out = NULL;
     size_t in_len = 0, out_len = 0;
+    size_t limit = SIZE_MAX;
     cutscan s;
     int rc = 0;
 
+    if (argc > 2 && strcmp(argv[1], "-n") == 0) {
+        limit = (size_t)strtoull(argv[2], NULL, 10);
+        argv += 2;
+        argc -= 2;
+    }
     if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: cutcheck PREFIX|- [OUTPUT]\n");
+        fprintf(stderr, "usage: cutcheck [-n LIMIT] PREFIX|- [OUTPUT]\n");
         return 2;
     }
     if (!(in = slurp(argv[1], &in_len))) {
         fprintf(stderr, "cutcheck: cannot read %s\n", argv[1]);
         return 2;
     }
-    cutscan_run(&s, in, in_len);
+    if (limit > in_len)
+        limit = in_len;
+    cutscan_run(&s, in, limit);
     printf("header=%d legal=%d objects=%zu bytes=%zu\n", s.header_ok,
-           cutscan_legal_end(&s, in_len), s.n_objs, in_len);
+           cutscan_legal_end(&s, limit), s.n_objs, in_len);
     fflush(stdout);
     if (argc == 3) {
         if (!(out = slurp(argv[2], &out_len))) {
