@@ -16,7 +16,8 @@
 #   the compression layer shows the dump was cut, so it is never passed as
 #   whole (exit 0); -o leaves no file.
 # - With --salvage: exit 6 when the prefix holds a whole file header (the
-#   legal end included: something was lost after it), 3 when it does not
+#   legal end included: something was lost after it, and the message says
+#   the dump "ends between two records" exactly then), 3 when it does not
 #   (nothing to salvage); the message names both layers and the byte where
 #   the decompressed dump ends, the prefix's length; the output walks,
 #   ends with its heap dump closed, and holds by id every instance, array
@@ -104,6 +105,11 @@ one_cut() {
         fi
         grep -q "$layer data is truncated" "$T/err.s" && grep -q "the decompressed dump ends there" "$T/err.s" &&
             ok || bad "$what: the message does not name both layers: $(cat "$T/err.s")"
+        # the filter and the decoder agree on whether the prefix ends where
+        # a dump may end (then only the compression layer was cut)
+        case $info in *legal=1*) legal=1 ;; *) legal=0 ;; esac
+        grep -q "it ends between two records" "$T/err.s"; [ $? = $((1 - legal)) ] &&
+            ok || bad "$what: the decoder says legal=$legal, the filter: $(cat "$T/err.s")"
         # the filter got as far into the cut as gzip(1)/zstd(1) do, give
         # or take the last deflate symbol (up to 258 bytes): at a cut, ISA-L
         # and zlib each sometimes leave out a last byte the other decodes
