@@ -36,6 +36,7 @@ LIB      = $(BUILD)/libhprofstrip.a
 
 TEST_SRC = $(wildcard tests/test_*.c)
 TEST_HELPERS = tests/helpers.c tests/oracle.c
+TEST_HELPERS += tests/cutscan.c
 TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: all deps run test check test-asan test-clang test-tsan test-valgrind bench install uninstall clean help
@@ -109,6 +110,14 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ARTSIM_DUMP)
 	sh tests/cli_input.sh ./$(BIN)
 	sh tests/cli_args.sh ./$(BIN)
 	sh tests/cli_safety.sh ./$(BIN)
+	sh tests/cli_cuts.sh ./$(BIN) $(CUTCHECK)
+
+# tests/cli_cuts.sh's decoder: what a cut dump holds, and whether the
+# salvaged output holds it too (tests/cutcheck.c).
+CUTCHECK = $(BUILD)/cutcheck
+$(CUTCHECK): $(BUILD)/tests/cutcheck.o $(BUILD)/tests/cutscan.o $(BUILD)/tests/helpers.o $(LIB)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lxxhash
+check: $(CUTCHECK)
 
 # The whole suite: warnings as errors, Criterion suites, CLI checks, the
 # outputs checked by parsers nobody here wrote (hprof-conv, VisualVM), and

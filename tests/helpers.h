@@ -163,6 +163,10 @@ typedef struct {
 } fields_result;
 
 fields_result check_fields(const uint8_t *p, size_t n);
+/* Size of the sub-record at `p` (tag included) as the walker reads it, or 0
+ * when its tag is unknown or its fixed part runs past `avail`; the size may
+ * be larger than `avail` (an array cut short). */
+uint64_t walk_sub_size(const uint8_t *p, size_t avail, unsigned idsize);
 void walk_free(walk_result *w);
 /* True when sorted `ids` holds `id`. */
 int ids_contain(const uint64_t *ids, size_t n, uint64_t id);
