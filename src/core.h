@@ -9,6 +9,7 @@
 #define HS_CORE_H
 
 #include "ctx.h"
+#include "deobf.h"
 #include "dups.h"
 #include "encoder.h"
 #include "histo.h"
@@ -28,6 +29,7 @@ struct hs_filter {
     hs_scrub scrub;
     hs_dups dups;
     hs_histo histo;
+    hs_deobf deobf; /* the mapping applied (caps.deobf) */
 
     /* the decoder */
     uint8_t sub_size[256]; /* hs_sub_fixed_size() of each sub-tag, 0: unknown */

@@ -68,6 +68,9 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     hs_scrub_init(&f->scrub, rules, &f->c.alloc);
     hs_dups_init(&f->dups, &f->c.alloc);
     hs_histo_init(&f->histo, &f->c.alloc);
+    hs_deobf_init(&f->deobf, f->caps.deobf ? rules->mapping : NULL, &f->c, &f->enc, &f->str);
+    f->deobf.histo = f->c.opt.histogram ? &f->histo : NULL;
+    f->deobf.scrub = f->caps.keep_names ? &f->scrub : NULL;
     f->c.subtag = -1;
     f->c.rec_tag = -1;
     f->c.rec_off = UINT64_MAX;
@@ -96,6 +99,7 @@ void hs_filter_free(hs_filter *f)
     hs_scrub_free(&f->scrub);
     hs_dups_free(&f->dups);
     hs_histo_free(&f->histo);
+    hs_deobf_free(&f->deobf);
     hs_free(&a, f);
 }
 
@@ -226,6 +230,8 @@ static hs_status read_header(F *f)
         f->sub_size[i] = (uint8_t)hs_sub_fixed_size(i, idsize);
     /* ART writes STRINGs on demand (see strings.c) */
     f->str.flush_at_commit = v == 3;
+    if (f->caps.deobf)
+        HS_TRY(hs_deobf_start(&f->deobf, v));
 
     /* A re-encoded heap dump is written as HEAP_DUMP_SEGMENTs, which only
      * 1.0.2 (and Android's 1.0.3) define; --to-jvm makes 1.0.3 into 1.0.2. */
@@ -341,6 +347,13 @@ static hs_status string_record(F *f, uint64_t len)
     const int names = f->caps.keep_names && len - i <= 512; /* keep-list names are short */
     const int histo = f->c.opt.histogram && !f->histo.pruned && len - i <= 1024;
 
+    if (f->caps.deobf) { /* the id always; the text when it may be a name */
+        const size_t n = len - i <= 1024 ? (size_t)(len - i) : 0;
+        const uint8_t *b;
+        HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + i + n, "a STRING record"));
+        b = hs_cur(&f->enc) + HS_RECORD_HEADER;
+        HS_TRY(hs_deobf_string(&f->deobf, hs_be_id(b, i), b + i, n));
+    }
     if (names || histo) {
         const uint8_t *b;
         HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a STRING record"));
@@ -364,6 +377,11 @@ static hs_status plain_record(F *f, unsigned tag, uint64_t len)
     n = f->caps.drop_strings ? string_refs(tag, i, at) : 0;
     if (n || tag == HS_TAG_LOAD_CLASS) /* fixed-size bodies */
         HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a record body"));
+    if (f->caps.deobf && (tag == HS_TAG_LOAD_CLASS || tag == HS_TAG_STACK_FRAME)) {
+        /* original names: their STRINGs go out first, the ids are patched */
+        HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a record body"));
+        HS_TRY(hs_deobf_record(&f->deobf, tag, f->c.rd.buf + f->c.rd.pos + HS_RECORD_HEADER));
+    }
     for (j = 0; j < n; j++)
         HS_TRY(hs_str_use(&f->str, &f->enc,
                           hs_be_id(hs_cur(&f->enc) + HS_RECORD_HEADER + at[j], i)));
@@ -527,6 +545,7 @@ static hs_status salvage_corrupt(F *f)
 
 hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
 {
+    hs_source copy;
     hs_status s;
 
     if (!f || !src || (!src->read && !src->data) || !dst || !dst->write)
@@ -538,6 +557,10 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
         return HS_E_USAGE;
     }
     f->ran = 1;
+    if (f->caps.deobf) { /* names are patched in the window: see deobf.h */
+        hs_deobf_source(&f->deobf, src, &copy);
+        src = &copy;
+    }
     if (hs_reader_start(&f->c.rd, src) != HS_OK)
         return hs_fail_io(&f->c, HS_E_NOMEM, "");
     HS_TRY(hs_enc_start(&f->enc, dst, f->caps.reencode));

@@ -377,6 +377,12 @@ static void warn_after_run(const hs_cli *cli, const hs_stats *st, int out_fd)
                 "%s: --to-jvm: %s is a JVM dump already (JAVA PROFILE 1.0.%u): nothing to "
                 "convert\n",
                 g_prog, name, (unsigned)st->hprof_version);
+    if (cli->mapping_loaded && !st->mapping_classes_renamed && !st->mapping_fields_renamed &&
+        !st->mapping_frames_renamed)
+        fprintf(stderr,
+                "%s: warning: the mapping renamed nothing in %s: is it this build's "
+                "mapping.txt?\n",
+                g_prog, name);
     if (jvm && cli->android_preset)
         fprintf(stderr,
                 "%s: -p android-app: %s is a JVM dump, without zygote or image heaps: "
