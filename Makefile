@@ -117,6 +117,7 @@ test: deps
 	$(MAKE) EXTRA_CFLAGS=-Werror check
 	sh tests/external.sh ./$(BIN)
 	sh tests/histogram.sh ./$(BIN)
+	sh tests/deobf.sh ./$(BIN)
 	sh tests/privacy.sh ./$(BIN)
 	$(MAKE) EXTRA_CFLAGS=-Werror lib
 	MAKE="$(MAKE)" sh tests/install.sh ./$(BIN)

@@ -3,12 +3,15 @@
 read independently of hprof-strip, for tests/deobf.sh.
 
     deobf_names.py DUMP [PREFIX]
+    deobf_names.py --frames DUMP
 
 Prints one line per class whose CLASS_DUMP is in the dump (and whose name,
 dotted, starts with PREFIX): "NAME static=a,b fields=c,d", sorted. Fails
 (exit 1) when the dump defines a STRING id twice, or a LOAD_CLASS, STACK_FRAME
 or CLASS_DUMP names a string no earlier STRING record defines: what analyzers
-that resolve names as they read (MAT, perflib, shark) would trip on.
+that resolve names as they read (MAT, perflib, shark) would trip on. With
+--frames, prints every STACK_FRAME instead, in file order: "CLASS METHOD
+SOURCE LINE".
 """
 import struct
 import sys
@@ -26,8 +29,13 @@ def fail(msg):
 
 
 def main():
-    data = open(sys.argv[1], "rb").read()
-    prefix = sys.argv[2] if len(sys.argv) > 2 else ""
+    args = sys.argv[1:]
+    frames = args[0] == "--frames"
+    if frames:
+        args = args[1:]
+    data = open(args[0], "rb").read()
+    prefix = args[1] if len(args) > 1 else ""
+    serials, frame_lines = {}, []
     p = data.index(b"\0") + 1
     idn = struct.unpack(">I", data[p:p + 4])[0]
     PRIM[2] = idn
@@ -96,12 +104,20 @@ def main():
             name = rid(data, b + 4 + idn + 4)
             need(name, "LOAD_CLASS")
             classes[rid(data, b + 4)] = strings.get(name, "?")
+            serials[struct.unpack(">I", data[b:b + 4])[0]] = strings.get(name, "?")
         elif tag == 0x04:
             for k in (1, 2, 3):
                 need(rid(data, b + k * idn), "STACK_FRAME")
+            ser, line = struct.unpack(">Ii", data[b + 4 * idn:b + 4 * idn + 8])
+            frame_lines.append("%s %s %s %d" % (
+                serials.get(ser, "?").replace("/", "."), strings.get(rid(data, b + idn), "?"),
+                strings.get(rid(data, b + 3 * idn), "-"), line))
         elif tag in (0x0c, 0x1c):
             heap(data, b, b + ln)
         p = b + ln
+    if frames:
+        print("\n".join(frame_lines))
+        return
     out = []
     for cid, (st, fl) in dumps.items():
         name = classes.get(cid, "?").replace("/", ".")
