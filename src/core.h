@@ -29,7 +29,6 @@ struct hs_filter {
     hs_scrub scrub;
     hs_dups dups;
     hs_histo histo;
-    hs_deobf deobf; /* the mapping applied (caps.deobf) */
 
     /* the decoder */
     uint8_t sub_size[256]; /* hs_sub_fixed_size() of each sub-tag, 0: unknown */
@@ -44,6 +43,8 @@ struct hs_filter {
                              with --to-jvm, which writes no heaps) */
     int cur_heap_dropped; /* the rules drop cur_heap's objects */
     int ran;
+
+    hs_deobf deobf; /* the mapping applied (caps.deobf): last, off the hot fields */
 };
 
 typedef struct hs_filter F;

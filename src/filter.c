@@ -347,13 +347,6 @@ static hs_status string_record(F *f, uint64_t len)
     const int names = f->caps.keep_names && len - i <= 512; /* keep-list names are short */
     const int histo = f->c.opt.histogram && !f->histo.pruned && len - i <= 1024;
 
-    if (f->caps.deobf) { /* the id always; the text when it may be a name */
-        const size_t n = len - i <= 1024 ? (size_t)(len - i) : 0;
-        const uint8_t *b;
-        HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + i + n, "a STRING record"));
-        b = hs_cur(&f->enc) + HS_RECORD_HEADER;
-        HS_TRY(hs_deobf_string(&f->deobf, hs_be_id(b, i), b + i, n));
-    }
     if (names || histo) {
         const uint8_t *b;
         HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a STRING record"));
@@ -377,11 +370,6 @@ static hs_status plain_record(F *f, unsigned tag, uint64_t len)
     n = f->caps.drop_strings ? string_refs(tag, i, at) : 0;
     if (n || tag == HS_TAG_LOAD_CLASS) /* fixed-size bodies */
         HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a record body"));
-    if (f->caps.deobf && (tag == HS_TAG_LOAD_CLASS || tag == HS_TAG_STACK_FRAME)) {
-        /* original names: their STRINGs go out first, the ids are patched */
-        HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a record body"));
-        HS_TRY(hs_deobf_record(&f->deobf, tag, f->c.rd.buf + f->c.rd.pos + HS_RECORD_HEADER));
-    }
     for (j = 0; j < n; j++)
         HS_TRY(hs_str_use(&f->str, &f->enc,
                           hs_be_id(hs_cur(&f->enc) + HS_RECORD_HEADER + at[j], i)));
@@ -394,6 +382,32 @@ static hs_status plain_record(F *f, unsigned tag, uint64_t len)
     if (!hs_tag_known(tag))
         f->prev_out_pos = f->enc.out.total + (f->c.rd.pos - f->enc.span);
     return hs_enc_copy_record(&f->enc, len);
+}
+
+/* With a mapping, before a STRING, LOAD_CLASS or STACK_FRAME goes the usual
+ * way: a STRING's text is kept when it may be a name (its id checked against
+ * the fresh ones); a LOAD_CLASS or STACK_FRAME gets the STRINGs of its
+ * original names written first and its ids patched in the window (deobf.h).
+ * Out of line: the record loop pays one test without a mapping. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static hs_status deobf_record(F *f, unsigned tag, uint64_t len)
+{
+    const unsigned i = f->c.idsize;
+    const uint8_t *b;
+    size_t n;
+
+    if (tag == HS_TAG_STRING) {
+        n = len - i <= 1024 ? (size_t)(len - i) : 0; /* the id always; short texts */
+        HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + i + n, "a STRING record"));
+        b = hs_cur(&f->enc) + HS_RECORD_HEADER;
+        return hs_deobf_string(&f->deobf, hs_be_id(b, i), b + i, n);
+    }
+    if (tag != HS_TAG_LOAD_CLASS && tag != HS_TAG_STACK_FRAME)
+        return HS_OK;
+    HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a record body"));
+    return hs_deobf_record(&f->deobf, tag, f->c.rd.buf + f->c.rd.pos + HS_RECORD_HEADER);
 }
 
 static hs_status heap_dump_end(F *f)
@@ -470,6 +484,8 @@ static hs_status record(F *f)
             HS_TRY(hs_str_commit(&f->str, &f->enc));
             HS_TRY(hs_enc_seg_close(&f->enc));
             HS_TRY(hs_set_dst(&f->enc, HS_DST_OUT));
+            if (f->caps.deobf) /* a mapping implies re-encoding */
+                HS_TRY(deobf_record(f, tag, len));
         }
         if (tag == HS_TAG_STRING)
             HS_TRY(string_record(f, len));
