@@ -314,20 +314,26 @@ static hs_status load_class(hs_deobf *d, uint8_t *b)
         len = class_original(d, s, n, &st);
         HS_TRY(st);
         if (!len)
-            return HS_OK;
-        HS_TRY(fresh_id(d, &id));
-        HS_TRY(write_string(d, id, d->scratch, len));
+            return HS_OK; /* not in the mapping */
+        if (len == n && memcmp(d->scratch, s, n) == 0) {
+            id = name; /* kept its name (ProGuard lists those too): members may not have */
+        } else {
+            HS_TRY(fresh_id(d, &id));
+            HS_TRY(write_string(d, id, d->scratch, len));
+        }
         if (hs_idmap_put(&d->renamed, name, id) != HS_OK)
             return nomem(d);
     }
-    if (plain_class(s, n)) {
+    if (plain_class(s, n)) { /* its fields and frames are looked up by this name */
         uint64_t at = (uint64_t)(s - d->text) + 1;
         if (hs_idmap_put(&d->classes, hs_be_id(b + 4, i), at) != HS_OK ||
             hs_idmap_put(&d->serials, hs_be32(b), at) != HS_OK)
             return nomem(d);
     }
-    hs_put_be_id(name_at, id, i);
-    d->c->st.mapping_classes_renamed++;
+    if (id != name) {
+        hs_put_be_id(name_at, id, i);
+        d->c->st.mapping_classes_renamed++;
+    }
     return held_changed(d);
 }
 

@@ -459,3 +459,29 @@ Test(deobf, rule_file_directive)
     cr_expect_null(strstr(buf, "mapping"), "%s", buf);
     hs_rules_free(r);
 }
+
+/* A class the mapping lists under its own name (ProGuard lists every kept
+ * class) keeps its STRING, but its renamed members are still renamed. */
+Test(deobf, class_kept_by_name_members_renamed)
+{
+    static const char kept[] = "com.ex.a -> com.ex.a:\n    int count -> f\n"
+                               "    1:9:void work():101:109 -> m\n";
+    dump d;
+    run_result res;
+    names nm;
+
+    build(&d, 8, 0, 5, 0, 0);
+    res = run_map(&d, "none", kept, NULL, 0);
+    cr_assert_eq(res.status, HS_OK, "%s", res.err.message);
+    nm = read_names(res.out, res.out_len);
+    cr_expect_str_eq(nm.cls[0], "com/ex/a");
+    cr_expect_eq(nm.class_name_id, S_CLASS);
+    cr_expect_str_eq(nm.field, "count");
+    cr_expect_str_eq(nm.method, "work");
+    cr_expect_eq(res.st.mapping_classes_renamed, 0);
+    cr_expect_eq(res.st.mapping_fields_renamed, 1);
+    cr_expect_eq(res.st.mapping_frames_renamed, 1);
+    cr_expect_eq(res.st.mapping_strings_added, 2);
+    run_result_free(&res);
+    dg_free(&d);
+}
