@@ -25,6 +25,7 @@ case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
 data=$root/tests/data/deobf
 names="python3 $root/tests/deobf_names.py"
 ahat=$root/../shared/tools/ahatsum/ahatsum
+jhat=$root/../shared/tools/jhatsum/jhatsum
 vvm=$root/tools/vvm-histogram.sh
 jvm=$root/fixtures/jvm17-64bit.hprof
 art=$root/fixtures/android-art2025-ahat-test-dump.hprof
@@ -98,6 +99,18 @@ if have_java && [ -x "$ahat" ]; then
     same "$tmp/ahat.want" "$tmp/ahat.got" "ART --mapping: ahat's histogram by heap is the input's, renamed"
 else
     echo "deobf.sh: SKIP: ahat checks (no java, javac or $ahat)"
+fi
+if have_java && [ -x "$jhat" ]; then
+    # ART to 1.0.2 for MAT and jhat, deobfuscated on the way
+    "$bin" -q -f --to-jvm -p android-app "$art" -o "$tmp/tj0.hprof"
+    "$bin" -q -f --to-jvm -p android-app --mapping "$data/art-r8.map" "$art" -o "$tmp/tj1.hprof"
+    "$jhat" "$tmp/tj0.hprof" | grep '^class ' | rename_classes ' ' art >"$tmp/jhat.want"
+    "$jhat" "$tmp/tj1.hprof" | grep '^class ' | LC_ALL=C sort >"$tmp/jhat.got"
+    grep -q '^class com.example.Stuff ' "$tmp/jhat.got" &&
+        same "$tmp/jhat.want" "$tmp/jhat.got" "ART --to-jvm -p android-app --mapping: jhat's histogram is the converted one's, renamed" ||
+        fail "ART --to-jvm --mapping: jhat sees no com.example.Stuff"
+else
+    echo "deobf.sh: SKIP: jhat check (no java, javac or $jhat)"
 fi
 if have_java && sh "$vvm" "$jvm" >"$tmp/vvm.in" 2>/dev/null; then
     rename_classes '	' <"$tmp/vvm.in" >"$tmp/vvm.want"
