@@ -33,7 +33,8 @@
  * be layered on it with a thread if a caller ever needs one.
  *
  * Objects are not thread-safe; distinct filters may run in parallel and may
- * share one rule set, which is read-only once built.
+ * share one rule set, which is read-only once built (except a rule set
+ * holding a mapping, see hs_rules_mapping: one filter at a time).
  */
 #ifndef HPROF_STRIP_H
 #define HPROF_STRIP_H
