@@ -72,8 +72,11 @@ void hs_deobf_init(hs_deobf *d, hs_mapping *m, hs_ctx *c, hs_enc *e, hs_strings 
 
 void hs_deobf_free(hs_deobf *d)
 {
-    hs_alloc *a = &d->c->alloc;
+    hs_alloc *a;
 
+    if (!d->c) /* never initialised */
+        return;
+    a = &d->c->alloc;
     hs_idmap_free(&d->held);
     hs_idmap_free(&d->classes);
     hs_idmap_free(&d->serials);
