@@ -26,10 +26,10 @@ BIN ?= hprof-strip
 # (tests/layers.sh checks it with nm).
 CORE_SRC = src/alloc.c src/error.c src/format.c src/idmap.c src/strtab.c src/rootq.c \
            src/classes.c src/classdump.c src/mapping.c src/reader.c src/out.c src/rules.c src/rulefile.c \
-           src/ctx.c src/encoder.c src/strings.c src/roots.c src/dups.c src/histo.c src/scrub.c \
+           src/ctx.c src/encoder.c src/strings.c src/roots.c src/dups.c src/histo.c src/scrub.c src/deobf.c \
            src/heap.c src/filter.c
 CLI_SRC  = src/main.c src/run.c src/report.c src/io.c src/input.c src/output.c \
-           src/progress.c
+           src/progress.c src/mapfile.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:src/%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libhprofstrip.a
@@ -127,6 +127,7 @@ test: deps
 	sh tests/external.sh ./$(BIN)
 	sh tests/histogram.sh ./$(BIN)
 	sh tests/analyzers.sh ./$(BIN)
+	sh tests/deobf.sh ./$(BIN)
 	sh tests/privacy.sh ./$(BIN)
 	$(MAKE) EXTRA_CFLAGS=-Werror lib
 	MAKE="$(MAKE)" sh tests/install.sh ./$(BIN)

@@ -38,11 +38,16 @@ typedef struct {
     int histogram;      /* --histogram: per-class counts, text and JSON */
     int quiet;          /* -q: errors only on stderr, no --audit report */
     int android_preset; /* -p android-app given: warn when the dump is a JVM's */
+    const char *mapping_path; /* --mapping FILE (else a rule file's `mapping`) */
     hs_report report;   /* what the run learnt, for the JSON report */
 } hs_cli;
 
 /* run.c: opens the files, runs the filter, reports; returns an exit code. */
 int hs_cli_run(hs_cli *cli);
+
+/* mapfile.c: reads the mapping at `path` (plain, gzip or zstd) into
+ * `rules`; returns an exit code, the message printed. */
+int hs_cli_load_mapping(hs_rules *rules, const char *path);
 
 /* report.c */
 void hs_cli_print_stats(const hs_stats *st);

@@ -9,6 +9,7 @@
 #define HS_CORE_H
 
 #include "ctx.h"
+#include "deobf.h"
 #include "dups.h"
 #include "encoder.h"
 #include "histo.h"
@@ -46,6 +47,8 @@ struct hs_filter {
     int ran;
     char warnings[HS_MAX_WARNINGS][240]; /* the run's warnings (hs_filter_warning) */
     unsigned n_warnings;
+
+    hs_deobf deobf; /* the mapping applied (caps.deobf): last, off the hot fields */
 };
 
 typedef struct hs_filter F;

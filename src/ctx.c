@@ -91,6 +91,7 @@ static const char *const holder_names[HS_HOLD_COUNT] = {
     [HS_HOLD_NAMES] = "the keep-field names",
     [HS_HOLD_DUPS] = "the duplicate-array tables",
     [HS_HOLD_HISTO] = "the class histogram",
+    [HS_HOLD_MAPPING] = "the deobfuscation mapping",
 };
 
 hs_status hs_hold(hs_ctx *c, hs_holder h, uint64_t bytes)

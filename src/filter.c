@@ -68,6 +68,9 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     hs_scrub_init(&f->scrub, rules, &f->c.alloc);
     hs_dups_init(&f->dups, &f->c.alloc);
     hs_histo_init(&f->histo, &f->c.alloc);
+    hs_deobf_init(&f->deobf, f->caps.deobf ? rules->mapping : NULL, &f->c, &f->enc, &f->str);
+    f->deobf.histo = f->c.opt.histogram ? &f->histo : NULL;
+    f->deobf.scrub = f->caps.keep_names ? &f->scrub : NULL;
     f->c.subtag = -1;
     f->c.rec_tag = -1;
     f->c.rec_off = UINT64_MAX;
@@ -96,6 +99,7 @@ void hs_filter_free(hs_filter *f)
     hs_scrub_free(&f->scrub);
     hs_dups_free(&f->dups);
     hs_histo_free(&f->histo);
+    hs_deobf_free(&f->deobf);
     hs_free(&a, f);
 }
 
@@ -231,6 +235,8 @@ static hs_status read_header(F *f)
         f->sub_size[i] = (uint8_t)hs_sub_fixed_size(i, idsize);
     /* ART writes STRINGs on demand (see strings.c) */
     f->str.flush_at_commit = v == 3;
+    if (f->caps.deobf)
+        HS_TRY(hs_deobf_start(&f->deobf, v));
 
     /* A re-encoded heap dump is written as HEAP_DUMP_SEGMENTs, which only
      * 1.0.2 (and Android's 1.0.3) define; --to-jvm makes 1.0.3 into 1.0.2. */
@@ -383,6 +389,32 @@ static hs_status plain_record(F *f, unsigned tag, uint64_t len)
     return hs_enc_copy_record(&f->enc, len);
 }
 
+/* With a mapping, before a STRING, LOAD_CLASS or STACK_FRAME goes the usual
+ * way: a STRING's text is kept when it may be a name (its id checked against
+ * the fresh ones); a LOAD_CLASS or STACK_FRAME gets the STRINGs of its
+ * original names written first and its ids patched in the window (deobf.h).
+ * Out of line: the record loop pays one test without a mapping. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static hs_status deobf_record(F *f, unsigned tag, uint64_t len)
+{
+    const unsigned i = f->c.idsize;
+    const uint8_t *b;
+    size_t n;
+
+    if (tag == HS_TAG_STRING) {
+        n = len - i <= 1024 ? (size_t)(len - i) : 0; /* the id always; short texts */
+        HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + i + n, "a STRING record"));
+        b = hs_cur(&f->enc) + HS_RECORD_HEADER;
+        return hs_deobf_string(&f->deobf, hs_be_id(b, i), b + i, n);
+    }
+    if (tag != HS_TAG_LOAD_CLASS && tag != HS_TAG_STACK_FRAME)
+        return HS_OK;
+    HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a record body"));
+    return hs_deobf_record(&f->deobf, tag, f->c.rd.buf + f->c.rd.pos + HS_RECORD_HEADER);
+}
+
 static hs_status heap_dump_end(F *f)
 {
     f->heap_segments = 0;
@@ -457,6 +489,8 @@ static hs_status record(F *f)
             HS_TRY(hs_str_commit(&f->str, &f->enc));
             HS_TRY(hs_enc_seg_close(&f->enc));
             HS_TRY(hs_set_dst(&f->enc, HS_DST_OUT));
+            if (f->caps.deobf) /* a mapping implies re-encoding */
+                HS_TRY(deobf_record(f, tag, len));
         }
         if (tag == HS_TAG_STRING)
             HS_TRY(string_record(f, len));
@@ -545,6 +579,17 @@ static void warn_keep_fields(F *f)
     }
 }
 
+/* A mapping that renamed nothing is most likely another build's. */
+static void warn_mapping(F *f)
+{
+    const hs_stats *st = &f->c.st;
+
+    if (f->caps.deobf && !st->mapping_classes_renamed && !st->mapping_fields_renamed &&
+        !st->mapping_frames_renamed && f->n_warnings < HS_MAX_WARNINGS)
+        snprintf(f->warnings[f->n_warnings++], sizeof f->warnings[0],
+                 "the mapping renamed nothing in this dump: is it this build's mapping.txt?");
+}
+
 /* --salvage on a dump corrupt in the middle: everything complete before the
  * first bad record is kept, as for a dump cut there. An unknown record just
  * before it, which the error blames, is taken back while it is still ours. */
@@ -564,6 +609,7 @@ static hs_status salvage_corrupt(F *f)
 
 hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
 {
+    hs_source copy;
     hs_status s;
 
     if (!f || !src || (!src->read && !src->data) || !dst || !dst->write)
@@ -575,6 +621,10 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
         return HS_E_USAGE;
     }
     f->ran = 1;
+    if (f->caps.deobf) { /* names are patched in the window: see deobf.h */
+        hs_deobf_source(&f->deobf, src, &copy);
+        src = &copy;
+    }
     if (hs_reader_start(&f->c.rd, src) != HS_OK)
         return hs_fail_io(&f->c, HS_E_NOMEM, "");
     HS_TRY(hs_enc_start(&f->enc, dst, f->caps.reencode));
@@ -583,8 +633,10 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
         s = hs_salvage(f, NULL);
     else if (s == HS_E_MALFORMED && f->c.opt.salvage && f->c.idsize)
         s = salvage_corrupt(f);
-    if (s == HS_OK) /* a cut dump may have lost the class that matched */
+    if (s == HS_OK) { /* a cut dump may have lost what matched */
         warn_keep_fields(f);
+        warn_mapping(f);
+    }
     if ((s == HS_OK || s == HS_SALVAGED) && f->c.opt.histogram)
         HS_TRY(hs_histo_finish(&f->histo, &f->c));
     return s;

@@ -424,6 +424,8 @@ static hs_status class_dump(F *f, uint64_t off)
 
     HS_TRY(class_dump_size(f, off, &size));
     f->c.st.class_dumps++;
+    if (f->caps.deobf) /* field name ids patched in the window (deobf.h) */
+        HS_TRY(hs_deobf_class_dump(&f->deobf, f->c.rd.buf + f->c.rd.pos, size));
     if (f->caps.drop_strings)
         HS_TRY(class_dump_strings(f, size));
     if (f->caps.hold_roots) /* class dumps are never dropped: boot classes live
@@ -577,6 +579,8 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len)
         HS_TRY(runs_to_eof(f, &to_eof));
     if (to_eof)
         f->c.rec_end = UINT64_MAX;
+    if (f->caps.deobf && !f->heap_seen) /* field names' STRINGs, ahead of it */
+        HS_TRY(hs_deobf_heap_start(&f->deobf));
     HS_TRY(heap_record_header(f, tag, to_eof));
     /* class names: every LOAD_CLASS came by now, unless the writer makes
      * STRINGs on demand after LOAD_CLASSes (the JVMTI agent) */

@@ -33,7 +33,8 @@
  * be layered on it with a thread if a caller ever needs one.
  *
  * Objects are not thread-safe; distinct filters may run in parallel and may
- * share one rule set, which is read-only once built.
+ * share one rule set, which is read-only once built (except a rule set
+ * holding a mapping, see hs_rules_mapping: one filter at a time).
  */
 #ifndef HPROF_STRIP_H
 #define HPROF_STRIP_H
@@ -158,6 +159,27 @@ HS_API hs_status hs_rules_parse(hs_rules *rules, const char *text, size_t len,
  * NUL-terminated, into buf[cap]. Returns the length of the full text (which
  * did not fit when it is >= cap, as with snprintf). */
 HS_API size_t hs_rules_print(const hs_rules *rules, char *buf, size_t cap);
+
+/* Loads an R8/ProGuard mapping (mapping.txt: the grammar is in
+ * hprof-strip(1), MAPPING FILES) into `rules`, replacing any mapping loaded
+ * before: a filter over these rules then writes the original names of the
+ * classes, fields and stack frames the mapping renames (DEOBFUSCATION in
+ * hprof-strip(1)). `text` is `len` bytes, decompressed; the rule set keeps
+ * what it needs, so the text can be freed on return. `origin` (a file
+ * name) starts error messages. Returns HS_OK; HS_E_USAGE for text that
+ * does not parse, `err` (when not NULL) saying "ORIGIN:LINE:COL: what";
+ * HS_E_NOMEM, or HS_E_LIMIT for 4 GiB of text or more. The mapping takes
+ * about the size of its text and counts toward hs_options.max_held. Its
+ * lookups count what they matched, so a rule set holding a mapping serves
+ * one filter at a time. The `none` preset removes it. */
+HS_API hs_status hs_rules_mapping(hs_rules *rules, const char *text, size_t len,
+                                  const char *origin, hs_error *err);
+
+/* The file a rule file's `mapping FILE` line named (relative to the rule
+ * file's directory when its origin was a path), while no mapping was
+ * loaded since: the library opens no files, so the caller reads it and
+ * hands its text to hs_rules_mapping. NULL when nothing waits. */
+HS_API const char *hs_rules_mapping_file(const hs_rules *rules);
 
 /* ---- filter -------------------------------------------------------------- */
 
@@ -295,7 +317,11 @@ enum hs_stat_kind { HS_COUNT, HS_BYTES, HS_OFFSET };
     X(first_nonzero_array, HS_OFFSET, "input byte of the first of those")     \
     X(nonzero_field_bytes, HS_BYTES,                                          \
       "field bytes the rules zeroed that held data")                          \
-    X(first_nonzero_field, HS_OFFSET, "input byte of the first of those")
+    X(first_nonzero_field, HS_OFFSET, "input byte of the first of those")   \
+    X(mapping_classes_renamed, HS_COUNT, "LOAD_CLASS names deobfuscated")     \
+    X(mapping_fields_renamed, HS_COUNT, "CLASS_DUMP field names deobfuscated") \
+    X(mapping_frames_renamed, HS_COUNT, "STACK_FRAMEs deobfuscated")          \
+    X(mapping_strings_added, HS_COUNT, "STRINGs written with original names")
 
 /* Notes on some counters: payload_bytes_* count array payloads; the
  * salvaged_bytes are zeros --salvage wrote to complete a record cut short;

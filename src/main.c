@@ -71,6 +71,8 @@ static void usage(FILE *to)
             "      --stats-file FILE  write the JSON report to FILE, failed runs too\n"
             "      --histogram     instances and bytes per class, in and out (top 20;\n"
             "                      all of them in the JSON report)\n"
+            "      --mapping FILE  deobfuscate with an R8/ProGuard mapping.txt (may be\n"
+            "                      .gz or .zst): classes, fields and stack frames\n"
             "  -q, --quiet         no messages except errors (--audit: the exit status\n"
             "                      alone)\n"
             "  -h, --help          show this help and exit\n"
@@ -255,7 +257,7 @@ static int set_format(hs_cli *cli, enum hs_output_format format, const char *lev
 enum {
     OPT_REPACK = 256, OPT_STATS, OPT_PRINT_RULES, OPT_MAX_HELD, OPT_SALVAGE, OPT_GZIP,
     OPT_NO_COMPRESS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SIZE, OPT_TO_JVM, OPT_AUDIT,
-    OPT_SPILL_AFTER, OPT_STATS_FILE, OPT_HISTOGRAM
+    OPT_SPILL_AFTER, OPT_STATS_FILE, OPT_HISTOGRAM, OPT_MAPPING
 };
 static const char g_optstring[] = ":p:r:o:z::T:fqhV";
 static const struct option longopts[] = {
@@ -280,6 +282,7 @@ static const struct option longopts[] = {
         {"stats", optional_argument, NULL, OPT_STATS},
         {"stats-file", required_argument, NULL, OPT_STATS_FILE},
         {"histogram", no_argument, NULL, OPT_HISTOGRAM},
+        {"mapping", required_argument, NULL, OPT_MAPPING},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -454,6 +457,7 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         case OPT_AUDIT: cli->audit = 1; break;
         case OPT_STATS_FILE: cli->stats_file = optarg; break;
         case OPT_HISTOGRAM: cli->histogram = 1; break;
+        case OPT_MAPPING: cli->mapping_path = optarg; break;
         case OPT_PRINT_RULES:
             rc = print_rules(optarg);
             return rc == EXIT_OK ? JOB_DONE : rc;
@@ -491,6 +495,11 @@ int main(int argc, char **argv)
         return EXIT_LIMIT;
     }
     rc = parse_args(&cli, argc, argv);
+    if (rc == EXIT_OK) { /* --mapping wins over a rule file's `mapping` */
+        const char *map = cli.mapping_path ? cli.mapping_path : hs_rules_mapping_file(cli.rules);
+        if (map && !cli.audit)
+            rc = hs_cli_load_mapping(cli.rules, map);
+    }
     if (rc == EXIT_OK)
         rc = hs_cli_run(&cli);
     else if (rc == JOB_DONE)

@@ -67,6 +67,8 @@ struct hs_mapping {
     size_t intern_cap, intern_n;
     uint32_t *cls_tab, *orig_tab, *fld_tab, *mth_tab; /* index + 1, 0 empty */
     size_t cls_cap, fld_cap, mth_cap;
+    uint32_t *mem_tab; /* obfuscated member names (pool offsets), 0 empty */
+    size_t mem_cap;
     hs_mapping_counts counts;
 };
 
@@ -345,6 +347,36 @@ static void shrink_class_table(hs_mapping *m)
     m->cls_cap = cap;
 }
 
+/* The set of obfuscated field and method names, whatever their class: a
+ * dump's STRING is worth keeping for deobfuscation only when it is one. */
+static void put_member_name(hs_mapping *m, uint32_t off)
+{
+    const char *s = str_at(m, off);
+    size_t j = hash_name(s, strlen(s), 7) & (m->mem_cap - 1);
+
+    while (m->mem_tab[j]) {
+        if (m->mem_tab[j] == off) /* interned: one offset per name */
+            return;
+        j = (j + 1) & (m->mem_cap - 1);
+    }
+    m->mem_tab[j] = off;
+}
+
+static int build_member_names(hs_mapping *m)
+{
+    size_t i;
+
+    m->mem_cap = table_cap(m->fld.n + m->mth.n);
+    m->mem_tab = hs_calloc(&m->a, m->mem_cap * sizeof *m->mem_tab);
+    if (!m->mem_tab)
+        return -1;
+    for (i = 0; i < m->fld.n; i++)
+        put_member_name(m, field_at(m, (uint32_t)i)->obf);
+    for (i = 0; i < m->mth.n; i++)
+        put_member_name(m, method_at(m, (uint32_t)i)->obf);
+    return 0;
+}
+
 static int build_member_tables(hs_mapping *m)
 {
     uint32_t c, i;
@@ -356,7 +388,7 @@ static int build_member_tables(hs_mapping *m)
     m->fld_tab = hs_calloc(&m->a, m->fld_cap * sizeof *m->fld_tab);
     m->mth_tab = hs_calloc(&m->a, m->mth_cap * sizeof *m->mth_tab);
     m->orig_tab = hs_calloc(&m->a, m->cls_cap * sizeof *m->orig_tab);
-    if (!m->fld_tab || !m->mth_tab || !m->orig_tab)
+    if (!m->fld_tab || !m->mth_tab || !m->orig_tab || build_member_names(m) != 0)
         return -1;
     for (c = 0; c < m->cls.n; c++) {
         const map_class *k = class_at(m, c);
@@ -828,6 +860,7 @@ void hs_mapping_free(hs_mapping *m)
     hs_free(&a, m->orig_tab);
     hs_free(&a, m->fld_tab);
     hs_free(&a, m->mth_tab);
+    hs_free(&a, m->mem_tab);
     hs_free(&a, m);
 }
 
@@ -837,7 +870,8 @@ size_t hs_mapping_bytes(const hs_mapping *m)
         return 0;
     return sizeof *m + m->pool.cap + m->cls.cap * m->cls.size + m->fld.cap * m->fld.size +
            m->mth.cap * m->mth.size +
-           (m->intern_cap + 2 * m->cls_cap + m->fld_cap + m->mth_cap) * sizeof(uint32_t);
+           (m->intern_cap + 2 * m->cls_cap + m->fld_cap + m->mth_cap + m->mem_cap) *
+               sizeof(uint32_t);
 }
 
 /* ---- lookups --------------------------------------------------------------- */
@@ -865,6 +899,41 @@ const char *hs_mapping_field(hs_mapping *m, const char *obf_class, size_t cn,
         return NULL;
     m->counts.field_hits++;
     return str_at(m, field_at(m, f)->orig);
+}
+
+int hs_mapping_is_member(const hs_mapping *m, const char *s, size_t n)
+{
+    size_t j;
+    uint32_t off;
+
+    if (!m->mem_tab || memchr(s, 0, n))
+        return 0;
+    j = hash_name(s, n, 7) & (m->mem_cap - 1);
+    while ((off = m->mem_tab[j]) != 0) {
+        const char *p = str_at(m, off);
+        if (strncmp(p, s, n) == 0 && p[n] == 0) /* exact: '/' is not '.' here */
+            return 1;
+        j = (j + 1) & (m->mem_cap - 1);
+    }
+    return 0;
+}
+
+size_t hs_mapping_class_fields(const hs_mapping *m, const char *obf_class, size_t cn,
+                               size_t start, const char **orig, const char **obf, size_t cap)
+{
+    uint32_t c = find_class(m, m->cls_tab, m->cls_cap, 0, obf_class, cn);
+    const map_class *k;
+    size_t i;
+
+    if (c == NONE)
+        return 0;
+    k = class_at(m, c);
+    for (i = 0; start + i < k->n_fld && i < cap; i++) {
+        const map_field *f = field_at(m, k->first_fld + (uint32_t)(start + i));
+        orig[i] = str_at(m, f->orig);
+        obf[i] = str_at(m, f->obf);
+    }
+    return i;
 }
 
 /* One original frame from member line `me` of class c at obfuscated `line`. */

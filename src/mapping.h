@@ -81,6 +81,19 @@ size_t hs_mapping_frames(hs_mapping *m, const char *obf_class, size_t cn, const 
 size_t hs_mapping_class_jvm(hs_mapping *m, const char *name, size_t n, char *buf, size_t cap);
 size_t hs_mapping_class_art(hs_mapping *m, const char *name, size_t n, char *buf, size_t cap);
 
+/* True when s[n] is the obfuscated name of some field or method, of any
+ * class (not counted as a lookup): what a dump's STRING must spell to be
+ * worth keeping for a later field or frame lookup. */
+int hs_mapping_is_member(const hs_mapping *m, const char *s, size_t n);
+
+/* The fields the mapping lists for the class whose obfuscated name is
+ * obf_class, in file order from the `start`th: at most `cap` of them, the
+ * original names into `orig` and the obfuscated ones into `obf`. Returns
+ * how many were written (0 past the last, or for an unknown class). Not
+ * counted as lookups. */
+size_t hs_mapping_class_fields(const hs_mapping *m, const char *obf_class, size_t cn,
+                               size_t start, const char **orig, const char **obf, size_t cap);
+
 /* What the mapping holds and how often it was asked and matched. */
 typedef struct {
     size_t classes, fields, methods; /* member lines of methods */

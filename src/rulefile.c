@@ -17,6 +17,10 @@
  *                                  constant pool); references always stay
  *   keep-field CLASS.FIELD         a primitive field left as it is
  *   preset NAME                    the rules of a built-in preset, here
+ *   mapping FILE                   an R8/ProGuard mapping to deobfuscate
+ *                                  with: recorded for the caller to load
+ *                                  (hs_rules_mapping_file), relative to
+ *                                  the rule file's directory
  *
  * Presets are rule texts parsed by the same code, so --print-rules shows
  * exactly what a preset does.
@@ -325,6 +329,29 @@ static hs_status do_arrays(parser *ps, const token *t, int n)
 
 static hs_status apply_preset(parser *ps, const char *name, size_t n, size_t col);
 
+/* mapping FILE: the rest of the line (a path may hold blanks), taken
+ * relative to the directory of the rule file (its origin) unless absolute.
+ * The core opens no file: the caller loads it (hs_rules_mapping_file). */
+static hs_status do_mapping(parser *ps, const token *t, int n)
+{
+    hs_rules *r = ps->rules;
+    const char *path = t[1].p, *slash = strrchr(ps->origin, '/');
+    size_t len, dir = 0;
+
+    if (n < 2)
+        return perr(ps, t[0].col + t[0].n, "expected: mapping FILE");
+    len = (size_t)(t[n - 1].p + t[n - 1].n - path);
+    if (path[0] != '/' && slash && ps->depth == 0)
+        dir = (size_t)(slash - ps->origin) + 1;
+    if (dir + len >= sizeof r->mapping_file)
+        return perr(ps, t[1].col, "the mapping file's path is too long");
+    memcpy(r->mapping_file, ps->origin, dir);
+    memcpy(r->mapping_file + dir, path, len);
+    r->mapping_file[dir + len] = 0;
+    r->mapping_pending = 1;
+    return HS_OK;
+}
+
 static hs_status do_strings(parser *ps, const token *t, int n)
 {
     HS_TRY(need_args(ps, t, n, 2, "strings keep|drop-unused"));
@@ -428,13 +455,15 @@ static hs_status directive(parser *ps, const token *t, int n)
         return do_fields(ps, t, n);
     if (tok_is(&t[0], "keep-field"))
         return do_keep_field(ps, t, n);
+    if (tok_is(&t[0], "mapping"))
+        return do_mapping(ps, t, n);
     if (tok_is(&t[0], "preset")) {
         HS_TRY(need_args(ps, t, n, 2, "preset NAME"));
         return apply_preset(ps, t[1].p, t[1].n, t[1].col);
     }
     return perr(ps, t[0].col,
                 "unknown directive '%.*s' (arrays, strings, heap, roots, fields, keep-field, "
-                "preset)", (int)(t[0].n), t[0].p);
+                "mapping, preset)", (int)(t[0].n), t[0].p);
 }
 
 static hs_status parse_text(parser *ps, const char *text, size_t len)
@@ -621,5 +650,7 @@ size_t hs_rules_print(const hs_rules *r, char *buf, size_t cap)
         j += set[nm->code] != 0;
     if (j)
         put(&b, "roots "), put_set(&b, hs_root_names, set), put(&b, " drop\n");
+    if (r->mapping_file[0])
+        put(&b, "mapping %s\n", r->mapping_file);
     return b.len;
 }

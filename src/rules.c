@@ -51,6 +51,7 @@ void hs_rules_free(hs_rules *r)
 {
     if (r) {
         hs_alloc a = r->alloc;
+        hs_mapping_free(r->mapping);
         hs_free(&a, r);
     }
 }
@@ -59,6 +60,7 @@ void hs_rules_reset(hs_rules *r)
 {
     hs_alloc a = r->alloc;
 
+    hs_mapping_free(r->mapping); /* a rule like the others: none drops it */
     memset(r, 0, sizeof *r);
     r->alloc = a;
 }
@@ -166,10 +168,45 @@ hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt)
     c.keep_names = r->scrub_fields && r->n_keep > 0;
     c.hold_roots = hs_rules_drop_any_heap(r);
     c.hashing = opt->find_duplicates;
+    c.deobf = r->mapping != NULL;
     /* scrubbing may hold instances back for their class: that reorders */
     c.reencode = opt->repack || opt->salvage || opt->to_jvm || r->scrub_fields ||
-                 hs_rules_change_lengths(r);
+                 hs_rules_change_lengths(r) || c.deobf; /* deobf: new STRINGs */
     return c;
+}
+
+hs_status hs_rules_mapping(hs_rules *r, const char *text, size_t len, const char *origin,
+                           hs_error *err)
+{
+    hs_mapping *m;
+    hs_error e;
+    size_t n;
+
+    memset(&e, 0, sizeof e);
+    if (!r || (!text && len))
+        return HS_E_USAGE;
+    m = hs_mapping_parse(text ? text : "", len, origin, &r->alloc, &e);
+    if (!m) {
+        /* a mapping that does not parse is a bad argument, as a bad rule */
+        if (e.code == HS_E_MALFORMED)
+            e.code = HS_E_USAGE;
+        if (err)
+            *err = e;
+        return e.code;
+    }
+    hs_mapping_free(r->mapping);
+    r->mapping = m;
+    r->mapping_pending = 0;
+    origin = origin ? origin : "mapping";
+    n = strlen(origin) < sizeof r->mapping_file ? strlen(origin) : sizeof r->mapping_file - 1;
+    memcpy(r->mapping_file, origin, n);
+    r->mapping_file[n] = 0;
+    return HS_OK;
+}
+
+const char *hs_rules_mapping_file(const hs_rules *r)
+{
+    return r && r->mapping_pending ? r->mapping_file : NULL;
 }
 
 int hs_rules_root_dropped(const hs_rules *r, unsigned subtag)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "hprof_strip.h"
+#include "mapping.h"
 
 typedef enum {
     HS_ARR_KEEP,   /* payload untouched */
@@ -39,6 +40,7 @@ typedef struct {
 #define HS_MAX_HEAP_RULES 16
 #define HS_MAX_KEEP_FIELDS 64 /* a u64 mask per name in scrub.c */
 #define HS_MAX_NAME 256
+#define HS_MAX_PATH 4096 /* a rule file's `mapping FILE` */
 #define HS_ALL_PRIMITIVES ((uint16_t)0x0ff0) /* types 4 (boolean) .. 11 (long) */
 
 typedef struct {
@@ -59,6 +61,12 @@ struct hs_rules {
     unsigned n_keep;
     uint64_t keep_asked; /* entries given outside a preset: worth a warning
                             when they keep nothing */
+    /* deobfuscation: the mapping loaded (hs_rules_mapping), and the file a
+     * rule file's `mapping` line named, for the caller to load (the core
+     * opens no files); pending while named and not loaded since */
+    hs_mapping *mapping;
+    char mapping_file[HS_MAX_PATH];
+    int mapping_pending;
 };
 
 /* What a rule set needs of the filter, worked out once before a run: the
@@ -73,6 +81,7 @@ typedef struct {
     int keep_names;   /* STRING texts matched against keep-field names */
     int hold_roots;   /* some heap is dropped: roots wait for their object */
     int hashing;      /* payloads hashed for the duplicate report */
+    int deobf;        /* a mapping renames classes, fields and frames */
 } hs_caps;
 
 hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt);

@@ -22,6 +22,7 @@ need hprof-conv
 [ -n "$HS_SKIP_VISUALVM" ] || need visualvm
 need openjdk-17-jdk-headless
 need proguard-cli  # tests/proguard: ProGuard 6.2 for the end-to-end mapping check
+need python3       # tests/deobf_names.py (tests/deobf.sh), report_schema.py, artsim
 [ -z "$pkgs" ] && exit 0
 echo "install-deps: installing$pkgs" >&2
 SUDO=""

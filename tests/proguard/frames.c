@@ -9,7 +9,10 @@
  * Only traces of at least MIN_FRAMES frames are printed (the test program's
  * parked thread), each preceded by "trace". A hidden class's address suffix
  * (Main$$Lambda$1/0x...) is cut: it differs from run to run. Source files are left out: a
- * ProGuard mapping does not have them. Exit status 0, or 2 on a bad input.
+ * ProGuard mapping does not have them. With FRAMES_OUTER=1 in the
+ * environment, an inlined frame prints only its outermost original frame,
+ * as hprof-strip --mapping writes it (tests/deobf.sh). Exit status 0, or 2
+ * on a bad input.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -113,7 +116,8 @@ static void print_frame(const dump *h, const uint8_t *fr, hs_mapping *m)
     if (m) {
         size_t n = hs_mapping_frames(m, cls, strlen(cls), (const char *)method + id, mlen,
                                      line > 0 ? (uint32_t)line : 0, f, 8);
-        for (i = 0; i < n && i < 8; i++)
+        const char *outer = getenv("FRAMES_OUTER");
+        for (i = outer && *outer == '1' && n && n <= 8 ? n - 1 : 0; i < n && i < 8; i++)
             printf("%s %s %u\n", f[i].class_name, f[i].method, f[i].line);
         if (n)
             return;

@@ -1,0 +1,462 @@
+/*
+ * deobf.c - applying an R8/ProGuard mapping to the stream, in the one pass.
+ *
+ * What is renamed, and how:
+ *
+ *  - Class names. STRING records come before the LOAD_CLASS that names
+ *    them, so the text of each STRING that spells an obfuscated class (or
+ *    member) name is kept, by id, as it passes. At a LOAD_CLASS naming one,
+ *    a NEW STRING record with a fresh id holds the original name (in the
+ *    dump's own spelling: com/example/Foo and [Lcom/example/Foo; for
+ *    HotSpot, com.example.Foo[] for ART), written just before the
+ *    LOAD_CLASS, whose name id is pointed at it. The input STRING is not
+ *    rewritten in place: it went out (or was held) before any LOAD_CLASS
+ *    showed it is a class name, and the same text is often a field or
+ *    method name too ("a" is a class, a field and a method in most apps),
+ *    which must keep it. When unused strings are dropped, the obfuscated
+ *    STRING goes with the others no record uses any more.
+ *
+ *  - Field names. Obfuscated field names are shared by many classes, so a
+ *    field gets a STRING of its original name, one per distinct name, and
+ *    the CLASS_DUMP's name id (a fixed-size id: the sub-record keeps its
+ *    length) is pointed at it. Every LOAD_CLASS of HotSpot and ART dumps
+ *    comes before the heap dump, so the STRINGs of every renamed field of
+ *    every loaded class are written before the heap dump starts: no
+ *    STRING has to stand between heap segments, which VisualVM's reader
+ *    cannot take. A CLASS_DUMP needing one that was not written (a class
+ *    loaded after the heap dump began) gets it written then, as a
+ *    top-level record (ahead of the held-back stage when there is one).
+ *
+ *  - Stack frames. A STACK_FRAME's method name (and source file, when R8's
+ *    metadata gives it) become the original ones and its line number the
+ *    original line, by retrace's rule (hs_mapping_frames). A frame into
+ *    which methods were inlined stands for several original frames; one
+ *    STACK_FRAME stays one frame, and it takes the OUTERMOST: the method
+ *    the class really has, at the line of the call that was inlined, so
+ *    that the frame's class (its serial, unchanged) and method still agree.
+ *
+ * Fresh ids come from the top of the id space ([2^64 - 2^36, ...) for
+ * 8-byte ids, [2^32 - 2^24, ...) for 4-byte ones): HotSpot's ids are
+ * user-space addresses and ART's small counters, so neither lands there.
+ * An input STRING that does anyway is remembered and its id never given
+ * out; one that comes after its id was given out is an error that says so.
+ *
+ * Memory: the mapping, the held texts and the tables all count under
+ * max_held as one holder (HS_HOLD_MAPPING).
+ */
+#include "deobf.h"
+
+#include <string.h>
+
+#include "alloc.h"
+#include "be.h"
+#include "classdump.h"
+#include "format.h"
+
+#define MAX_HELD_NAME 1024 /* no class or member name is longer */
+
+void hs_deobf_init(hs_deobf *d, hs_mapping *m, hs_ctx *c, hs_enc *e, hs_strings *str)
+{
+    memset(d, 0, sizeof *d);
+    d->m = m;
+    d->c = c;
+    d->e = e;
+    d->str = str;
+    hs_idmap_init(&d->held, &c->alloc);
+    hs_idmap_init(&d->classes, &c->alloc);
+    hs_idmap_init(&d->serials, &c->alloc);
+    hs_idmap_init(&d->renamed, &c->alloc);
+    hs_idmap_init(&d->fresh, &c->alloc);
+    hs_idmap_init(&d->reserved, &c->alloc);
+}
+
+void hs_deobf_free(hs_deobf *d)
+{
+    hs_alloc *a;
+
+    if (!d->c) /* never initialised */
+        return;
+    a = &d->c->alloc;
+    hs_idmap_free(&d->held);
+    hs_idmap_free(&d->classes);
+    hs_idmap_free(&d->serials);
+    hs_idmap_free(&d->renamed);
+    hs_idmap_free(&d->fresh);
+    hs_idmap_free(&d->reserved);
+    hs_free(a, d->text);
+    hs_free(a, d->scratch);
+    hs_free(a, d->frames);
+}
+
+static hs_status nomem(hs_deobf *d)
+{
+    return hs_fail_io(d->c, HS_E_NOMEM, "");
+}
+
+static hs_status held_changed(hs_deobf *d)
+{
+    uint64_t b = hs_mapping_bytes(d->m) + d->text_cap + d->scratch_cap +
+                 d->frames_cap * sizeof *d->frames + hs_idmap_bytes(&d->held) +
+                 hs_idmap_bytes(&d->classes) + hs_idmap_bytes(&d->serials) +
+                 hs_idmap_bytes(&d->renamed) + hs_idmap_bytes(&d->fresh) +
+                 hs_idmap_bytes(&d->reserved);
+    return hs_hold(d->c, HS_HOLD_MAPPING, b);
+}
+
+hs_status hs_deobf_start(hs_deobf *d, int version)
+{
+    d->version = version;
+    if (d->c->idsize == 8) {
+        d->base = 0xFFFFFFF000000000ull;
+        d->limit = UINT64_MAX;
+    } else {
+        d->base = 0xFF000000ull;
+        d->limit = 0xFFFFFFFFull;
+    }
+    d->next = d->base;
+    return held_changed(d);
+}
+
+/* ---- a zero-copy source, read through a copy -------------------------------- */
+
+static long read_copy(void *ctx, void *buf, size_t cap)
+{
+    hs_deobf *d = ctx;
+    uint64_t left = d->user.size - d->user_pos;
+    size_t n = left < cap ? (size_t)left : cap;
+
+    memcpy(buf, (const uint8_t *)d->user.data + d->user_pos, n);
+    d->user_pos += n;
+    if (d->user.window) /* what was copied is done with */
+        d->user.window(d->user.ctx, d->user_pos, d->user_pos);
+    return (long)n;
+}
+
+void hs_deobf_source(hs_deobf *d, const hs_source *in, hs_source *out)
+{
+    *out = *in;
+    if (!in->data)
+        return;
+    d->user = *in;
+    d->user_pos = 0;
+    memset(out, 0, sizeof *out);
+    out->read = read_copy;
+    out->ctx = d;
+}
+
+/* ---- held texts ------------------------------------------------------------- */
+
+static const char *held_text(const hs_deobf *d, uint64_t id, size_t *n)
+{
+    const uint64_t *v = hs_idmap_get(&d->held, id);
+
+    if (!v)
+        return NULL;
+    *n = strlen(d->text + *v - 1);
+    return d->text + *v - 1;
+}
+
+static hs_status keep_text(hs_deobf *d, uint64_t id, const uint8_t *p, size_t n)
+{
+    if (n + 1 > d->text_cap - d->text_len) {
+        size_t cap = d->text_cap ? d->text_cap : 4096;
+        char *t;
+        while (n + 1 > cap - d->text_len)
+            cap *= 2;
+        t = hs_realloc(&d->c->alloc, d->text, d->text_len, cap);
+        if (!t)
+            return nomem(d);
+        d->text = t;
+        d->text_cap = cap;
+    }
+    memcpy(d->text + d->text_len, p, n);
+    d->text[d->text_len + n] = 0;
+    if (hs_idmap_put(&d->held, id, d->text_len + 1) != HS_OK)
+        return nomem(d);
+    d->text_len += n + 1;
+    return held_changed(d);
+}
+
+/* Is a class name spelled ART's way (com.example.Foo, Foo[])? ART dumps
+ * always; a 1.0.2 dump converted from ART (hprof-conv) keeps the dots. */
+static int art_form(const hs_deobf *d, const char *s, size_t n)
+{
+    return d->version == 3 || (n && s[0] != '[' && !memchr(s, '/', n) && memchr(s, '.', n));
+}
+
+/* The original of class name s[n] in the dump's spelling into d->scratch;
+ * 0 when the mapping does not rename it. */
+static size_t class_original(hs_deobf *d, const char *s, size_t n, hs_status *st)
+{
+    size_t len;
+
+    *st = HS_OK;
+    for (;;) {
+        len = art_form(d, s, n) ? hs_mapping_class_art(d->m, s, n, d->scratch, d->scratch_cap)
+                                : hs_mapping_class_jvm(d->m, s, n, d->scratch, d->scratch_cap);
+        if (len == 0 || len < d->scratch_cap)
+            return len;
+        hs_free(&d->c->alloc, d->scratch);
+        d->scratch_cap = len + 64;
+        d->scratch = hs_malloc(&d->c->alloc, d->scratch_cap);
+        if (!d->scratch) {
+            d->scratch_cap = 0;
+            *st = nomem(d);
+            return 0;
+        }
+        if ((*st = held_changed(d)) != HS_OK)
+            return 0;
+    }
+}
+
+hs_status hs_deobf_string(hs_deobf *d, uint64_t id, const uint8_t *p, size_t n)
+{
+    const char *s = (const char *)p;
+
+    if (id >= d->base && id <= d->limit) {
+        if (id < d->next && !hs_idmap_get(&d->reserved, id))
+            return hs_fail_at(d->c, HS_E_UNSUPPORTED, d->c->rec_off + HS_RECORD_HEADER,
+                              "STRING id 0x%llx is one hprof-strip already gave to a "
+                              "deobfuscated name (it takes ids from 0x%llx up); run without "
+                              "the mapping",
+                              (unsigned long long)id, (unsigned long long)d->base);
+        if (hs_idmap_put(&d->reserved, id, 1) != HS_OK)
+            return nomem(d);
+        HS_TRY(held_changed(d));
+    }
+    if (n > MAX_HELD_NAME || n == 0 || memchr(p, 0, n))
+        return HS_OK;
+    if (hs_mapping_is_member(d->m, s, n) ||
+        (art_form(d, s, n) ? hs_mapping_class_art(d->m, s, n, NULL, 0)
+                           : hs_mapping_class_jvm(d->m, s, n, NULL, 0)))
+        return keep_text(d, id, p, n);
+    return HS_OK;
+}
+
+/* ---- new STRINGs -------------------------------------------------------------- */
+
+static hs_status fresh_id(hs_deobf *d, uint64_t *id)
+{
+    while (d->next < d->limit && hs_idmap_get(&d->reserved, d->next))
+        d->next++;
+    if (d->next >= d->limit)
+        return hs_fail_at(d->c, HS_E_LIMIT, hs_ctx_offset(d->c),
+                          "no STRING id left for deobfuscated names");
+    *id = d->next++;
+    return HS_OK;
+}
+
+/* Writes STRING `id` holding text[n], a top-level record, and tells those
+ * that look names up by id (dropping strings, the histogram, keep-field
+ * names) about it. */
+static hs_status write_string(hs_deobf *d, uint64_t id, const char *text, size_t n)
+{
+    const unsigned i = d->c->idsize;
+    uint8_t b[8];
+
+    HS_TRY(hs_enc_top_level(d->e));
+    HS_TRY(hs_enc_record_header(d->e, HS_TAG_STRING, (uint32_t)(i + n)));
+    hs_put_be_id(b, id, i);
+    HS_TRY(hs_emit(d->e, b, i));
+    HS_TRY(hs_emit(d->e, text, n));
+    d->c->st.strings_out++;
+    d->c->st.mapping_strings_added++;
+    if (d->str->drop_unused) { /* written: a use of it needs nothing more */
+        if (hs_strtab_set(&d->str->tab, id, HS_STR_EMITTED) != HS_OK)
+            return nomem(d);
+        HS_TRY(hs_hold(d->c, HS_HOLD_STRINGS, hs_strtab_bytes(&d->str->tab)));
+    }
+    if (d->histo)
+        HS_TRY(hs_histo_string(d->histo, d->c, id, (const uint8_t *)text, n));
+    if (d->scrub)
+        HS_TRY(hs_scrub_name(d->scrub, d->c, id, (const uint8_t *)text, n));
+    return HS_OK;
+}
+
+/* The id of the STRING holding the mapping's name `orig` (one per distinct
+ * name: the mapping interns them), written now if it was not yet. */
+static hs_status name_id(hs_deobf *d, const char *orig, uint64_t *id)
+{
+    const uint64_t key = (uint64_t)(uintptr_t)orig, *v = hs_idmap_get(&d->fresh, key);
+
+    if (v) {
+        *id = *v;
+        return HS_OK;
+    }
+    HS_TRY(fresh_id(d, id));
+    HS_TRY(write_string(d, *id, orig, strlen(orig)));
+    if (hs_idmap_put(&d->fresh, key, *id) != HS_OK)
+        return nomem(d);
+    return held_changed(d);
+}
+
+/* ---- records ------------------------------------------------------------------ */
+
+/* A plain class name (no array): its obfuscated name is what fields and
+ * frames are looked up by. */
+static int plain_class(const char *s, size_t n)
+{
+    return n && s[0] != '[' && !(n >= 2 && s[n - 1] == ']');
+}
+
+static hs_status load_class(hs_deobf *d, uint8_t *b)
+{
+    const unsigned i = d->c->idsize;
+    uint8_t *name_at = b + 4 + i + 4;
+    uint64_t name = hs_be_id(name_at, i), id;
+    const uint64_t *v = hs_idmap_get(&d->renamed, name);
+    size_t n, len;
+    const char *s = held_text(d, name, &n);
+    hs_status st;
+
+    if (!s)
+        return HS_OK;
+    if (v) {
+        id = *v;
+    } else {
+        len = class_original(d, s, n, &st);
+        HS_TRY(st);
+        if (!len)
+            return HS_OK; /* not in the mapping */
+        if (len == n && memcmp(d->scratch, s, n) == 0) {
+            id = name; /* kept its name (ProGuard lists those too): members may not have */
+        } else {
+            HS_TRY(fresh_id(d, &id));
+            HS_TRY(write_string(d, id, d->scratch, len));
+        }
+        if (hs_idmap_put(&d->renamed, name, id) != HS_OK)
+            return nomem(d);
+    }
+    if (plain_class(s, n)) { /* its fields and frames are looked up by this name */
+        uint64_t at = (uint64_t)(s - d->text) + 1;
+        if (hs_idmap_put(&d->classes, hs_be_id(b + 4, i), at) != HS_OK ||
+            hs_idmap_put(&d->serials, hs_be32(b), at) != HS_OK)
+            return nomem(d);
+    }
+    if (id != name) {
+        hs_put_be_id(name_at, id, i);
+        d->c->st.mapping_classes_renamed++;
+    }
+    return held_changed(d);
+}
+
+/* The original frames of class `cls`, method `mth` at `line`, in
+ * d->frames; returns their count. */
+static hs_status frames_of(hs_deobf *d, const char *cls, const char *mth, size_t mn,
+                           uint32_t line, size_t *count)
+{
+    size_t n;
+
+    for (;;) {
+        n = hs_mapping_frames(d->m, cls, strlen(cls), mth, mn, line, d->frames, d->frames_cap);
+        if (n <= d->frames_cap)
+            break;
+        hs_free(&d->c->alloc, d->frames);
+        d->frames = hs_malloc(&d->c->alloc, (n + 8) * sizeof *d->frames);
+        d->frames_cap = d->frames ? n + 8 : 0;
+        if (!d->frames)
+            return nomem(d);
+        HS_TRY(held_changed(d));
+    }
+    *count = n;
+    return HS_OK;
+}
+
+/* STACK_FRAME: id frame, id method, id signature, id source, u4 class
+ * serial, i4 line (> 0 a line; 0, -1, -2, -3 none, unknown, compiled,
+ * native). */
+static hs_status stack_frame(hs_deobf *d, uint8_t *b)
+{
+    const unsigned i = d->c->idsize;
+    const uint64_t *cls = hs_idmap_get(&d->serials, hs_be32(b + 4 * i));
+    const int32_t line = (int32_t)hs_be32(b + 4 * i + 4);
+    const char *mth, *cname;
+    hs_mapping_frame fr;
+    uint64_t id;
+    size_t mn, count = 0;
+
+    if (!cls || !(mth = held_text(d, hs_be_id(b + i, i), &mn)))
+        return HS_OK;
+    cname = d->text + *cls - 1;
+    HS_TRY(frames_of(d, cname, mth, mn, line > 0 ? (uint32_t)line : 0, &count));
+    if (!count)
+        return HS_OK;
+    fr = d->frames[count - 1]; /* the outermost: see the top of this file */
+    if (strcmp(fr.method, mth) != 0) {
+        HS_TRY(name_id(d, fr.method, &id));
+        hs_put_be_id(b + i, id, i);
+    }
+    if (fr.source) {
+        HS_TRY(name_id(d, fr.source, &id));
+        hs_put_be_id(b + 3 * i, id, i);
+    }
+    if (line > 0)
+        hs_put_be32(b + 4 * i + 4, fr.line);
+    d->c->st.mapping_frames_renamed++;
+    return HS_OK;
+}
+
+hs_status hs_deobf_record(hs_deobf *d, unsigned tag, uint8_t *body)
+{
+    if (tag == HS_TAG_LOAD_CLASS)
+        return load_class(d, body);
+    if (tag == HS_TAG_STACK_FRAME)
+        return stack_frame(d, body);
+    return HS_OK;
+}
+
+/* ---- fields --------------------------------------------------------------------- */
+
+hs_status hs_deobf_heap_start(hs_deobf *d)
+{
+    const char *orig[64], *obf[64];
+    size_t k, j, n;
+    uint64_t id;
+
+    if (d->heap_started)
+        return HS_OK;
+    d->heap_started = 1;
+    /* name_id only adds to d->fresh: walking d->classes is safe */
+    for (k = 0; k < d->classes.cap; k++) {
+        const char *cls;
+        size_t done = 0;
+        if (!d->classes.used[k])
+            continue;
+        cls = d->text + d->classes.vals[k] - 1;
+        do { /* a window of 64 fields at a time */
+            n = hs_mapping_class_fields(d->m, cls, strlen(cls), done, orig, obf, 64);
+            for (j = 0; j < n; j++)
+                if (strcmp(orig[j], obf[j]) != 0)
+                    HS_TRY(name_id(d, orig[j], &id));
+            done += n;
+        } while (n == 64);
+    }
+    return HS_OK;
+}
+
+hs_status hs_deobf_class_dump(hs_deobf *d, uint8_t *p, size_t size)
+{
+    const unsigned i = d->c->idsize;
+    const uint64_t *v = hs_idmap_get(&d->classes, hs_be_id(p + HS_CD_CLASS, i));
+    const char *cls, *f, *orig;
+    hs_cd_walk w;
+    hs_cd_entry en;
+    size_t fn;
+    uint64_t id;
+
+    if (!v)
+        return HS_OK;
+    cls = d->text + *v - 1;
+    hs_cd_start(&w, i);
+    while (hs_cd_next(&w, p, size, &en) == HS_CD_ENTRY) {
+        if (en.table == HS_CD_CONST || !(f = held_text(d, en.name, &fn)))
+            continue;
+        orig = hs_mapping_field(d->m, cls, strlen(cls), f, fn);
+        if (!orig || strcmp(orig, f) == 0)
+            continue;
+        HS_TRY(name_id(d, orig, &id));
+        hs_put_be_id(p + en.type_at - i, id, i);
+        d->c->st.mapping_fields_renamed++;
+    }
+    return HS_OK;
+}

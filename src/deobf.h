@@ -1,0 +1,86 @@
+/*
+ * deobf.h - what an R8/ProGuard mapping does to each record of the stream:
+ * the original names of classes (LOAD_CLASS), fields (CLASS_DUMP) and
+ * stack frames (STACK_FRAME), written as new STRING records with ids of
+ * their own, and the records' name ids pointed at them.
+ *
+ * The decoder calls it at a few points, only when a mapping was given
+ * (hs_caps.deobf): each STRING (hs_deobf_string), LOAD_CLASS and
+ * STACK_FRAME (hs_deobf_record), the start of the first heap dump
+ * (hs_deobf_heap_start) and each CLASS_DUMP (hs_deobf_class_dump). The
+ * records are patched where they lie in the read window, which is why a
+ * zero-copy source is read through a copy (hs_deobf_source) when a mapping
+ * is given. The how and why are at the top of deobf.c.
+ */
+#ifndef HS_DEOBF_H
+#define HS_DEOBF_H
+
+#include "encoder.h"
+#include "histo.h"
+#include "idmap.h"
+#include "mapping.h"
+#include "scrub.h"
+#include "strings.h"
+
+typedef struct {
+    hs_mapping *m; /* NULL: no mapping, nothing here runs */
+    hs_ctx *c;
+    hs_enc *e;
+    hs_strings *str; /* fresh ids are marked written in its table */
+    hs_histo *histo; /* NULL unless the histogram is on */
+    hs_scrub *scrub; /* NULL unless keep-field names are matched */
+    int version;     /* x of JAVA PROFILE 1.0.x: 3 spells classes ART's way */
+
+    /* texts of input STRINGs that may matter (obfuscated class or member
+     * names), NUL-terminated, by id: value offset + 1 into `text` */
+    hs_idmap held;
+    char *text;
+    size_t text_len, text_cap;
+    hs_idmap classes;  /* class object id -> its held obfuscated name */
+    hs_idmap serials;  /* class serial -> the same */
+    hs_idmap renamed;  /* input class-name STRING id -> fresh id */
+    hs_idmap fresh;    /* original name (the mapping's pointer) -> fresh id */
+    hs_idmap reserved; /* input STRING ids that fell in the fresh range */
+    uint64_t base, next, limit; /* fresh ids: [base, limit), next unused */
+    char *scratch;     /* a class name being rewritten */
+    size_t scratch_cap;
+    hs_mapping_frame *frames;
+    size_t frames_cap;
+    int heap_started;
+
+    /* a zero-copy source read through a copy (hs_deobf_source) */
+    hs_source user;
+    uint64_t user_pos;
+} hs_deobf;
+
+void hs_deobf_init(hs_deobf *d, hs_mapping *m, hs_ctx *c, hs_enc *e, hs_strings *str);
+void hs_deobf_free(hs_deobf *d);
+
+/* Once the file header is read (id size and version known): sets the
+ * fresh-id range and counts the mapping under max_held. */
+hs_status hs_deobf_start(hs_deobf *d, int version);
+
+/* A zero-copy source `in` becomes a read source over it in `out` (the
+ * window is patched in place; the source's data is not ours to write).
+ * Any other source is copied as it is. */
+void hs_deobf_source(hs_deobf *d, const hs_source *in, hs_source *out);
+
+/* The STRING record `id` with text p[n]: fails when the id is one already
+ * given to an original name; keeps the text when the mapping may need it. */
+hs_status hs_deobf_string(hs_deobf *d, uint64_t id, const uint8_t *p, size_t n);
+
+/* A LOAD_CLASS or STACK_FRAME whose body (fixed size, in the window) is at
+ * `body`: writes the STRINGs its original names need, then points the
+ * body's name ids at them (and a frame's line at the original line). */
+hs_status hs_deobf_record(hs_deobf *d, unsigned tag, uint8_t *body);
+
+/* Before the first heap dump's first record: the STRINGs of every renamed
+ * field of the classes loaded so far, so that none has to be written
+ * between heap segments (VisualVM's reader cannot take that). */
+hs_status hs_deobf_heap_start(hs_deobf *d);
+
+/* The CLASS_DUMP of `size` bytes at `p` (whole, in the window): its static
+ * and instance field names pointed at their original names' STRINGs. */
+hs_status hs_deobf_class_dump(hs_deobf *d, uint8_t *p, size_t size);
+
+#endif
