@@ -509,6 +509,104 @@ static hs_status sub_record(F *f)
     }
 }
 
+/* ---- runs of plain objects --------------------------------------------------- */
+
+/* Most sub-records of a heap dump are objects that need no decision of
+ * their own: skipped whole in a dropped heap, copied whole in a kept one.
+ * object_run() walks such a run in one tight loop, doing for each only what
+ * sub_record() and object() would do for it (the same counts, the same
+ * bytes out), and hands back to sub_record() at the first sub-record that
+ * needs more: a root, a class dump, a heap switch, an object with a root
+ * held or a Thread object kept, a primitive array in a kept heap (its rules),
+ * a segment to close, the end of the window or of the record. */
+
+/* The run's mode, once per heap record state: 0 when a feature looks at
+ * every object (histogram, scrub, the held start of the dump), 1 to skip
+ * objects (their heap is dropped), 2 to copy them. */
+static int run_mode(const F *f)
+{
+    if (f->c.opt.histogram || f->caps.scrub || f->enc.staging)
+        return 0;
+    if (f->caps.hold_roots && f->cur_heap_dropped)
+        return 1;
+    if (f->enc.reencode &&
+        (!f->enc.seg_open || f->enc.dst != HS_DST_SEG || f->enc.in_heap != f->enc.out_heap))
+        return 0;
+    return 2;
+}
+
+/* The size of the object sub-record at `p` (its header of `fixed` bytes is
+ * in the window), or 0 when sub_record() must take it: not an object, a
+ * primitive array in a kept heap, or one of a bad element type. */
+static inline uint64_t run_object_size(const F *f, const uint8_t *p, int skip)
+{
+    const unsigned i = f->c.idsize;
+
+    switch (p[0]) {
+    case HS_SUB_INSTANCE_DUMP: return 1 + 2 * i + 8 + (uint64_t)hs_be32(p + 1 + 2 * i + 4);
+    case HS_SUB_OBJ_ARRAY_DUMP: return 1 + 2 * i + 8 + (uint64_t)hs_be32(p + 1 + i + 4) * i;
+    case HS_SUB_PRIM_ARRAY_DUMP:
+        if (!skip || !hs_prim_size(p[1 + i + 8]))
+            return 0;
+        return 1 + i + 9 + (uint64_t)hs_be32(p + 1 + i + 4) * hs_prim_size(p[1 + i + 8]);
+    default: return 0;
+    }
+}
+
+/* Counts the object at `p` as read. */
+static inline void run_count(F *f, unsigned subtag)
+{
+    f->c.st.subrecords_in++;
+    f->c.st.instances += subtag == HS_SUB_INSTANCE_DUMP;
+    f->c.st.object_arrays += subtag == HS_SUB_OBJ_ARRAY_DUMP;
+    f->c.st.primitive_arrays += subtag == HS_SUB_PRIM_ARRAY_DUMP;
+}
+
+static hs_status object_run(F *f)
+{
+    const int mode = run_mode(f);
+    hs_reader *rd = &f->c.rd;
+    const size_t head = 1 + 2 * (size_t)f->c.idsize + 8; /* the longest object header */
+    int skipped = 0;
+
+    if (!mode)
+        return HS_OK;
+    for (;;) {
+        const uint8_t *p = rd->buf + rd->pos;
+        const uint64_t left = f->c.rec_end - hs_reader_offset(rd);
+        uint64_t size, id;
+
+        if (hs_reader_avail(rd) < head || left < head)
+            break;
+        size = run_object_size(f, p, mode == 1);
+        if (!size || size > left || size > hs_reader_avail(rd))
+            break;
+        id = hs_be_id(p + 1, f->c.idsize);
+        if (f->caps.hold_roots && hs_rootq_maybe(&f->roots.q, id))
+            break;
+        if (mode == 1) {
+            if (hs_roots_kept_thread(&f->roots, id))
+                break;
+            if (!skipped) {
+                HS_TRY(hs_span_flush(&f->enc));
+                skipped = 1;
+            }
+            f->c.st.objects_dropped++;
+        } else {
+            if (f->enc.reencode && f->enc.seg_len + (rd->pos - f->enc.span) + size > f->enc.seg_cap)
+                break;
+            f->c.st.subrecords_out++;
+        }
+        run_count(f, p[0]);
+        rd->pos += (size_t)size;
+    }
+    if (skipped) {
+        f->enc.span = rd->pos;
+        f->roots.dropped_any = 1;
+    }
+    return HS_OK;
+}
+
 /* ---- heap records ------------------------------------------------------------- */
 
 /* HotSpot 7/8 leaves a HEAP_DUMP's length at 0 when the dump stops before it
@@ -592,6 +690,7 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len)
             break;
         HS_TRY(sub_record(f));
         f->c.subtag = -1;
+        HS_TRY(object_run(f));
     }
     if (f->enc.reencode && tag == HS_TAG_HEAP_DUMP) {
         /* one 1.0.1 HEAP_DUMP is one whole dump: close it as segments are */
