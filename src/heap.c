@@ -553,6 +553,15 @@ static inline uint64_t run_object_size(const F *f, const uint8_t *p, int skip)
     }
 }
 
+/* True when `subtag` is a root that root() decides by its object alone (a
+ * ROOT_THREAD_OBJ is written where it stands, see the top of this file). */
+static inline int run_root(const F *f, unsigned subtag)
+{
+    return f->sub_size[subtag] && subtag != HS_SUB_ROOT_THREAD_OBJ &&
+           subtag != HS_SUB_HEAP_DUMP_INFO && subtag != HS_SUB_PRIM_ARRAY_NODATA &&
+           (subtag < HS_SUB_CLASS_DUMP || subtag > HS_SUB_PRIM_ARRAY_DUMP);
+}
+
 /* Counts the object at `p` as read. */
 static inline void run_count(F *f, unsigned subtag)
 {
@@ -574,14 +583,21 @@ static hs_status object_run(F *f)
     for (;;) {
         const uint8_t *p = rd->buf + rd->pos;
         const uint64_t left = f->c.rec_end - hs_reader_offset(rd);
+        size_t lead = 0; /* a root right before its object, dropped with it */
         uint64_t size, id;
 
         if (hs_reader_avail(rd) < head || left < head)
             break;
-        size = run_object_size(f, p, mode == 1);
-        if (!size || size > left || size > hs_reader_avail(rd))
+        if (mode == 1 && run_root(f, p[0])) {
+            lead = f->sub_size[p[0]];
+            if (hs_reader_avail(rd) < lead + head || left < lead + head ||
+                hs_be_id(p + lead + 1, f->c.idsize) != hs_be_id(p + 1, f->c.idsize))
+                break;
+        }
+        size = run_object_size(f, p + lead, mode == 1);
+        if (!size || lead + size > left || lead + size > hs_reader_avail(rd))
             break;
-        id = hs_be_id(p + 1, f->c.idsize);
+        id = hs_be_id(p + lead + 1, f->c.idsize);
         if (f->caps.hold_roots && hs_rootq_maybe(&f->roots.q, id))
             break;
         if (mode == 1) {
@@ -597,8 +613,13 @@ static hs_status object_run(F *f)
                 break;
             f->c.st.subrecords_out++;
         }
-        run_count(f, p[0]);
-        rd->pos += (size_t)size;
+        if (lead) {
+            f->c.st.subrecords_in++;
+            f->c.st.roots++;
+            f->c.st.roots_dropped++;
+        }
+        run_count(f, p[lead]);
+        rd->pos += lead + (size_t)size;
     }
     if (skipped) {
         f->enc.span = rd->pos;
