@@ -47,7 +47,9 @@
 # Results go to stdout and bench/RESULTS.md. Environment: BENCH_SIZE_MB
 # (default 1024), BENCH_RUNS (default 3), HPROF_STRIP (the binary to
 # measure, default ./hprof-strip; e.g. one built in a `git worktree` of a
-# given commit), ARTSIM, HPROF_CONV.
+# given commit), BENCH_BASELINE (another hprof-strip binary, e.g. main's:
+# each mode also runs with it, interleaved, as rows "base: ..."), ARTSIM,
+# HPROF_CONV.
 set -eu
 
 # Modes of hprof-strip to measure, one per line (the words are passed as
@@ -99,6 +101,12 @@ mkdir -p "$WORK"
 # cannot mix two versions, and note which source it was built from.
 STRIP=$WORK/hprof-strip.bench
 cp "$STRIP_BIN" "$STRIP"
+BASE=""
+if [ -n "${BENCH_BASELINE:-}" ]; then
+    [ -x "$BENCH_BASELINE" ] || die "BENCH_BASELINE $BENCH_BASELINE is not an executable"
+    BASE=$WORK/hprof-strip-base.bench
+    cp "$BENCH_BASELINE" "$BASE"
+fi
 strip_dir=$(cd "$(dirname "$STRIP_BIN")" && pwd)
 commit=$(git -C "$strip_dir" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git -C "$strip_dir" status --porcelain -- src Makefile 2>/dev/null)" ]; then
@@ -248,6 +256,7 @@ bench_input() {
         fi
         while IFS= read -r mode; do
             run_once "$name" "hprof-strip $mode" "$STRIP $mode < $input > /dev/null"
+            [ -z "$BASE" ] || run_once "$name" "base: hprof-strip $mode" "$BASE $mode < $input > /dev/null"
         done < "$MODES_OK"
         # through a pipe, as in a pipeline, against cat | cat
         run_once "$name" "hprof-strip -p default | cat" "$STRIP -p default < $input | cat > /dev/null"
@@ -308,6 +317,7 @@ report() {
     echo
     echo "- date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo "- hprof-strip commit: $commit ($version, built in $strip_dir)"
+    [ -z "$BASE" ] || echo "- rows \"base: ...\": $BENCH_BASELINE, interleaved with the rows above them"
     echo "- uname -a: \`$(uname -a)\`"
     echo "- CPU: $cpu, $ncpu logical CPUs; memory $mem"
     echo "- load average (1/5/15 min) at start: $load_start; at end: $(cut -d ' ' -f 1-3 /proc/loadavg)"
@@ -455,4 +465,4 @@ targets13() {
 }
 
 { report; echo "## Targets (issue #6)"; echo; targets; echo; echo "## Targets (issue #13)"; echo; targets13; } | tee bench/RESULTS.md
-rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$STRIP"
+rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$STRIP" ${BASE:+"$BASE"}
