@@ -15,6 +15,13 @@
 #   jvm-oom-500mb-byte-array.hprof  the corpus dump whose bulk is one byte[]
 #   jvm-64mb.hprof       a small HotSpot dump, to show peak RSS does not
 #                        grow with the input
+#   small-<N/2>mb.hprof  a HotSpot dump of small instances and short strings
+#                        and arrays (tools/makedump.sh --small): the shape
+#                        whose per-sub-record cost dominates
+#   android-small-<N/2>mb.hprof  that heap made ART-style by artsim
+#   android-<N>mb-z<F>-i<F>.hprof  the JVM dump made ART-style with other
+#                        zygote/image fractions (0.05 and 0.4): the android-
+#                        app target holds on every composition
 #   jvm-<N>mb.hprof.gz   the JVM dump, gzip -6: one member
 #   jvm-<N>mb-members.hprof.gz  the JVM dump in 1 MiB blocks, one gzip -1
 #                        member each, as HotSpot's -gz=1 writes it
@@ -40,7 +47,9 @@
 # Results go to stdout and bench/RESULTS.md. Environment: BENCH_SIZE_MB
 # (default 1024), BENCH_RUNS (default 3), HPROF_STRIP (the binary to
 # measure, default ./hprof-strip; e.g. one built in a `git worktree` of a
-# given commit), ARTSIM, HPROF_CONV.
+# given commit), BENCH_BASELINE (another hprof-strip binary, e.g. main's:
+# each mode also runs with it, interleaved, as rows "base: ..."), ARTSIM,
+# HPROF_CONV.
 set -eu
 
 # Modes of hprof-strip to measure, one per line (the words are passed as
@@ -92,6 +101,12 @@ mkdir -p "$WORK"
 # cannot mix two versions, and note which source it was built from.
 STRIP=$WORK/hprof-strip.bench
 cp "$STRIP_BIN" "$STRIP"
+BASE=""
+if [ -n "${BENCH_BASELINE:-}" ]; then
+    [ -x "$BENCH_BASELINE" ] || die "BENCH_BASELINE $BENCH_BASELINE is not an executable"
+    BASE=$WORK/hprof-strip-base.bench
+    cp "$BENCH_BASELINE" "$BASE"
+fi
 strip_dir=$(cd "$(dirname "$STRIP_BIN")" && pwd)
 commit=$(git -C "$strip_dir" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git -C "$strip_dir" status --porcelain -- src Makefile 2>/dev/null)" ]; then
@@ -133,6 +148,35 @@ oom=$WORK/jvm-oom-500mb-byte-array.hprof
 if [ ! -s "$oom" ]; then
     say "decompressing $OOM_GZ"
     gzip -dc "$OOM_GZ" > "$oom.tmp" && mv "$oom.tmp" "$oom"
+fi
+
+# artsim_input SRC OUT [ARTSIM OPTIONS]: an ART-style dump of SRC, once.
+artsim_input() {
+    src=$1; out=$2; shift 2
+    [ -s "$out" ] && return 0
+    say "making $out with artsim $* (about 1.5 min per GB)"
+    rm -f "$WORK/.android.tmp.hprof"
+    python3 "$ARTSIM" "$@" "$src" "$WORK/.android.tmp.hprof" 2>"$WORK/artsim.log" ||
+        { cat "$WORK/artsim.log" >&2; rm -f "$WORK/.android.tmp.hprof"; die "artsim failed"; }
+    mv "$WORK/.android.tmp.hprof" "$out"
+}
+
+# the small-object shape (issue #13), half the size: it is the slow one
+SMALL_MB=$((SIZE_MB / 2 < 8 ? 8 : SIZE_MB / 2))
+smallobj=$WORK/small-${SMALL_MB}mb.hprof
+if [ ! -s "$smallobj" ]; then
+    say "making $smallobj"
+    tools/makedump.sh --small "$SMALL_MB" "$smallobj"
+fi
+android_fracs=""
+if [ -n "$android" ]; then
+    android_small=$WORK/android-small-${SMALL_MB}mb.hprof
+    artsim_input "$smallobj" "$android_small"
+    for fr in 0.05 0.4; do
+        a=$WORK/android-${SIZE_MB}mb-z$fr-i$fr.hprof
+        artsim_input "$jvm" "$a" --zygote-frac "$fr" --image-frac "$fr"
+        android_fracs="$android_fracs $a"
+    done
 fi
 
 small=$WORK/jvm-64mb.hprof
@@ -212,6 +256,7 @@ bench_input() {
         fi
         while IFS= read -r mode; do
             run_once "$name" "hprof-strip $mode" "$STRIP $mode < $input > /dev/null"
+            [ -z "$BASE" ] || run_once "$name" "base: hprof-strip $mode" "$BASE $mode < $input > /dev/null"
         done < "$MODES_OK"
         # through a pipe, as in a pipeline, against cat | cat
         run_once "$name" "hprof-strip -p default | cat" "$STRIP -p default < $input | cat > /dev/null"
@@ -247,6 +292,17 @@ if [ -n "$android" ]; then
         "Android 1.0.3 dump made from the JVM dump by artsim" android
 fi
 bench_input "$(basename "$oom")" "$oom" "corpus: HotSpot 11 OOM dump, one ~500 MB byte[]"
+bench_input "$(basename "$smallobj")" "$smallobj" \
+    "HotSpot 17 dump of small instances and short strings (tools/makedump.sh --small $SMALL_MB)"
+if [ -n "$android" ]; then
+    bench_input "$(basename "$android_small")" "$android_small" \
+        "the small-object dump made ART-style by artsim (default fractions)" android
+    for a in $android_fracs; do
+        fr=${a##*-z}; fr=${fr%%-i*}
+        bench_input "$(basename "$a")" "$a" \
+            "the JVM dump made ART-style by artsim --zygote-frac $fr --image-frac $fr" android
+    done
+fi
 bench_input "$(basename "$small")" "$small" "HotSpot 17 dump from tools/makedump.sh 64"
 
 # ---- Report ---------------------------------------------------------------
@@ -261,6 +317,7 @@ report() {
     echo
     echo "- date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo "- hprof-strip commit: $commit ($version, built in $strip_dir)"
+    [ -z "$BASE" ] || echo "- rows \"base: ...\": $BENCH_BASELINE, interleaved with the rows above them"
     echo "- uname -a: \`$(uname -a)\`"
     echo "- CPU: $cpu, $ncpu logical CPUs; memory $mem"
     echo "- load average (1/5/15 min) at start: $load_start; at end: $(cut -d ' ' -f 1-3 /proc/loadavg)"
@@ -358,5 +415,54 @@ targets() {
         }' "$RAW"
 }
 
-{ report; echo "## Targets (issue #6)"; echo; targets; } | tee bench/RESULTS.md
-rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$STRIP"
+# Issue #13's targets: the android-app ratio on every ART-style input and
+# its worst, and default/privacy against cat on the two HotSpot shapes.
+targets13() {
+    awk -F '\t' -v jvm="$(basename "$jvm")" -v smallobj="$(basename "$smallobj")" '
+        function median(list,   n, a, i, j, t) {
+            n = split(list, a, " ")
+            for (i = 2; i <= n; i++)
+                for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+        }
+        { t[$1, $2] = t[$1, $2] " " $3; if (!($1 in seen)) { seen[$1] = 1; order[++ni] = $1 }
+          if ($2 ~ /^hprof-strip/ && $4 + 0 > rss) { rss = $4 + 0; rss_at = $2 " on " $1 } }
+        function m(i, l) { return ((i, l) in t) ? median(t[i, l]) : 0 }
+        function row(what, v, goal, ok) { printf "| %s | %.2f | %s | %s |\n", what, v, goal, ok ? "yes" : "no" }
+        # one shape: hprof-strip MODE on IN against cat, goal at most G
+        function vs_cat(in_, mode, g,   c, d) {
+            c = m(in_, "cat"); d = m(in_, "hprof-strip " mode)
+            if (c && d) { row(mode " on " in_ ", x cat", d / c, "at most " g, d / c <= g); return d / c / g }
+            return 0
+        }
+        END {
+            print "| target | measured | goal | met |"
+            print "|---|---:|---|---|"
+            worst = -1; worst_f = -1
+            for (i = 1; i <= ni; i++) {
+                in_ = order[i]
+                app = m(in_, "hprof-strip -p android-app"); conv = m(in_, "hprof-conv -z > /dev/null")
+                if (app && conv) {
+                    row("hprof-conv -z / android-app on " in_ ", to /dev/null", conv / app, "at least 2", conv / app >= 2)
+                    if (worst < 0 || conv / app < worst) { worst = conv / app; worst_at = in_ }
+                }
+                app = m(in_, "hprof-strip -p android-app > file"); conv = m(in_, "hprof-conv -z")
+                if (app && conv) {
+                    row("hprof-conv -z / android-app on " in_ ", to a file", conv / app, "at least 1", conv / app >= 1)
+                    if (worst_f < 0 || conv / app < worst_f) { worst_f = conv / app; worst_f_at = in_ }
+                }
+            }
+            if (worst >= 0) row("**worst** hprof-conv -z / android-app to /dev/null (" worst_at ")", worst, "at least 2", worst >= 2)
+            if (worst_f >= 0) row("**worst** hprof-conv -z / android-app to a file (" worst_f_at ")", worst_f, "at least 1", worst_f >= 1)
+            w = 0
+            if ((r = vs_cat(jvm, "-p default", 1.5)) > w) { w = r; w_at = "default on " jvm }
+            if ((r = vs_cat(smallobj, "-p default", 2)) > w) { w = r; w_at = "default on " smallobj }
+            if ((r = vs_cat(jvm, "-p privacy", 2.5)) > w) { w = r; w_at = "privacy on " jvm }
+            if ((r = vs_cat(smallobj, "-p privacy", 3)) > w) { w = r; w_at = "privacy on " smallobj }
+            if (w) row("**worst** default/privacy x cat, as a share of its goal (" w_at ")", w, "at most 1", w <= 1)
+            if (rss) printf "| peak RSS of any hprof-strip row (%s) | %.1f MiB | under 32 MiB | %s |\n", rss_at, rss / 1024, rss / 1024 < 32 ? "yes" : "no"
+        }' "$RAW"
+}
+
+{ report; echo "## Targets (issue #6)"; echo; targets; echo; echo "## Targets (issue #13)"; echo; targets13; } | tee bench/RESULTS.md
+rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$STRIP" ${BASE:+"$BASE"}

@@ -511,6 +511,154 @@ static hs_status sub_record(F *f)
     }
 }
 
+/* ---- runs of plain objects --------------------------------------------------- */
+
+/* Most sub-records of a heap dump are objects that need no decision of
+ * their own: skipped whole in a dropped heap, copied whole in a kept one.
+ * object_run() walks such a run in one tight loop, doing for each only what
+ * sub_record() and object() would do for it (the same counts, the same
+ * bytes out), and hands back to sub_record() at the first sub-record that
+ * needs more: a class dump, a heap switch, an object with a root held or a
+ * Thread object kept, a primitive array in a kept heap (its rules), a root
+ * other than one right before its object in a dropped heap, a segment that
+ * would overflow, the end of the window or of the record. */
+
+/* The run's mode: 0 when a feature looks at every object (histogram,
+ * scrub, the held start of the dump) or the segment is not ready, 1 to
+ * skip objects (their heap is dropped), 2 to copy them. */
+static int run_mode(const F *f)
+{
+    if (f->c.opt.histogram || f->caps.scrub || f->enc.staging)
+        return 0;
+    if (f->caps.hold_roots && f->cur_heap_dropped)
+        return 1;
+    if (f->enc.reencode &&
+        (!f->enc.seg_open || f->enc.dst != HS_DST_SEG || f->enc.in_heap != f->enc.out_heap))
+        return 0;
+    return 2;
+}
+
+/* The size of the object sub-record at `p` (its header is readable), or 0
+ * when sub_record() must take it: not an object, a primitive array in a
+ * kept heap, or one of a bad element type. */
+static inline uint64_t run_object_size(const uint8_t *p, unsigned i, int skip)
+{
+    switch (p[0]) {
+    case HS_SUB_INSTANCE_DUMP: return 1 + 2 * i + 8 + (uint64_t)hs_be32(p + 1 + 2 * i + 4);
+    case HS_SUB_OBJ_ARRAY_DUMP: return 1 + 2 * i + 8 + (uint64_t)hs_be32(p + 1 + i + 4) * i;
+    case HS_SUB_PRIM_ARRAY_DUMP:
+        if (!skip || !hs_prim_size(p[1 + i + 8]))
+            return 0;
+        return 1 + i + 9 + (uint64_t)hs_be32(p + 1 + i + 4) * hs_prim_size(p[1 + i + 8]);
+    default: return 0;
+    }
+}
+
+/* True when `subtag` is a root that root() decides by its object alone (a
+ * ROOT_THREAD_OBJ is written where it stands, see the top of this file). */
+static inline int run_root(const F *f, unsigned subtag)
+{
+    return f->sub_size[subtag] && subtag != HS_SUB_ROOT_THREAD_OBJ &&
+           subtag != HS_SUB_HEAP_DUMP_INFO && subtag != HS_SUB_PRIM_ARRAY_NODATA &&
+           (subtag < HS_SUB_CLASS_DUMP || subtag > HS_SUB_PRIM_ARRAY_DUMP);
+}
+
+/* What a run did, counted in locals: stores to f's counters could alias
+ * anything, and would make the compiler reload f's fields every object. */
+typedef struct {
+    uint64_t inst, oarr, parr, roots, dropped, out;
+} run_counts;
+
+/* Walks from window position `pos` up to `lim` and returns where the run
+ * ends. `i` and `mode` are constants where it is inlined, so the id reads
+ * and the mode tests fold away. `room` is what the open segment can take. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos, const size_t lim,
+                              uint64_t room, run_counts *n)
+{
+    const uint8_t *const buf = f->c.rd.buf;
+    const size_t head = 1 + 2 * (size_t)i + 8; /* the longest object header */
+    const int hold = f->caps.hold_roots;
+
+    while (lim - pos >= head) {
+        const uint8_t *p = buf + pos;
+        size_t lead = 0; /* a root right before its object, dropped with it */
+        uint64_t size, id;
+
+        if (mode == 1 && run_root(f, p[0])) {
+            lead = f->sub_size[p[0]];
+            if (lim - pos < lead + head || hs_be_id(p + lead + 1, i) != hs_be_id(p + 1, i))
+                break;
+        }
+        size = run_object_size(p + lead, i, mode == 1);
+        if (!size || size > lim - pos - lead)
+            break;
+        id = hs_be_id(p + lead + 1, i);
+        if (hold && hs_rootq_maybe(&f->roots.q, id))
+            break;
+        if (mode == 1) {
+            if (hs_roots_kept_thread(&f->roots, id))
+                break;
+            n->dropped++;
+        } else {
+            if (size > room)
+                break;
+            room -= size;
+            n->out++;
+        }
+        n->roots += lead != 0;
+        n->inst += p[lead] == HS_SUB_INSTANCE_DUMP;
+        n->oarr += p[lead] == HS_SUB_OBJ_ARRAY_DUMP;
+        n->parr += p[lead] == HS_SUB_PRIM_ARRAY_DUMP;
+        pos += lead + (size_t)size;
+    }
+    return pos;
+}
+
+static hs_status object_run(F *f)
+{
+    const int mode = run_mode(f);
+    hs_reader *rd = &f->c.rd;
+    hs_stats *st = &f->c.st;
+    run_counts n = {0, 0, 0, 0, 0, 0};
+    size_t lim = rd->end, pos;
+    uint64_t room = UINT64_MAX, pending;
+
+    if (!mode || f->c.rec_end < rd->base + rd->pos)
+        return HS_OK;
+    if (f->c.rec_end - rd->base < lim)
+        lim = (size_t)(f->c.rec_end - rd->base);
+    if (mode == 2 && f->enc.reencode) {
+        pending = f->enc.seg_len + (rd->pos - f->enc.span);
+        room = pending <= f->enc.seg_cap ? f->enc.seg_cap - pending : 0;
+    }
+    if (f->c.idsize == 4)
+        pos = mode == 1 ? run_walk(f, 4, 1, rd->pos, lim, room, &n)
+                        : run_walk(f, 4, 2, rd->pos, lim, room, &n);
+    else
+        pos = mode == 1 ? run_walk(f, 8, 1, rd->pos, lim, room, &n)
+                        : run_walk(f, 8, 2, rd->pos, lim, room, &n);
+    if (pos == rd->pos)
+        return HS_OK;
+    if (mode == 1) { /* what came before the run goes out, the run does not */
+        HS_TRY(hs_span_flush(&f->enc));
+        f->enc.span = pos;
+        f->roots.dropped_any = 1;
+    }
+    rd->pos = pos;
+    st->subrecords_in += n.inst + n.oarr + n.parr + n.roots;
+    st->instances += n.inst;
+    st->object_arrays += n.oarr;
+    st->primitive_arrays += n.parr;
+    st->roots += n.roots;
+    st->roots_dropped += n.roots;
+    st->objects_dropped += n.dropped;
+    st->subrecords_out += n.out;
+    return HS_OK;
+}
+
 /* ---- heap records ------------------------------------------------------------- */
 
 /* HotSpot 7/8 leaves a HEAP_DUMP's length at 0 when the dump stops before it
@@ -596,6 +744,7 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len)
             break;
         HS_TRY(sub_record(f));
         f->c.subtag = -1;
+        HS_TRY(object_run(f));
     }
     if (f->enc.reencode && tag == HS_TAG_HEAP_DUMP) {
         /* one 1.0.1 HEAP_DUMP is one whole dump: close it as segments are */

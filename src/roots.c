@@ -1,12 +1,15 @@
 /*
  * roots.c - roots held until their object's heap is known (see roots.h).
  */
+#include <string.h>
+
 #include "roots.h"
 
 void hs_roots_init(hs_roots *r, const hs_alloc *a)
 {
     hs_rootq_init(&r->q, a);
     hs_idmap_init(&r->threads, a);
+    memset(r->thread_bits, 0, sizeof r->thread_bits);
     r->dropped_any = 0;
 }
 
@@ -20,6 +23,7 @@ hs_status hs_roots_keep_thread(hs_roots *r, hs_ctx *c, uint64_t id)
 {
     if (hs_idmap_put(&r->threads, id, 1) != HS_OK)
         return hs_fail_io(c, HS_E_NOMEM, "");
+    r->thread_bits[(id >> 9) & 63] |= (uint64_t)1 << ((id >> 3) & 63);
     return hs_hold(c, HS_HOLD_ROOTS, hs_rootq_bytes(&r->q) + hs_idmap_bytes(&r->threads));
 }
 

@@ -725,3 +725,67 @@ Test(oracle_self, counts_duplicates)
     o_summary_free(&s);
     dg_free(&d);
 }
+
+/* Runs of objects the filter walks in one loop (heap.c, object_run), and
+ * every thing that must end a run: a root right before its object in a
+ * dropped heap (dropped with it) or before another object, an object with a
+ * root held, a Thread object in a dropped heap, a primitive array in a kept
+ * heap, a heap switch, the end of a record, a read window of 64 bytes. */
+static void run_heap(dump *d, unsigned idsize, uint32_t heap, uint64_t base, unsigned n)
+{
+    unsigned k;
+
+    dg_heap_info(d, heap, heap == 'A' ? 0x118 : 0x110);
+    for (k = 0; k < n; k++) {
+        uint64_t id = base + 8 * k;
+        if (k % 5 == 0)
+            dg_root(d, k % 10 ? 0x8D : 0xFF, id); /* right before its object */
+        if (k % 7 == 3)
+            dg_root(d, 0x89, id + 8); /* before another object */
+        switch (k % 3) {
+        case 0: dg_instance(d, id, 0x1000, 4 + idsize, (uint8_t)k); break;
+        case 1: dg_obj_array(d, id, 0x1000, k % 4); break;
+        default: dg_prim_array(d, id, 4 + k % 8, k % 6, 0xA5); break;
+        }
+    }
+}
+
+static void runs_dump(dump *d, unsigned idsize)
+{
+    dg_init(d, "JAVA PROFILE 1.0.3", idsize);
+    dg_string(d, 0x100, "java.lang.Object");
+    dg_string(d, 0x108, "value");
+    dg_string(d, 0x110, "zygote");
+    dg_string(d, 0x118, "app");
+    dg_load_class(d, 1, 0x1000, 0x100);
+    dg_begin(d, 0x1C);
+    dg_root(d, 0x08, 0x9000 + 8 * 12); /* a Thread object in the zygote heap */
+    dg_root(d, 0x01, 0x9000 + 8 * 20); /* held until its object, mid-run */
+    dg_root(d, 0x01, 0x8000 + 8 * 9);
+    dg_root(d, 0xFF, 0x7777); /* its object never comes */
+    dg_class(d, 0x1000, 0, 0x108);
+    run_heap(d, idsize, 'Z', 0x9000, 40);
+    run_heap(d, idsize, 'A', 0x8000, 30);
+    dg_end(d);
+    dg_begin(d, 0x1C); /* a second record: runs end with the first */
+    run_heap(d, idsize, 'I', 0xA000, 40);
+    run_heap(d, idsize, 'A', 0xB000, 10);
+    run_heap(d, idsize, 'Z', 0xC000, 12);
+    dg_end(d);
+    dg_begin(d, 0x2C);
+    dg_end(d);
+}
+
+Test(oracle, object_runs_full_matrix, .timeout = 120)
+{
+    unsigned idsize;
+
+    for (idsize = 4; idsize <= 8; idsize += 4) {
+        dump d;
+        char name[40];
+        runs_dump(&d, idsize);
+        snprintf(name, sizeof name, "runs_dump(%u)", idsize);
+        full_matrix(name, d.p, d.len, -1);
+        dg_free(&d);
+    }
+}

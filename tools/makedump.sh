@@ -1,7 +1,7 @@
 #!/bin/sh
 # makedump.sh - write a real HotSpot heap dump of roughly SIZE_MB MiB.
 #
-#   tools/makedump.sh [--seed N] [--big-frac F] SIZE_MB OUT.hprof
+#   tools/makedump.sh [--seed N] [--big-frac F] [--small] SIZE_MB OUT.hprof
 #
 # Runs tools/makedump/MakeDump.java (compiled once into build/makedump/) on
 # the local `java` (17) with -Xmx chosen from SIZE_MB. The heap imitates an
@@ -9,7 +9,9 @@
 # HashMap/ArrayList/LinkedList graphs, small primitive arrays) and big
 # primitive arrays; about three quarters of the file is primitive-array
 # payload. The object graph depends only on the seed (default 1); the bytes
-# of the dump do not (addresses, JDK internals).
+# of the dump do not (addresses, JDK internals). --small makes the other
+# common shape: no big arrays (--big-frac 0), so the dump is dominated by
+# small instances and short strings and arrays (over 20 M sub-records per GB).
 #
 # The dump is written next to OUT under a temporary name and renamed when
 # complete; OUT is replaced if it exists. A ~1 GiB dump takes well under a
@@ -28,12 +30,13 @@ opts=""
 while [ $# -gt 0 ]; do
     case $1 in
         --seed|--big-frac) [ $# -ge 2 ] || die "$1 needs a value"; opts="$opts $1 $2"; shift 2 ;;
-        -h|--help) sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        --small) opts="$opts --big-frac 0"; shift ;;
+        -h|--help) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
         -*) die "unknown option $1" ;;
         *) break ;;
     esac
 done
-[ $# -eq 2 ] || die "usage: makedump.sh [--seed N] [--big-frac F] SIZE_MB OUT.hprof"
+[ $# -eq 2 ] || die "usage: makedump.sh [--seed N] [--big-frac F] [--small] SIZE_MB OUT.hprof"
 size=$1
 out=$2
 case $size in ''|*[!0-9]*) die "SIZE_MB must be a whole number: $size" ;; esac
