@@ -3,6 +3,7 @@
  * top-level record loop. Heap-dump records go to heap.c; what is written
  * goes through the encoder (encoder.c).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -547,11 +548,20 @@ static hs_status run(F *f)
     return hs_enc_flush(&f->enc);
 }
 
-static void warn(F *f, const char *what, const char *name, const char *why)
+/* Adds a warning of the run (hs_filter_warning); past HS_MAX_WARNINGS the
+ * rest are left out. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void warn(F *f, const char *fmt, ...)
 {
-    if (f->n_warnings < HS_MAX_WARNINGS)
-        snprintf(f->warnings[f->n_warnings++], sizeof f->warnings[0], "%s %s: %s", what,
-                 name, why);
+    va_list ap;
+
+    if (f->n_warnings == HS_MAX_WARNINGS)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(f->warnings[f->n_warnings++], sizeof f->warnings[0], fmt, ap);
+    va_end(ap);
 }
 
 /* keep-field rules given outside a preset that kept nothing: a class or
@@ -568,13 +578,13 @@ static void warn_keep_fields(F *f)
         if (!(asked & bit))
             continue;
         if (!f->caps.scrub) {
-            warn(f, "keep-field", name, "fields are not zeroed by these rules: nothing to keep");
+            warn(f, "keep-field %s: fields are not zeroed by these rules: nothing to keep", name);
         } else if (!(f->scrub.keep_met & bit)) {
             f->c.st.keep_fields_unmatched++;
-            warn(f, "keep-field", name, "no class of the dump declares that field");
+            warn(f, "keep-field %s: no class of the dump declares that field", name);
         } else if (f->scrub.keep_refs & bit) {
             f->c.st.keep_fields_reference++;
-            warn(f, "keep-field", name, "a reference field, which is always kept");
+            warn(f, "keep-field %s: a reference field, which is always kept", name);
         }
     }
 }
@@ -585,9 +595,8 @@ static void warn_mapping(F *f)
     const hs_stats *st = &f->c.st;
 
     if (f->caps.deobf && !st->mapping_classes_renamed && !st->mapping_fields_renamed &&
-        !st->mapping_frames_renamed && f->n_warnings < HS_MAX_WARNINGS)
-        snprintf(f->warnings[f->n_warnings++], sizeof f->warnings[0],
-                 "the mapping renamed nothing in this dump: is it this build's mapping.txt?");
+        !st->mapping_frames_renamed)
+        warn(f, "the mapping renamed nothing in this dump: is it this build's mapping.txt?");
 }
 
 /* --salvage on a dump corrupt in the middle: everything complete before the

@@ -140,6 +140,20 @@ void hs_report_salvage(hs_report *r, hs_status code, const hs_error *where, cons
     va_end(ap);
 }
 
+void hs_report_warn(hs_report *r, const char *fmt, ...)
+{
+    char w[sizeof r->warnings[0]];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(w, sizeof w, fmt, ap);
+    va_end(ap);
+    if (!r->quiet)
+        fprintf(stderr, "hprof-strip: warning: %s\n", w);
+    if (r->n_warnings < HS_REPORT_MAX_WARNINGS) /* when full, said on stderr only */
+        memcpy(r->warnings[r->n_warnings++], w, sizeof w);
+}
+
 /* ---- JSON ---------------------------------------------------------------- */
 
 /* A JSON string, or null for NULL. */
@@ -354,13 +368,14 @@ static int by_bytes_out(const void *a, const void *b)
  * instances on that side, most bytes first. */
 static void json_histogram(FILE *fp, const hs_report *r)
 {
-    const hs_class_count **order = malloc((r->n_histo ? r->n_histo : 1) * sizeof *order);
+    const hs_class_count **order = NULL;
     size_t i, k, n = 0;
     int side;
 
     fputs(",\"histogram\":", fp);
-    if (!r->histo || !order) { /* not asked for (or no memory to sort) */
-        free(order);
+    if (r->histo)
+        order = malloc((r->n_histo ? r->n_histo : 1) * sizeof *order);
+    if (!order) { /* not asked for (or no memory to sort) */
         fputs("null", fp);
         return;
     }

@@ -65,6 +65,14 @@ void hs_report_salvage(hs_report *r, hs_status code, const hs_error *where, cons
 #endif
     ;
 
+/* Prints "hprof-strip: warning: MESSAGE" on stderr (not with -q) and keeps
+ * it for the JSON report's "warnings". */
+void hs_report_warn(hs_report *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* Writes the JSON document, one line. `in_name`/`out_name` NULL: standard
  * input/output; `audit`: an --audit run (no output). 0, or -1 when writing
  * failed. */

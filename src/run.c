@@ -354,9 +354,8 @@ static int rules_change_nothing(const hs_rules *rules)
     return same;
 }
 
-/* After a good run, what the user may not expect: a dump with no heap dump
- * in it (valid, but nothing was stripped), options that had nothing to do
- * on a JVM dump, and a plain output file as big as its input (zeroing
+/* After a good run, what the user may not expect: options that had nothing
+ * to do on a JVM dump, and a plain output file as big as its input (zeroing
  * keeps sizes: the small file is the compressed one). */
 static void warn_after_run(const hs_cli *cli, const hs_stats *st, int out_fd)
 {
@@ -364,13 +363,7 @@ static void warn_after_run(const hs_cli *cli, const hs_stats *st, int out_fd)
     int jvm = st->hprof_version == 1 || st->hprof_version == 2;
     struct stat ost;
 
-    if (cli->quiet)
-        return;
-    if (!st->heap_dumps)
-        fprintf(stderr, "%s: warning: %s holds no heap dump (valid HPROF, but no object in "
-                        "it: nothing was stripped)\n",
-                g_prog, name);
-    if (cli->audit)
+    if (cli->quiet || cli->audit)
         return;
     if (jvm && cli->opt.to_jvm)
         fprintf(stderr,
@@ -499,7 +492,7 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
     hs_source src;
     hs_sink dst;
     hs_status s;
-    int rc;
+    int rc, finished;
 
     memset(&src, 0, sizeof src);
     src.read = read_with_progress;
@@ -513,14 +506,12 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
     dst.ctx = out;
     s = hs_filter_run(filter, &src, &dst);
     e = hs_filter_error(filter);
-    if (s != HS_OK && s != HS_SALVAGED && !cli->out_path && hs_output_errno(out) == EPIPE)
+    finished = (s == HS_OK || s == HS_SALVAGED) && hs_output_finish(out) == 0;
+    if (!finished && !cli->out_path && hs_output_errno(out) == EPIPE)
         die_of_sigpipe();
-    if (s != HS_OK)
+    if (!finished || s != HS_OK)
         hs_progress_clear(&rd->progress); /* the message on a line of its own */
-    if ((s == HS_OK || s == HS_SALVAGED) && hs_output_finish(out) != 0) {
-        if (!cli->out_path && hs_output_errno(out) == EPIPE)
-            die_of_sigpipe();
-        hs_progress_clear(&rd->progress);
+    if ((s == HS_OK || s == HS_SALVAGED) && !finished) {
         hs_report_fail(r, HS_E_WRITE, NULL, "%s: writing the output failed: %s",
                        out_name(cli), hs_output_error(out));
         return EXIT_IO;
@@ -541,19 +532,21 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
     return rc;
 }
 
-/* The filter's warnings: on stderr (not with -q) and in the report. */
-static void keep_warnings(hs_cli *cli, const hs_filter *filter)
+/* The run's warnings, on stderr (not with -q) and in the report: a dump
+ * with no heap dump in it (valid, but nothing was stripped), and the
+ * filter's own. */
+static void report_warnings(hs_cli *cli, const hs_filter *filter, const hs_stats *st)
 {
-    hs_report *r = &cli->report;
     const char *w;
     size_t i;
 
-    for (i = 0; (w = hs_filter_warning(filter, i)) != NULL; i++) {
-        if (!cli->quiet)
-            fprintf(stderr, "%s: warning: %s\n", g_prog, w);
-        if (r->n_warnings < HS_REPORT_MAX_WARNINGS)
-            snprintf(r->warnings[r->n_warnings++], sizeof r->warnings[0], "%s", w);
-    }
+    if (!st->heap_dumps)
+        hs_report_warn(&cli->report,
+                       "%s holds no heap dump (valid HPROF, but no object in it: nothing "
+                       "was stripped)",
+                       cli->in_path ? cli->in_path : "stdin");
+    for (i = 0; (w = hs_filter_warning(filter, i)) != NULL; i++)
+        hs_report_warn(&cli->report, "%s", w);
 }
 
 /* After the run: --audit's verdict, the histogram kept for the report,
@@ -561,14 +554,15 @@ static void keep_warnings(hs_cli *cli, const hs_filter *filter)
 static int after_run(hs_cli *cli, const hs_filter *filter, int out_fd, int rc)
 {
     const hs_class_count *rows;
-    size_t n = hs_filter_histogram(filter, &rows);
+    size_t n;
     hs_stats st;
 
     if (rc != EXIT_OK && rc != EXIT_SALVAGED)
         return rc;
     hs_filter_stats(filter, &st);
-    keep_warnings(cli, filter);
+    report_warnings(cli, filter, &st);
     warn_after_run(cli, &st, out_fd);
+    n = hs_filter_histogram(filter, &rows);
     if (cli->histogram &&
         hs_report_keep_histogram(&cli->report, rows, n, st.hprof_version == 3) != 0) {
         hs_report_fail(&cli->report, HS_E_NOMEM, NULL, "out of memory");

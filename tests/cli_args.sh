@@ -171,5 +171,18 @@ expect_grep "keep-field java.lang.Thread.priority: fields are not zeroed" err "k
 expect_grep '"keep_fields_unmatched":0,"keep_fields_reference":0' kf.json "no keep-field counted"
 expect_grep '"warnings":\[\]' kf.json "no warning in the JSON"
 
+# 8. a dump that holds no heap dump is valid (exit 0) but always told, also
+# in the JSON report; -q keeps stderr empty, not the report
+printf 'JAVA PROFILE 1.0.2\000\000\000\000\010\000\000\000\000\000\000\000\000' >noheap.hprof
+"$BIN" noheap.hprof --stats-file nh.json >nh.hprof 2>err; rc=$?
+expect_rc 0 "a dump without a heap dump"
+expect_grep "warning: noheap.hprof holds no heap dump" err "no heap dump warned"
+expect_grep '"warnings":\["noheap.hprof holds no heap dump' nh.json "no heap dump in the JSON"
+"$BIN" -q noheap.hprof --stats-file nh.json >nh.hprof 2>err; rc=$?
+expect_rc 0 "no heap dump, -q"; expect_empty err "no heap dump with -q"
+expect_grep '"warnings":\["noheap.hprof holds no heap dump' nh.json "no heap dump in the JSON with -q"
+"$BIN" "$JVM" --stats-file nh.json >nh.hprof 2>err
+expect_no_grep "holds no heap dump" err "a dump with a heap dump"
+
 echo "cli_args: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
