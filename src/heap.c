@@ -584,6 +584,11 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
 
     while (lim - pos >= head) {
         const uint8_t *p = buf + pos;
+        /* Each size is read from the bytes just reached, so the walk is
+         * a chain of loads the hardware cannot run ahead of, and its
+         * prefetcher stops at every page: asking for the bytes 2 KiB on
+         * (some 40 small objects) keeps them coming. */
+        __builtin_prefetch((const void *)((uintptr_t)p + 2048));
         size_t lead = 0; /* a root right before its object, dropped with it */
         uint64_t size, id;
 

@@ -26,12 +26,15 @@
  * the file's pages in place (hs_source.data), which saves copying every
  * byte through read(2), often the largest single cost of a run. As the
  * filter moves on, the pages behind it are unmapped (hs_input_window), so
- * memory stays flat. A file that shrinks while mapped raises SIGBUS, which
- * the CLI turns into an I/O error (run.c).
+ * memory stays flat; with hs_input_start_thread a pager thread does that,
+ * and maps the pages ahead, beside the filter (pager.h). A file that
+ * shrinks while mapped raises SIGBUS, which the CLI turns into an I/O
+ * error (run.c).
  */
 #define _DEFAULT_SOURCE /* madvise */
 #define _POSIX_C_SOURCE 200809L
 #include "input.h"
+#include "pager.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -80,6 +83,7 @@ struct hs_input {
      * been given back */
     uint8_t *map;
     size_t map_len, map_skip, kept, page;
+    hs_pager *pager; /* pages it ahead and gives them back, when started */
     /* the reader thread (hs_input_start_thread): it alone decompresses, into
      * slot[] in turn; the caller takes them in the same order */
     int threaded, stop;
@@ -652,6 +656,11 @@ int hs_input_start_thread(hs_input *in)
 {
     unsigned i;
 
+    if (in->map) { /* the page tables' work goes to a thread (pager.h) */
+        if (!in->pager)
+            in->pager = hs_pager_start(in->map, in->map_len, in->page, in->kept);
+        return 0;
+    }
     /* zstd decompresses at several times the filter's speed: a thread
      * there only adds a copy (measured: no faster) */
     if (in->format != HS_IN_GZIP || in->threaded)
@@ -735,14 +744,19 @@ void hs_input_window(void *ctx, uint64_t done, uint64_t next)
 
     /* Unmapping the pages behind keeps the resident set at a window or two;
      * the file stays in the page cache. (Mapping the next window in ahead
-     * with MADV_POPULATE_READ was measured slower: a fault already maps a
-     * whole page-cache folio, about 80 pages on average here.) */
+     * on this thread, with MADV_POPULATE_READ, was measured slower: a fault
+     * already maps a whole page-cache folio. The pager's gain is the other
+     * core.) */
     (void)next;
+    in->raw_total = done;
+    if (in->pager) {
+        hs_pager_advance(in->pager, in->map_skip + (size_t)done);
+        return;
+    }
     if (give > in->kept) {
         madvise(in->map + in->kept, give - in->kept, MADV_DONTNEED);
         in->kept = give;
     }
-    in->raw_total = done;
 }
 
 int hs_input_shrank(const hs_input *in)
@@ -782,6 +796,7 @@ void hs_input_close(hs_input *in)
     free(in->gz);
     free(in->gz2);
     if (in->map) {
+        hs_pager_stop(in->pager);
         munmap(in->map, in->map_len);
         /* leave the descriptor where reading it would have: at the end */
         lseek(in->fd, (off_t)in->map_len, SEEK_SET);

@@ -167,6 +167,15 @@ if [ -s "$BIG" ] && [ -x /usr/bin/time ]; then
     /usr/bin/time -f %M -o "$T/rss" "$BIN" -p android-app "$BIG" >/dev/null 2>&1
     [ "$(cat "$T/rss")" -lt 32768 ] && ok || bad "peak RSS $(cat "$T/rss") KB for a 30 MB input"
 fi
+# The pager thread (-T above 1, a mapped file) changes page tables only:
+# the output is the one-thread output, byte for byte.
+if [ -s "$BIG" ]; then
+    for p in none default android-app privacy; do
+        "$BIN" -T 1 -p $p "$BIG" >"$T/one.hprof" 2>/dev/null
+        "$BIN" -T 2 -p $p "$BIG" >"$T/two.hprof" 2>/dev/null
+        cmp -s "$T/one.hprof" "$T/two.hprof" && ok || bad "-T 2 -p $p differs from -T 1"
+    done
+fi
 
 # a file-size limit (as a full disk): exit 4, and no file left with -o
 (ulimit -f 100; "$BIN" -p none -o "$T/limited.hprof" "$FIX" 2>"$T/err"; echo $? >"$T/rc")

@@ -1,5 +1,6 @@
 #!/bin/sh
-# -z and --gzip output (several compression threads) under ThreadSanitizer:
+# -z and --gzip output (several compression threads), and the input's pager
+# thread, under ThreadSanitizer:
 # each compressed output must decompress to the single-threaded plain output,
 # and TSan halts (exit 66) on any report. Usage: sh tests/tsan.sh BIN [DUMP...]
 set -u
@@ -14,6 +15,9 @@ for d in "$@"; do
     n=$(basename "$d")
     "$bin" -T1 "$d" -o "$tmp/plain" -f || { bad "$n plain"; continue; }
     for t in 2 4; do
+        # plain output: the pager thread alone beside the filter
+        if "$bin" -T$t "$d" -o "$tmp/two" -f && cmp -s "$tmp/two" "$tmp/plain"
+        then ok "$n -T$t"; else bad "$n -T$t"; fi
         if "$bin" -z -T$t "$d" -o "$tmp/z.zst" -f && zstd -dqc "$tmp/z.zst" | cmp -s - "$tmp/plain"
         then ok "$n -z -T$t"; else bad "$n -z -T$t"; fi
         if "$bin" --gzip -T$t "$d" -o "$tmp/g.gz" -f && gzip -dc "$tmp/g.gz" | cmp -s - "$tmp/plain"

@@ -1,0 +1,151 @@
+/*
+ * pager.c - maps a mapped input's pages ahead of the filter and gives back
+ * those behind it, on a thread of its own (see pager.h).
+ */
+#define _DEFAULT_SOURCE /* madvise */
+#include "pager.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+/* How far ahead of the filter pages are mapped, and in what steps: far
+ * enough that the filter never catches up between two wake-ups, near
+ * enough that the resident set stays a few MiB. */
+#define AHEAD (4u << 20)
+#define STEP (1u << 20)
+/* How far behind the filter pages may stay mapped before it gives them
+ * back itself. */
+#define BEHIND (8u << 20)
+
+struct hs_pager {
+    uint8_t *map;
+    size_t len, page;
+    size_t mapped; /* the thread's: pages before it are mapped */
+    /* under mu */
+    size_t done;
+    size_t kept; /* pages before it are given back, or being given */
+    int idle, stop;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t thread;
+};
+
+static size_t page_down(const hs_pager *p, size_t at)
+{
+    return at / p->page * p->page;
+}
+
+/* True when the thread has something to do with the filter at `done`. */
+static int work_for(const hs_pager *p, size_t done)
+{
+    size_t want = done + AHEAD < p->len ? done + AHEAD : p->len;
+
+    return page_down(p, done) > p->kept || p->mapped + STEP <= want;
+}
+
+/* Claims the pages from `kept` up to `done` to give back (under mu), so
+ * that two callers never give back the same range; returns their count. */
+static size_t claim(hs_pager *p, size_t done, size_t *from)
+{
+    size_t give = page_down(p, done);
+
+    *from = p->kept;
+    if (give <= p->kept)
+        return 0;
+    p->kept = give;
+    return give - *from;
+}
+
+static void map_ahead(hs_pager *p, size_t done)
+{
+    size_t want = done + AHEAD < p->len ? done + AHEAD : p->len;
+
+    if (p->mapped < page_down(p, done))
+        p->mapped = page_down(p, done); /* the filter got there first */
+    for (; p->mapped < want; p->mapped += p->page)
+        (void)*(volatile const uint8_t *)(p->map + p->mapped);
+}
+
+static void *pager_thread(void *arg)
+{
+    hs_pager *p = arg;
+
+    for (;;) {
+        size_t done, from, n;
+        pthread_mutex_lock(&p->mu);
+        while (!p->stop && !work_for(p, p->done)) {
+            p->idle = 1;
+            pthread_cond_wait(&p->cv, &p->mu);
+        }
+        p->idle = 0;
+        done = p->done;
+        if (p->stop) {
+            pthread_mutex_unlock(&p->mu);
+            return NULL;
+        }
+        n = claim(p, done, &from);
+        pthread_mutex_unlock(&p->mu);
+        if (n)
+            madvise(p->map + from, n, MADV_DONTNEED);
+        map_ahead(p, done);
+    }
+}
+
+hs_pager *hs_pager_start(uint8_t *map, size_t len, size_t page, size_t kept)
+{
+    hs_pager *p = calloc(1, sizeof *p);
+
+    if (!p)
+        return NULL;
+    p->map = map;
+    p->len = len;
+    p->page = page;
+    p->kept = p->mapped = p->done = kept;
+    if (pthread_mutex_init(&p->mu, NULL) != 0)
+        goto fail_mu;
+    if (pthread_cond_init(&p->cv, NULL) != 0)
+        goto fail_cv;
+    if (pthread_create(&p->thread, NULL, pager_thread, p) != 0)
+        goto fail_thread;
+    return p;
+fail_thread:
+    pthread_cond_destroy(&p->cv);
+fail_cv:
+    pthread_mutex_destroy(&p->mu);
+fail_mu:
+    free(p);
+    return NULL;
+}
+
+void hs_pager_advance(hs_pager *p, size_t done)
+{
+    size_t from = 0, n = 0;
+
+    pthread_mutex_lock(&p->mu);
+    if (done > p->done) {
+        p->done = done;
+        /* the thread is held up (the machine is busy): memory stays flat */
+        if (done - p->kept > BEHIND)
+            n = claim(p, done, &from);
+        else if (p->idle)
+            pthread_cond_signal(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (n)
+        madvise(p->map + from, n, MADV_DONTNEED);
+}
+
+void hs_pager_stop(hs_pager *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    pthread_join(p->thread, NULL);
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}
