@@ -44,6 +44,15 @@ struct hs_filter {
     uint32_t cur_heap;    /* the input's heap, for the rules (enc.in_heap is 0
                              with --to-jvm, which writes no heaps) */
     int cur_heap_dropped; /* the rules drop cur_heap's objects */
+    /* payloads of each basic type under this size are zeroed in a run of
+     * objects (heap.c); all 0 when runs leave arrays to array_rules() */
+    uint64_t run_zero_below[16];
+    /* the size of each root a run of dropped objects may drop with the
+     * object right after it (heap.c), 0 for every other sub-tag */
+    uint8_t run_lead[256];
+    /* the same for roots a run that copies may copy: when no root is held,
+     * those root() would write as they are (neither dropped nor rewritten) */
+    uint8_t run_copy_root[256];
     int ran;
     char warnings[HS_MAX_WARNINGS][240]; /* the run's warnings (hs_filter_warning) */
     unsigned n_warnings;
@@ -54,6 +63,9 @@ struct hs_filter {
 typedef struct hs_filter F;
 
 /* heap.c */
+/* Sets up what heap.c decides once per run, from the rules, the options
+ * and the identifier size (sub_size). */
+void hs_heap_init(F *f);
 /* Body of a HEAP_DUMP or HEAP_DUMP_SEGMENT record whose 9-byte header is at
  * hs_cur() and has been validated. */
 hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len);

@@ -525,7 +525,8 @@ static hs_status sub_record(F *f)
 
 /* The run's mode: 0 when a feature looks at every object (histogram,
  * scrub, the held start of the dump) or the segment is not ready, 1 to
- * skip objects (their heap is dropped), 2 to copy them. */
+ * skip objects (their heap is dropped), 2 to copy them while roots are
+ * held for their objects, 3 to copy objects and roots (none are held). */
 static int run_mode(const F *f)
 {
     if (f->c.opt.histogram || f->caps.scrub || f->enc.staging)
@@ -535,7 +536,7 @@ static int run_mode(const F *f)
     if (f->enc.reencode &&
         (!f->enc.seg_open || f->enc.dst != HS_DST_SEG || f->enc.in_heap != f->enc.out_heap))
         return 0;
-    return 2;
+    return f->caps.hold_roots ? 2 : 3;
 }
 
 /* The size of the object sub-record at `p` (its header is readable), or 0
@@ -554,19 +555,70 @@ static inline uint64_t run_object_size(const uint8_t *p, unsigned i, int skip)
     }
 }
 
+/* The size of the PRIMITIVE_ARRAY_DUMP at `p` when a run may zero its
+ * payload (hs_heap_init says which), else 0. */
+static inline uint64_t run_zero_size(const F *f, const uint8_t *p, unsigned i)
+{
+    const unsigned type = p[1 + i + 8];
+    const unsigned esize = hs_prim_size(type);
+    uint64_t payload;
+
+    if (!esize)
+        return 0;
+    payload = (uint64_t)hs_be32(p + 1 + i + 4) * esize;
+    return payload < f->run_zero_below[type] ? 1 + i + 9 + payload : 0;
+}
+
+/* Zeroes the payload of the array at window position `pos` (`size` bytes
+ * in all): what comes before it goes to the segment, then its zeros. The
+ * run has checked that the segment has room. Returns the payload size. */
+static inline uint64_t run_zero(F *f, size_t pos, unsigned i, uint64_t size)
+{
+    hs_enc *e = &f->enc;
+    const size_t kept = pos + 1 + i + 9 - e->span, payload = (size_t)size - (1 + i + 9);
+
+    memcpy(e->seg + e->seg_len, f->c.rd.buf + e->span, kept);
+    memset(e->seg + e->seg_len + kept, 0, payload);
+    e->seg_len += kept + payload;
+    e->span = pos + (size_t)size;
+    return payload;
+}
+
 /* True when `subtag` is a root that root() decides by its object alone (a
  * ROOT_THREAD_OBJ is written where it stands, see the top of this file). */
-static inline int run_root(const F *f, unsigned subtag)
+static int run_root(const F *f, unsigned subtag)
 {
     return f->sub_size[subtag] && subtag != HS_SUB_ROOT_THREAD_OBJ &&
            subtag != HS_SUB_HEAP_DUMP_INFO && subtag != HS_SUB_PRIM_ARRAY_NODATA &&
            (subtag < HS_SUB_CLASS_DUMP || subtag > HS_SUB_PRIM_ARRAY_DUMP);
 }
 
+/* A HEAP_DUMP_INFO inside a run (heaps are dropped, so re-encoding): the
+ * input's heap changes, as heap_info() would say, and the sub-record itself
+ * is dropped (the encoder writes one where the output needs it). In a run
+ * that copies, what came before it goes to the segment first. Returns true
+ * when the run can go on: it skips, and the new heap is dropped too. */
+static inline int run_heap_info(F *f, const int mode, size_t pos, size_t k)
+{
+    hs_enc *e = &f->enc;
+    const uint8_t *p = f->c.rd.buf + pos;
+
+    if (mode != 1) {
+        memcpy(e->seg + e->seg_len, f->c.rd.buf + e->span, pos - e->span);
+        e->seg_len += pos - e->span;
+        e->span = pos + k;
+    }
+    set_heap(f, hs_be32(p + 1));
+    hs_enc_set_heap(e, f->c.opt.to_jvm ? 0 : f->cur_heap, hs_be_id(p + 5, f->c.idsize));
+    return mode == 1 && f->cur_heap_dropped;
+}
+
 /* What a run did, counted in locals: stores to f's counters could alias
  * anything, and would make the compiler reload f's fields every object. */
 typedef struct {
-    uint64_t inst, oarr, parr, roots, dropped, out;
+    uint64_t objects[4]; /* by sub-tag & 3: instances 1, object arrays 2, primitive 3 */
+    uint64_t roots, dropped, out, zeroed, infos;
+    int switched; /* the run ended at a heap switch: a new one may start */
 } run_counts;
 
 /* Walks from window position `pos` up to `lim` and returns where the run
@@ -580,24 +632,45 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
 {
     const uint8_t *const buf = f->c.rd.buf;
     const size_t head = 1 + 2 * (size_t)i + 8; /* the longest object header */
-    const int hold = f->caps.hold_roots;
+    const int hold = mode != 3; /* roots are held: every object is looked up */
 
     while (lim - pos >= head) {
         const uint8_t *p = buf + pos;
+        size_t lead = 0; /* a root right before its object, dropped with it */
+        uint64_t size, id;
+
         /* Each size is read from the bytes just reached, so the walk is
          * a chain of loads the hardware cannot run ahead of, and its
          * prefetcher stops at every page: asking for the bytes 2 KiB on
          * (some 40 small objects) keeps them coming. */
         __builtin_prefetch((const void *)((uintptr_t)p + 2048));
-        size_t lead = 0; /* a root right before its object, dropped with it */
-        uint64_t size, id;
-
-        if (mode == 1 && run_root(f, p[0])) {
-            lead = f->sub_size[p[0]];
-            if (lim - pos < lead + head || hs_be_id(p + lead + 1, i) != hs_be_id(p + 1, i))
+        if (hold && p[0] == HS_SUB_HEAP_DUMP_INFO) {
+            /* head covers the 1 + 4 + id bytes of a HEAP_DUMP_INFO */
+            const size_t k = 1 + 4 + i;
+            n->infos++;
+            pos += k;
+            if (!run_heap_info(f, mode, pos - k, k)) {
+                n->switched = 1;
                 break;
+            }
+            continue;
         }
+        if (mode == 3 && (lead = f->run_copy_root[p[0]]) != 0) {
+            /* a root copied as it is (none are held: see hs_heap_init) */
+            if (lead > room)
+                break;
+            room -= lead;
+            n->out++;
+            n->roots++;
+            pos += lead;
+            continue;
+        }
+        if (mode == 1 && (lead = f->run_lead[p[0]]) != 0 &&
+            (lim - pos < lead + head || hs_be_id(p + lead + 1, i) != hs_be_id(p + 1, i)))
+            break;
         size = run_object_size(p + lead, i, mode == 1);
+        if (mode != 1 && !size && p[0] == HS_SUB_PRIM_ARRAY_DUMP)
+            size = run_zero_size(f, p, i);
         if (!size || size > lim - pos - lead)
             break;
         id = hs_be_id(p + lead + 1, i);
@@ -612,56 +685,96 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
                 break;
             room -= size;
             n->out++;
+            if (p[0] == HS_SUB_PRIM_ARRAY_DUMP) /* only zeroed ones get here */
+                n->zeroed += run_zero(f, pos, i, size);
         }
         n->roots += lead != 0;
-        n->inst += p[lead] == HS_SUB_INSTANCE_DUMP;
-        n->oarr += p[lead] == HS_SUB_OBJ_ARRAY_DUMP;
-        n->parr += p[lead] == HS_SUB_PRIM_ARRAY_DUMP;
+        n->objects[p[lead] & 3]++;
         pos += lead + (size_t)size;
     }
     return pos;
 }
 
-static hs_status object_run(F *f)
+/* One run in one mode; `*again` is set when it ended by changing heaps. */
+static hs_status run_leg(F *f, int *again)
 {
     const int mode = run_mode(f);
     hs_reader *rd = &f->c.rd;
     hs_stats *st = &f->c.st;
-    run_counts n = {0, 0, 0, 0, 0, 0};
+    run_counts n;
     size_t lim = rd->end, pos;
     uint64_t room = UINT64_MAX, pending;
 
+    *again = 0;
     if (!mode || f->c.rec_end < rd->base + rd->pos)
         return HS_OK;
+    memset(&n, 0, sizeof n);
     if (f->c.rec_end - rd->base < lim)
         lim = (size_t)(f->c.rec_end - rd->base);
-    if (mode == 2 && f->enc.reencode) {
+    if (mode != 1 && f->enc.reencode) {
         pending = f->enc.seg_len + (rd->pos - f->enc.span);
         room = pending <= f->enc.seg_cap ? f->enc.seg_cap - pending : 0;
     }
     if (f->c.idsize == 4)
-        pos = mode == 1 ? run_walk(f, 4, 1, rd->pos, lim, room, &n)
-                        : run_walk(f, 4, 2, rd->pos, lim, room, &n);
+        pos = mode == 1   ? run_walk(f, 4, 1, rd->pos, lim, room, &n)
+              : mode == 2 ? run_walk(f, 4, 2, rd->pos, lim, room, &n)
+                          : run_walk(f, 4, 3, rd->pos, lim, room, &n);
     else
-        pos = mode == 1 ? run_walk(f, 8, 1, rd->pos, lim, room, &n)
-                        : run_walk(f, 8, 2, rd->pos, lim, room, &n);
+        pos = mode == 1   ? run_walk(f, 8, 1, rd->pos, lim, room, &n)
+              : mode == 2 ? run_walk(f, 8, 2, rd->pos, lim, room, &n)
+                          : run_walk(f, 8, 3, rd->pos, lim, room, &n);
     if (pos == rd->pos)
         return HS_OK;
     if (mode == 1) { /* what came before the run goes out, the run does not */
         HS_TRY(hs_span_flush(&f->enc));
         f->enc.span = pos;
-        f->roots.dropped_any = 1;
+        if (n.dropped) /* not when it only passed a HEAP_DUMP_INFO */
+            f->roots.dropped_any = 1;
     }
     rd->pos = pos;
-    st->subrecords_in += n.inst + n.oarr + n.parr + n.roots;
-    st->instances += n.inst;
-    st->object_arrays += n.oarr;
-    st->primitive_arrays += n.parr;
+    st->subrecords_in += n.objects[1] + n.objects[2] + n.objects[3] + n.roots + n.infos;
+    st->instances += n.objects[1];
+    st->object_arrays += n.objects[2];
+    st->primitive_arrays += n.objects[3];
     st->roots += n.roots;
-    st->roots_dropped += n.roots;
+    if (mode == 1)
+        st->roots_dropped += n.roots;
     st->objects_dropped += n.dropped;
     st->subrecords_out += n.out;
+    st->payload_bytes_zeroed += n.zeroed;
+    *again = n.switched;
     return HS_OK;
+}
+
+static hs_status object_run(F *f)
+{
+    int again = 1;
+
+    while (again)
+        HS_TRY(run_leg(f, &again));
+    return HS_OK;
+}
+
+void hs_heap_init(F *f)
+{
+    unsigned t;
+
+    for (t = 0; t < 256; t++) {
+        f->run_lead[t] = run_root(f, t) ? f->sub_size[t] : 0;
+        /* what root() would copy as it is (write_root) */
+        f->run_copy_root[t] = f->caps.hold_roots || hs_rules_root_dropped(f->rules, t) ||
+                                      (f->c.opt.to_jvm && android_root(t))
+                                  ? 0
+                                  : f->run_lead[t];
+    }
+    memset(f->run_zero_below, 0, sizeof f->run_zero_below);
+    /* a run writes zeros straight into the segment: only when re-encoding,
+     * and when no feature needs to see the bytes it zeroes */
+    if (!f->caps.reencode || f->caps.hashing || f->c.opt.count_nonzero)
+        return;
+    for (t = 0; t < 16; t++)
+        if (hs_prim_size(t))
+            f->run_zero_below[t] = hs_rules_zero_below(f->rules, t);
 }
 
 /* ---- heap records ------------------------------------------------------------- */

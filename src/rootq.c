@@ -54,17 +54,23 @@ static hs_status new_slot(hs_rootq *q, uint32_t *ref)
     return HS_OK;
 }
 
+/* What last_page names when the page looked up last has no root: the
+ * inline lookup (rootq.h) then reads a zero bit where it would otherwise
+ * call out for every object of a page without roots. */
+static const uint64_t no_page[HS_ROOTQ_PAGE_BITS / 64];
+
 /* The bitmap page of `id`, or NULL when no root of its page was held. */
 static uint64_t *page_of(hs_rootq *q, uint64_t id)
 {
     uint64_t key = id >> HS_ROOTQ_PAGE_SHIFT, *v;
 
-    if (key == q->last_key)
-        return q->last_page;
-    v = hs_idmap_get(&q->dir, key);
-    q->last_key = key;
-    q->last_page = v ? q->pages[*v - 1] : NULL;
-    return q->last_page;
+    if (key != q->last_key) {
+        v = hs_idmap_get(&q->dir, key);
+        q->last_key = key;
+        q->last_page = v ? q->pages[*v - 1] : no_page;
+    }
+    /* pages[] holds the writable pointer: only no_page is const */
+    return q->last_page == no_page ? NULL : (uint64_t *)(uintptr_t)q->last_page;
 }
 
 static uint64_t bit_of(uint64_t id)
@@ -107,7 +113,7 @@ static hs_status filter_add(hs_rootq *q, uint64_t id)
         }
         q->pages[q->npages++] = fresh;
         q->last_key = id >> HS_ROOTQ_PAGE_SHIFT;
-        page = q->last_page = fresh;
+        q->last_page = page = fresh;
     }
     page[word_of(id)] |= bit_of(id);
     return HS_OK;

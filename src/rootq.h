@@ -54,8 +54,8 @@ typedef struct {
     hs_idmap dir;      /* id >> HS_ROOTQ_PAGE_SHIFT -> page index + 1 */
     uint64_t **pages;
     size_t npages, pages_cap;
-    uint64_t last_key; /* the page looked up last, and its bits */
-    uint64_t *last_page;
+    uint64_t last_key; /* the page looked up last, and its bits (never */
+    const uint64_t *last_page; /* NULL once a page was looked up) */
     /* the newest ids, each with its chain: (first + 1) << 32 | (last + 1) */
     uint64_t recent_id[HS_ROOTQ_RECENT], recent_chain[HS_ROOTQ_RECENT];
     unsigned n_recent;
@@ -88,7 +88,7 @@ static inline size_t hs_rootq_bytes(const hs_rootq *q)
  * NULL (then the caller looks the page up). */
 static inline const uint64_t *hs_rootq_word(const hs_rootq *q, uint64_t id)
 {
-    if (id >> HS_ROOTQ_PAGE_SHIFT != q->last_key || !q->last_page)
+    if (id >> HS_ROOTQ_PAGE_SHIFT != q->last_key)
         return NULL;
     return &q->last_page[(id >> 9) & (HS_ROOTQ_PAGE_BITS / 64 - 1)];
 }

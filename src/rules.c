@@ -123,6 +123,26 @@ hs_arr_verdict hs_rules_array(const hs_rules *r, unsigned type, uint64_t nbytes)
     return keep;
 }
 
+uint64_t hs_rules_zero_below(const hs_rules *r, unsigned type)
+{
+    uint64_t below = UINT64_MAX;
+    unsigned i = r->n_arr;
+
+    /* the rules are tried from the last: those before the first one that
+     * covers every size decide nothing; those after it take over from
+     * their own size on */
+    while (i--) {
+        const hs_arr_rule *ar = &r->arr[i];
+        if (!(ar->types >> type & 1u))
+            continue;
+        if (ar->min_bytes == 0)
+            return ar->verdict.action == HS_ARR_ZERO ? below : 0;
+        if (ar->min_bytes < below)
+            below = ar->min_bytes;
+    }
+    return 0; /* kept */
+}
+
 int hs_rules_heap_dropped(const hs_rules *r, uint32_t heap)
 {
     unsigned i;

@@ -102,6 +102,9 @@ const char *hs_rules_keep_name(const hs_rules *r, unsigned k);
 
 /* What to do with a primitive array of `type` whose payload is `nbytes`. */
 hs_arr_verdict hs_rules_array(const hs_rules *r, unsigned type, uint64_t nbytes);
+/* The payload size under which every PRIMITIVE_ARRAY_DUMP of basic type
+ * `type` is zeroed (HS_ARR_ZERO): 0 when none is, UINT64_MAX when all are. */
+uint64_t hs_rules_zero_below(const hs_rules *r, unsigned type);
 
 /* True when the objects of heap `heap` are to be dropped. */
 int hs_rules_heap_dropped(const hs_rules *r, uint32_t heap);

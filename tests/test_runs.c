@@ -1,0 +1,128 @@
+/*
+ * test_runs.c - heap.c walks most objects in runs (object_run), a fast
+ * path that must do exactly what sub_record() would: the same bytes out
+ * and the same counters. A histogram makes every sub-record take the slow
+ * path (run_mode 0) without changing the output, so a run with one is the
+ * oracle for the same run without.
+ *
+ * Also hs_rules_zero_below(), which tells runs which arrays they may zero.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "rules.h"
+
+static hs_rules *rules_of(const char *text)
+{
+    hs_rules *r = hs_rules_create(NULL);
+    hs_error err;
+
+    cr_assert(r);
+    cr_assert_eq(hs_rules_parse(r, text, strlen(text), "test", &err), HS_OK, "%s", err.message);
+    return r;
+}
+
+Test(runs, zero_below_follows_rule_order)
+{
+    static const struct {
+        const char *rules;
+        unsigned type;
+        uint64_t below;
+    } cases[] = {
+        {"preset none\n", 8, 0},
+        {"preset default\n", 8, UINT64_MAX},
+        {"preset default\n", 11, UINT64_MAX},
+        {"preset none\narrays all zero min 4000\n", 8, 0},
+        {"preset none\narrays all zero\narrays int keep min 1K\n", 10, 1024},
+        {"preset none\narrays all zero\narrays int keep min 1K\n", 8, UINT64_MAX},
+        {"preset none\narrays int keep min 1K\narrays all zero\n", 10, UINT64_MAX},
+        {"preset none\narrays all zero\narrays byte fill 1\n", 8, 0},
+        {"preset none\narrays all zero\narrays byte fill 1 min 64\narrays byte empty min 16\n",
+         8, 16},
+        {"preset none\narrays char prefix 4\n", 5, 0},
+        {"preset none\narrays char zero\n", 8, 0},
+    };
+    size_t k;
+
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        hs_rules *r = rules_of(cases[k].rules);
+        cr_expect_eq(hs_rules_zero_below(r, cases[k].type), cases[k].below,
+                     "case %zu (%s type %u): %llu", k, cases[k].rules, cases[k].type,
+                     (unsigned long long)hs_rules_zero_below(r, cases[k].type));
+        hs_rules_free(r);
+    }
+}
+
+/* Runs `rules_text` over `in` twice, with and without runs, and checks
+ * that output and counters agree; returns how many sub-records went out. */
+static uint64_t same_with_and_without_runs(const char *path, const uint8_t *in, size_t len,
+                                           const char *rules_text, int to_jvm, size_t chunk)
+{
+    hs_rules *rules = rules_of(rules_text);
+    hs_options fast, slow;
+    run_result a, b;
+    uint64_t out;
+
+    memset(&fast, 0, sizeof fast);
+    fast.to_jvm = to_jvm;
+    slow = fast;
+    slow.histogram = 1;
+    a = run_with_rules(in, len, rules, &fast, chunk);
+    b = run_with_rules(in, len, rules, &slow, chunk);
+    cr_expect_eq(a.status, b.status, "%s [%s] to_jvm %d: status %d vs %d (%s)", path, rules_text,
+                 to_jvm, a.status, b.status, a.err.message);
+    cr_expect(a.out_len == b.out_len && memcmp(a.out, b.out, a.out_len) == 0,
+              "%s [%s] to_jvm %d: outputs differ (%zu vs %zu bytes)", path, rules_text, to_jvm,
+              a.out_len, b.out_len);
+    /* every counter but the memory peaks, which the histogram raises */
+#define HS_COUNTER_CHECK(name, kind, what)                                                                \
+    if (strcmp(#name, "held_bytes_peak") != 0)                                                    \
+        cr_expect_eq(a.st.name, b.st.name, "%s [%s] to_jvm %d: " #name " %llu with runs, %llu "   \
+                     "without", path, rules_text, to_jvm, (unsigned long long)a.st.name,          \
+                     (unsigned long long)b.st.name);
+    HS_STATS_COUNTERS(HS_COUNTER_CHECK)
+#undef HS_COUNTER_CHECK
+    out = a.st.subrecords_out;
+    run_result_free(&a);
+    run_result_free(&b);
+    hs_rules_free(rules);
+    return out;
+}
+
+/* Every real dump, through every kind of run: skipping dropped heaps,
+ * copying while roots are held, copying roots and objects, zeroing arrays
+ * under a size, heap switches inside runs. */
+Test(runs, same_bytes_and_counters_as_the_slow_path, .timeout = 600)
+{
+    static const char *const rule_sets[] = {
+        "preset none\n",
+        "preset default\n",
+        "preset android-app\n",
+        "preset default\narrays int keep min 64\narrays char fill 7 min 256\n",
+        "preset none\nstrings drop-unused\nroots jni-local drop\n",
+    };
+    const char *const *paths = dump_paths();
+    uint64_t total = 0;
+    size_t k, j;
+
+    for (k = 0; paths[k]; k++) {
+        size_t len;
+        uint8_t *in = load_file(paths[k], &len);
+        if (!in || strstr(paths[k], "bad-"))
+            goto next;
+        if (len > (64u << 20))
+            goto next; /* the OOM dump: one array, nothing for runs */
+        for (j = 0; j < sizeof rule_sets / sizeof rule_sets[0]; j++) {
+            total += same_with_and_without_runs(paths[k], in, len, rule_sets[j], 0, CHUNK_MAPPED);
+            total += same_with_and_without_runs(paths[k], in, len, rule_sets[j], 1, 0);
+        }
+        /* a small read window ends runs everywhere */
+        total += same_with_and_without_runs(paths[k], in, len, "preset android-app\n", 0, 4096);
+    next:
+        free(in);
+    }
+    cr_assert_gt(total, 1000000, "the dumps hold enough sub-records to matter (%llu)",
+                 (unsigned long long)total);
+}
