@@ -6,6 +6,7 @@
 #include "pager.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -21,10 +22,11 @@
 struct hs_pager {
     uint8_t *map;
     size_t len, page;
-    size_t mapped; /* the thread's: pages before it are mapped */
     /* under mu */
-    size_t done;
-    size_t kept; /* pages before it are given back, or being given */
+    size_t done;     /* the filter has passed map[0..done) */
+    size_t kept;     /* pages before it are given back, or being given */
+    size_t mapped;   /* pages before it were mapped by the thread */
+    size_t touching; /* the thread is mapping pages from here (SIZE_MAX: not) */
     int idle, stop;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -36,20 +38,27 @@ static size_t page_down(const hs_pager *p, size_t at)
     return at / p->page * p->page;
 }
 
+static size_t ahead_of(const hs_pager *p, size_t done)
+{
+    return done + AHEAD < p->len ? done + AHEAD : p->len;
+}
+
 /* True when the thread has something to do with the filter at `done`. */
 static int work_for(const hs_pager *p, size_t done)
 {
-    size_t want = done + AHEAD < p->len ? done + AHEAD : p->len;
-
-    return page_down(p, done) > p->kept || p->mapped + STEP <= want;
+    return page_down(p, done) > p->kept || p->mapped + STEP <= ahead_of(p, done);
 }
 
 /* Claims the pages from `kept` up to `done` to give back (under mu), so
- * that two callers never give back the same range; returns their count. */
+ * that two callers never give back the same range; returns their count.
+ * Never past the pages the thread is mapping: those would be mapped again
+ * behind the claim and stay mapped for the rest of the run. */
 static size_t claim(hs_pager *p, size_t done, size_t *from)
 {
     size_t give = page_down(p, done);
 
+    if (p->touching != SIZE_MAX && give > page_down(p, p->touching))
+        give = page_down(p, p->touching);
     *from = p->kept;
     if (give <= p->kept)
         return 0;
@@ -57,14 +66,35 @@ static size_t claim(hs_pager *p, size_t done, size_t *from)
     return give - *from;
 }
 
-static void map_ahead(hs_pager *p, size_t done)
+/* Maps the pages ahead of the filter a step at a time (touching one byte of
+ * each: a fault maps a whole page-cache folio, where MADV_POPULATE_READ
+ * goes page by page and was measured slower than the filter). Each step
+ * starts past what the filter has passed and what was given back. */
+static void map_ahead(hs_pager *p)
 {
-    size_t want = done + AHEAD < p->len ? done + AHEAD : p->len;
-
-    if (p->mapped < page_down(p, done))
-        p->mapped = page_down(p, done); /* the filter got there first */
-    for (; p->mapped < want; p->mapped += p->page)
-        (void)*(volatile const uint8_t *)(p->map + p->mapped);
+    for (;;) {
+        size_t from, to, want, at;
+        pthread_mutex_lock(&p->mu);
+        want = ahead_of(p, p->done);
+        from = p->mapped;
+        if (from < p->kept)
+            from = p->kept;
+        if (from < p->done)
+            from = p->done;
+        if (p->stop || from >= want) {
+            pthread_mutex_unlock(&p->mu);
+            return;
+        }
+        to = want - from > STEP ? from + STEP : want;
+        p->touching = from;
+        pthread_mutex_unlock(&p->mu);
+        for (at = from; at < to; at += p->page)
+            (void)*(volatile const uint8_t *)(p->map + at);
+        pthread_mutex_lock(&p->mu);
+        p->mapped = to;
+        p->touching = SIZE_MAX;
+        pthread_mutex_unlock(&p->mu);
+    }
 }
 
 static void *pager_thread(void *arg)
@@ -72,23 +102,22 @@ static void *pager_thread(void *arg)
     hs_pager *p = arg;
 
     for (;;) {
-        size_t done, from, n;
+        size_t from, n;
         pthread_mutex_lock(&p->mu);
         while (!p->stop && !work_for(p, p->done)) {
             p->idle = 1;
             pthread_cond_wait(&p->cv, &p->mu);
         }
         p->idle = 0;
-        done = p->done;
         if (p->stop) {
             pthread_mutex_unlock(&p->mu);
             return NULL;
         }
-        n = claim(p, done, &from);
+        n = claim(p, p->done, &from);
         pthread_mutex_unlock(&p->mu);
         if (n)
             madvise(p->map + from, n, MADV_DONTNEED);
-        map_ahead(p, done);
+        map_ahead(p);
     }
 }
 
@@ -102,6 +131,7 @@ hs_pager *hs_pager_start(uint8_t *map, size_t len, size_t page, size_t kept)
     p->len = len;
     p->page = page;
     p->kept = p->mapped = p->done = kept;
+    p->touching = SIZE_MAX;
     if (pthread_mutex_init(&p->mu, NULL) != 0)
         goto fail_mu;
     if (pthread_cond_init(&p->cv, NULL) != 0)

@@ -158,3 +158,28 @@ Test(pager, starts_where_the_pages_were_already_given_back)
     hs_pager_stop(p);
     hs_pager_stop(NULL);
 }
+
+/* A filter much faster than the thread (bulk copies run at memory speed):
+ * pages the thread maps must never end up behind what was given back,
+ * where nothing would give them back again. */
+Test(pager, a_fast_filter_leaves_nothing_mapped_behind)
+{
+    hs_pager *p = hs_pager_start(map, FILE_SIZE, 4096, 0);
+    long kib = 0;
+    size_t at;
+    int i;
+
+    cr_assert(p);
+    for (at = 0; at < FILE_SIZE; at += 256 * 1024) {
+        touch(at, at + 256 * 1024);
+        hs_pager_advance(p, at + 256 * 1024);
+    }
+    for (i = 0; i < 1000; i++) {
+        kib = resident_kib();
+        if (kib <= 1024)
+            break;
+        nap();
+    }
+    hs_pager_stop(p);
+    cr_assert_leq(kib, 1024, "still mapped after the filter passed the end: %ld KiB", kib);
+}
