@@ -523,20 +523,21 @@ static hs_status sub_record(F *f)
  * other than one right before its object in a dropped heap, a segment that
  * would overflow, the end of the window or of the record. */
 
-/* The run's mode: 0 when a feature looks at every object (histogram,
- * scrub, the held start of the dump) or the segment is not ready, 1 to
- * skip objects (their heap is dropped), 2 to copy them while roots are
- * held for their objects, 3 to copy objects and roots (none are held). */
+/* The run's mode: 0 when a feature looks at every object (histogram, the
+ * held start of the dump, scrubbing without cached layouts) or the segment
+ * is not ready, 1 to skip objects (their heap is dropped), 2 to copy them
+ * while roots are held for their objects, 3 to copy objects and roots
+ * (none are held), 4 as 3 with instance fields scrubbed. */
 static int run_mode(const F *f)
 {
-    if (f->c.opt.histogram || f->caps.scrub || f->enc.staging)
+    if (f->c.opt.histogram || f->enc.staging || (f->caps.scrub && !f->scrub.masks))
         return 0;
     if (f->caps.hold_roots && f->cur_heap_dropped)
         return 1;
     if (f->enc.reencode &&
         (!f->enc.seg_open || f->enc.dst != HS_DST_SEG || f->enc.in_heap != f->enc.out_heap))
         return 0;
-    return f->caps.hold_roots ? 2 : 3;
+    return f->caps.hold_roots ? 2 : f->caps.scrub ? 4 : 3;
 }
 
 /* The size of the object sub-record at `p` (its header is readable), or 0
@@ -584,6 +585,33 @@ static inline uint64_t run_zero(F *f, size_t pos, unsigned i, uint64_t size)
     return payload;
 }
 
+/* Writes the INSTANCE_DUMP at window position `pos` (`hdr` header bytes,
+ * then m->size field bytes) with its fields scrubbed by layout `m`, as
+ * hs_scrub_instance() would: what comes before its fields goes to the
+ * segment, then the fields masked eight bytes at a time. */
+static inline void run_scrub(F *f, size_t pos, size_t hdr, const hs_mask *m)
+{
+    hs_enc *e = &f->enc;
+    const uint8_t *src = f->c.rd.buf + pos + hdr;
+    const size_t kept = pos + hdr - e->span, n = m->size;
+    uint8_t *dst;
+    size_t j;
+
+    memcpy(e->seg + e->seg_len, f->c.rd.buf + e->span, kept);
+    dst = e->seg + e->seg_len + kept;
+    for (j = 0; j + 8 <= n; j += 8) {
+        uint64_t v, k;
+        memcpy(&v, src + j, 8);
+        memcpy(&k, m->mask + j, 8);
+        v &= k;
+        memcpy(dst + j, &v, 8);
+    }
+    for (; j < n; j++)
+        dst[j] = src[j] & m->mask[j];
+    e->seg_len += kept + n;
+    e->span = pos + hdr + n;
+}
+
 /* True when `subtag` is a root that root() decides by its object alone (a
  * ROOT_THREAD_OBJ is written where it stands, see the top of this file). */
 static int run_root(const F *f, unsigned subtag)
@@ -617,7 +645,7 @@ static inline int run_heap_info(F *f, const int mode, size_t pos, size_t k)
  * anything, and would make the compiler reload f's fields every object. */
 typedef struct {
     uint64_t objects[4]; /* by sub-tag & 3: instances 1, object arrays 2, primitive 3 */
-    uint64_t roots, dropped, out, zeroed, infos;
+    uint64_t roots, dropped, out, zeroed, infos, scrubbed;
     int switched; /* the run ended at a heap switch: a new one may start */
 } run_counts;
 
@@ -632,7 +660,7 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
 {
     const uint8_t *const buf = f->c.rd.buf;
     const size_t head = 1 + 2 * (size_t)i + 8; /* the longest object header */
-    const int hold = mode != 3; /* roots are held: every object is looked up */
+    const int hold = mode < 3; /* roots are held: every object is looked up */
 
     while (lim - pos >= head) {
         const uint8_t *p = buf + pos;
@@ -655,7 +683,20 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
             }
             continue;
         }
-        if (mode == 3 && (lead = f->run_copy_root[p[0]]) != 0) {
+        if (mode == 4 && p[0] == HS_SUB_INSTANCE_DUMP) {
+            const hs_mask *m = hs_scrub_mask(&f->scrub, hs_be_id(p + 1 + i + 4, i));
+            size = head + (uint64_t)hs_be32(p + 1 + 2 * i + 4);
+            if (!m || m->size != size - head || size > lim - pos || size > room)
+                break;
+            room -= size;
+            run_scrub(f, pos, head, m);
+            n->out++;
+            n->objects[1]++;
+            n->scrubbed += m->zeroed;
+            pos += (size_t)size;
+            continue;
+        }
+        if (mode >= 3 && (lead = f->run_copy_root[p[0]]) != 0) {
             /* a root copied as it is (none are held: see hs_heap_init) */
             if (lead > room)
                 break;
@@ -695,6 +736,31 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
     return pos;
 }
 
+/* run_walk() specialised by id size and mode. */
+static size_t walk_4(F *f, int mode, size_t lim, uint64_t room, run_counts *n)
+{
+    const size_t pos = f->c.rd.pos;
+
+    switch (mode) {
+    case 1: return run_walk(f, 4, 1, pos, lim, room, n);
+    case 2: return run_walk(f, 4, 2, pos, lim, room, n);
+    case 3: return run_walk(f, 4, 3, pos, lim, room, n);
+    default: return run_walk(f, 4, 4, pos, lim, room, n);
+    }
+}
+
+static size_t walk_8(F *f, int mode, size_t lim, uint64_t room, run_counts *n)
+{
+    const size_t pos = f->c.rd.pos;
+
+    switch (mode) {
+    case 1: return run_walk(f, 8, 1, pos, lim, room, n);
+    case 2: return run_walk(f, 8, 2, pos, lim, room, n);
+    case 3: return run_walk(f, 8, 3, pos, lim, room, n);
+    default: return run_walk(f, 8, 4, pos, lim, room, n);
+    }
+}
+
 /* One run in one mode; `*again` is set when it ended by changing heaps. */
 static hs_status run_leg(F *f, int *again)
 {
@@ -715,14 +781,7 @@ static hs_status run_leg(F *f, int *again)
         pending = f->enc.seg_len + (rd->pos - f->enc.span);
         room = pending <= f->enc.seg_cap ? f->enc.seg_cap - pending : 0;
     }
-    if (f->c.idsize == 4)
-        pos = mode == 1   ? run_walk(f, 4, 1, rd->pos, lim, room, &n)
-              : mode == 2 ? run_walk(f, 4, 2, rd->pos, lim, room, &n)
-                          : run_walk(f, 4, 3, rd->pos, lim, room, &n);
-    else
-        pos = mode == 1   ? run_walk(f, 8, 1, rd->pos, lim, room, &n)
-              : mode == 2 ? run_walk(f, 8, 2, rd->pos, lim, room, &n)
-                          : run_walk(f, 8, 3, rd->pos, lim, room, &n);
+    pos = f->c.idsize == 4 ? walk_4(f, mode, lim, room, &n) : walk_8(f, mode, lim, room, &n);
     if (pos == rd->pos)
         return HS_OK;
     if (mode == 1) { /* what came before the run goes out, the run does not */
@@ -742,6 +801,7 @@ static hs_status run_leg(F *f, int *again)
     st->objects_dropped += n.dropped;
     st->subrecords_out += n.out;
     st->payload_bytes_zeroed += n.zeroed;
+    st->field_bytes_scrubbed += n.scrubbed;
     *again = n.switched;
     return HS_OK;
 }
@@ -770,7 +830,11 @@ void hs_heap_init(F *f)
     memset(f->run_zero_below, 0, sizeof f->run_zero_below);
     /* a run writes zeros straight into the segment: only when re-encoding,
      * and when no feature needs to see the bytes it zeroes */
-    if (!f->caps.reencode || f->caps.hashing || f->c.opt.count_nonzero)
+    if (!f->caps.reencode || f->c.opt.count_nonzero)
+        return;
+    if (f->caps.scrub && !f->caps.hold_roots)
+        hs_scrub_masks_start(&f->scrub);
+    if (f->caps.hashing)
         return;
     for (t = 0; t < 16; t++)
         if (hs_prim_size(t))

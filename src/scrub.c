@@ -56,6 +56,8 @@ void hs_scrub_free(hs_scrub *sc)
     hs_idmap_free(&sc->keep_field_names);
     hs_idmap_free(&sc->keep_classes);
     hs_idmap_free(&sc->waiting);
+    hs_free(a, sc->masks);
+    sc->masks = NULL;
     hs_free(a, sc->holds);
     hs_free(a, sc->pending);
     sc->holds = NULL;
@@ -451,6 +453,34 @@ hs_status hs_scrub_finish(hs_scrub *sc, hs_strings *s, hs_enc *e)
     return HS_OK;
 }
 
+void hs_scrub_masks_start(hs_scrub *sc)
+{
+    if (!sc->masks)
+        sc->masks = hs_calloc(sc->classes.alloc, HS_MASKS * sizeof *sc->masks);
+}
+
+/* Caches the layout of class `cls` (its runs, `size` bytes) for runs. */
+static void remember(hs_scrub *sc, uint64_t cls, const uint32_t *runs, uint32_t nruns,
+                     uint64_t size)
+{
+    hs_mask *m;
+    uint32_t r, at = 0;
+
+    if (!sc->masks || !cls || size > HS_MASK_MAX)
+        return;
+    m = &sc->masks[(cls >> 3) & (HS_MASKS - 1)];
+    m->zeroed = 0;
+    for (r = 0; r < nruns; r++) {
+        uint32_t w = HS_RUN_LEN(runs[r]);
+        memset(m->mask + at, runs[r] & HS_RUN_KEEP ? 0xff : 0, w);
+        if (!(runs[r] & HS_RUN_KEEP))
+            m->zeroed += w;
+        at += w;
+    }
+    m->size = (uint32_t)size;
+    m->cls = cls;
+}
+
 hs_status hs_scrub_instance(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t off, size_t hdr,
                             uint64_t n)
 {
@@ -469,6 +499,7 @@ hs_status hs_scrub_instance(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t off
         return hold(sc, e, hdr + n, missing, cls);
     if (size != n)
         return bad_size(e->c, off, cls, n, size);
+    remember(sc, cls, runs, nruns, size);
     HS_TRY(hs_str_sub_begin(s, e, hdr + n));
     hs_pass(e, hdr);
     for (r = 0; r < nruns; r++) {

@@ -12,6 +12,19 @@
 
 struct hs_held;
 
+/* An instance layout as runs of objects apply it (heap.c): one byte per
+ * field byte, 0xff where it is kept and 0 where it is zeroed, for classes
+ * whose instances are at most HS_MASK_MAX bytes. A small cache indexed by
+ * class id, filled when an instance of the class is written the slow way. */
+#define HS_MASK_MAX 240
+#define HS_MASKS 512
+typedef struct {
+    uint64_t cls;    /* 0: empty */
+    uint32_t size;   /* field bytes of an instance */
+    uint32_t zeroed; /* how many of them are zeroed */
+    uint8_t mask[HS_MASK_MAX];
+} hs_mask;
+
 typedef struct {
     const hs_rules *rules;
     hs_classes classes;        /* instance layouts */
@@ -27,6 +40,7 @@ typedef struct {
     uint64_t pending_count;
     uint64_t keep_met;  /* keep-list entries that matched a field */
     uint64_t keep_refs; /* ... that matched a reference field (kept anyway) */
+    hs_mask *masks;     /* HS_MASKS of them, or NULL (hs_scrub_masks_start) */
 } hs_scrub;
 
 void hs_scrub_init(hs_scrub *sc, const hs_rules *rules, const hs_alloc *a);
@@ -44,6 +58,16 @@ hs_status hs_scrub_class_dump(hs_scrub *sc, hs_strings *s, hs_enc *e, size_t siz
  * field bytes, written with its primitive fields scrubbed, or held. */
 hs_status hs_scrub_instance(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t off, size_t hdr,
                             uint64_t n);
+/* Starts caching instance layouts for runs; without memory for it there is
+ * no cache, and every instance is written the slow way. */
+void hs_scrub_masks_start(hs_scrub *sc);
+/* The layout of class `cls` if it is cached, else NULL. */
+static inline const hs_mask *hs_scrub_mask(const hs_scrub *sc, uint64_t cls)
+{
+    const hs_mask *m = &sc->masks[(cls >> 3) & (HS_MASKS - 1)];
+
+    return m->cls == cls ? m : NULL;
+}
 /* The heap dump ends: instances whose class never came are written with
  * every byte zeroed. */
 hs_status hs_scrub_finish(hs_scrub *sc, hs_strings *s, hs_enc *e);

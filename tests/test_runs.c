@@ -5,7 +5,8 @@
  * path (run_mode 0) without changing the output, so a run with one is the
  * oracle for the same run without.
  *
- * Also hs_rules_zero_below(), which tells runs which arrays they may zero.
+ * Also hs_rules_zero_below(), which tells runs which arrays they may zero,
+ * and the layouts cached for scrubbing instance fields in runs.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -93,7 +94,7 @@ static uint64_t same_with_and_without_runs(const char *path, const uint8_t *in, 
 
 /* Every real dump, through every kind of run: skipping dropped heaps,
  * copying while roots are held, copying roots and objects, zeroing arrays
- * under a size, heap switches inside runs. */
+ * under a size, heap switches inside runs, scrubbing instance fields. */
 Test(runs, same_bytes_and_counters_as_the_slow_path, .timeout = 600)
 {
     static const char *const rule_sets[] = {
@@ -102,6 +103,9 @@ Test(runs, same_bytes_and_counters_as_the_slow_path, .timeout = 600)
         "preset android-app\n",
         "preset default\narrays int keep min 64\narrays char fill 7 min 256\n",
         "preset none\nstrings drop-unused\nroots jni-local drop\n",
+        "preset privacy\n",
+        "preset none\nfields zero\nkeep-field java.lang.String.hash\n",
+        "preset android-app\nfields zero\n",
     };
     const char *const *paths = dump_paths();
     uint64_t total = 0;
