@@ -65,7 +65,7 @@ typedef struct hs_filter F;
 /* heap.c */
 /* Sets up what heap.c decides once per run, from the rules, the options
  * and the identifier size (sub_size). */
-void hs_heap_init(F *f);
+hs_status hs_heap_init(F *f);
 /* Body of a HEAP_DUMP or HEAP_DUMP_SEGMENT record whose 9-byte header is at
  * hs_cur() and has been validated. */
 hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len);

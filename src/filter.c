@@ -234,7 +234,7 @@ static hs_status read_header(F *f)
     f->c.st.hprof_version = (uint64_t)v;
     for (i = 0; i < 256; i++)
         f->sub_size[i] = (uint8_t)hs_sub_fixed_size(i, idsize);
-    hs_heap_init(f);
+    HS_TRY(hs_heap_init(f));
     /* ART writes STRINGs on demand (see strings.c) */
     f->str.flush_at_commit = v == 3;
     if (f->caps.deobf)

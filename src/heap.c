@@ -815,7 +815,7 @@ static hs_status object_run(F *f)
     return HS_OK;
 }
 
-void hs_heap_init(F *f)
+hs_status hs_heap_init(F *f)
 {
     unsigned t;
 
@@ -831,14 +831,15 @@ void hs_heap_init(F *f)
     /* a run writes zeros straight into the segment: only when re-encoding,
      * and when no feature needs to see the bytes it zeroes */
     if (!f->caps.reencode || f->c.opt.count_nonzero)
-        return;
+        return HS_OK;
     if (f->caps.scrub && !f->caps.hold_roots)
-        hs_scrub_masks_start(&f->scrub);
+        HS_TRY(hs_scrub_masks_start(&f->scrub, &f->c));
     if (f->caps.hashing)
-        return;
+        return HS_OK;
     for (t = 0; t < 16; t++)
         if (hs_prim_size(t))
             f->run_zero_below[t] = hs_rules_zero_below(f->rules, t);
+    return HS_OK;
 }
 
 /* ---- heap records ------------------------------------------------------------- */

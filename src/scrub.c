@@ -453,10 +453,11 @@ hs_status hs_scrub_finish(hs_scrub *sc, hs_strings *s, hs_enc *e)
     return HS_OK;
 }
 
-void hs_scrub_masks_start(hs_scrub *sc)
+hs_status hs_scrub_masks_start(hs_scrub *sc, hs_ctx *c)
 {
-    if (!sc->masks)
-        sc->masks = hs_calloc(sc->classes.alloc, HS_MASKS * sizeof *sc->masks);
+    if (!sc->masks && !(sc->masks = hs_calloc(sc->classes.alloc, HS_MASKS * sizeof *sc->masks)))
+        return nomem(c);
+    return HS_OK;
 }
 
 /* Caches the layout of class `cls` (its runs, `size` bytes) for runs. */

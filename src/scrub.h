@@ -58,9 +58,8 @@ hs_status hs_scrub_class_dump(hs_scrub *sc, hs_strings *s, hs_enc *e, size_t siz
  * field bytes, written with its primitive fields scrubbed, or held. */
 hs_status hs_scrub_instance(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t off, size_t hdr,
                             uint64_t n);
-/* Starts caching instance layouts for runs; without memory for it there is
- * no cache, and every instance is written the slow way. */
-void hs_scrub_masks_start(hs_scrub *sc);
+/* Starts caching instance layouts for runs (HS_MASKS * 256 bytes). */
+hs_status hs_scrub_masks_start(hs_scrub *sc, hs_ctx *c);
 /* The layout of class `cls` if it is cached, else NULL. */
 static inline const hs_mask *hs_scrub_mask(const hs_scrub *sc, uint64_t cls)
 {
