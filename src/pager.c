@@ -13,11 +13,11 @@
 /* How far ahead of the filter pages are mapped, and in what steps: far
  * enough that the filter never catches up between two wake-ups, near
  * enough that the resident set stays a few MiB. */
-#define AHEAD (4u << 20)
+#define AHEAD (2u << 20)
 #define STEP (1u << 20)
 /* How far behind the filter pages may stay mapped before it gives them
  * back itself. */
-#define BEHIND (8u << 20)
+#define BEHIND (4u << 20)
 
 struct hs_pager {
     uint8_t *map;

@@ -105,9 +105,9 @@ Test(pager, maps_pages_ahead_of_the_filter)
     p = hs_pager_start(map, FILE_SIZE, 4096, 0);
     cr_assert(p);
     hs_pager_advance(p, MIB);
-    after = wait_resident(3 * 1024);
+    after = wait_resident(1536);
     hs_pager_stop(p);
-    cr_assert_geq(after, 3 * 1024, "pages ahead mapped by the pager: %ld KiB", after);
+    cr_assert_geq(after, 1536, "pages ahead mapped by the pager: %ld KiB", after);
     cr_assert_leq(after, 16 * 1024, "no more than its reach ahead: %ld KiB", after);
 }
 
@@ -154,7 +154,7 @@ Test(pager, starts_where_the_pages_were_already_given_back)
     cr_assert(p);
     hs_pager_advance(p, 20 * MIB); /* backwards: ignored */
     hs_pager_advance(p, 41 * MIB);
-    cr_assert_geq(wait_resident(3 * 1024), 3 * 1024);
+    cr_assert_geq(wait_resident(1536), 1536);
     hs_pager_stop(p);
     hs_pager_stop(NULL);
 }
