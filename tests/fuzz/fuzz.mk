@@ -66,7 +66,7 @@ FUZZ_FIXTURES ?= $(if $(filter .,$(FUZZ_ROOT)),fixtures,$(FUZZ_ROOT)/fixtures)
 # The library is every source file but the command-line tool's: those the
 # includer lists in CLI_SRC, and the tool's files as of this writing (for a
 # standalone run, or a snapshot in FUZZ_SRC_DIR).
-FUZZ_CLI_NAMES := main.c io.c run.c report.c input.c output.c progress.c \
+FUZZ_CLI_NAMES := main.c io.c run.c report.c input.c pager.c output.c progress.c \
                   $(notdir $(CLI_SRC))
 FUZZ_LIB_SRC := $(filter-out $(addprefix $(FUZZ_SRC_DIR)/,$(FUZZ_CLI_NAMES)), \
                   $(wildcard $(FUZZ_SRC_DIR)/*.c))
@@ -87,8 +87,10 @@ FUZZ_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_WARN) -fsanitize=fuzzer,address,undefined 
                    -I$(FUZZ_SRC_DIR) $(FUZZ_DEFS) -MMD -MP
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/fuzz/%.o)
 # the filter harness also decompresses gzip/zstd input with the CLI's input.c
+# (which calls pager.c)
 FUZZ_INPUT_LIBS ?= -lisal -lzstd -lpthread
-FUZZ_OBJ := $(FUZZ_LIB_OBJ) $(FUZZ_OUT)/fuzz/input.o $(FUZZ_OUT)/fuzz/fuzz_filter.o
+FUZZ_OBJ := $(FUZZ_LIB_OBJ) $(FUZZ_OUT)/fuzz/input.o $(FUZZ_OUT)/fuzz/pager.o \
+            $(FUZZ_OUT)/fuzz/fuzz_filter.o
 FUZZ_BIN := $(FUZZ_OUT)/fuzz_filter
 
 # The rules harness: short texts, keywords from a dictionary, its own
@@ -119,7 +121,7 @@ FUZZ_REPLAY_CFLAGS ?= -O1 -g
 FUZZ_REPLAY_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_WARN) $(FUZZ_SAN) $(FUZZ_REPLAY_CFLAGS) \
                           -I$(FUZZ_SRC_DIR) $(FUZZ_DEFS) -MMD -MP
 FUZZ_REPLAY_LIB_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/replay/%.o)
-FUZZ_REPLAY_OBJ := $(FUZZ_REPLAY_LIB_OBJ) $(FUZZ_OUT)/replay/input.o \
+FUZZ_REPLAY_OBJ := $(FUZZ_REPLAY_LIB_OBJ) $(FUZZ_OUT)/replay/input.o $(FUZZ_OUT)/replay/pager.o \
                    $(FUZZ_OUT)/replay/fuzz_filter.o $(FUZZ_OUT)/replay/replay.o
 FUZZ_REPLAY_BIN := $(FUZZ_OUT)/fuzz_replay
 FUZZ_REPLAY_RULES_OBJ := $(FUZZ_REPLAY_LIB_OBJ) \
