@@ -33,6 +33,7 @@
 #define HS_ENCODER_H
 
 #include <stdint.h>
+#include <string.h>
 #include <xxhash.h>
 
 #include "ctx.h"
@@ -229,6 +230,34 @@ static inline hs_status hs_enc_sub_end(hs_enc *e)
 }
 /* A sub-record made up here, whole. */
 hs_status hs_enc_sub(hs_enc *e, const void *p, size_t n);
+
+/* ---- runs of objects (heap.c) ------------------------------------------- *
+ * A run writes the open segment directly, having checked beforehand that it
+ * has room for the whole run, and moves rd.pos only when it ends: these
+ * take the window position the run has reached. */
+
+/* The span up to window position `to` goes to the segment. */
+static inline void hs_enc_run_copy(hs_enc *e, size_t to)
+{
+    memcpy(e->seg + e->seg_len, e->c->rd.buf + e->span, to - e->span);
+    e->seg_len += to - e->span;
+    e->span = to;
+}
+/* The next `n` input bytes (the span is empty) stand replaced by the `n`
+ * bytes the caller writes at the place returned. */
+static inline uint8_t *hs_enc_run_replace(hs_enc *e, size_t n)
+{
+    uint8_t *at = e->seg + e->seg_len;
+
+    e->seg_len += n;
+    e->span += n;
+    return at;
+}
+/* The next `n` input bytes (the span is empty) are dropped. */
+static inline void hs_enc_run_drop(hs_enc *e, size_t n)
+{
+    e->span += n;
+}
 
 /* Closes the output segment under construction, if any. */
 hs_status hs_enc_seg_close(hs_enc *e);

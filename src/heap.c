@@ -575,13 +575,10 @@ static inline uint64_t run_zero_size(const F *f, const uint8_t *p, unsigned i)
  * run has checked that the segment has room. Returns the payload size. */
 static inline uint64_t run_zero(F *f, size_t pos, unsigned i, uint64_t size)
 {
-    hs_enc *e = &f->enc;
-    const size_t kept = pos + 1 + i + 9 - e->span, payload = (size_t)size - (1 + i + 9);
+    const size_t hdr = 1 + i + 9, payload = (size_t)size - hdr;
 
-    memcpy(e->seg + e->seg_len, f->c.rd.buf + e->span, kept);
-    memset(e->seg + e->seg_len + kept, 0, payload);
-    e->seg_len += kept + payload;
-    e->span = pos + (size_t)size;
+    hs_enc_run_copy(&f->enc, pos + hdr);
+    memset(hs_enc_run_replace(&f->enc, payload), 0, payload);
     return payload;
 }
 
@@ -591,14 +588,13 @@ static inline uint64_t run_zero(F *f, size_t pos, unsigned i, uint64_t size)
  * segment, then the fields masked eight bytes at a time. */
 static inline void run_scrub(F *f, size_t pos, size_t hdr, const hs_mask *m)
 {
-    hs_enc *e = &f->enc;
     const uint8_t *src = f->c.rd.buf + pos + hdr;
-    const size_t kept = pos + hdr - e->span, n = m->size;
+    const size_t n = m->size;
     uint8_t *dst;
     size_t j;
 
-    memcpy(e->seg + e->seg_len, f->c.rd.buf + e->span, kept);
-    dst = e->seg + e->seg_len + kept;
+    hs_enc_run_copy(&f->enc, pos + hdr);
+    dst = hs_enc_run_replace(&f->enc, n);
     for (j = 0; j + 8 <= n; j += 8) {
         uint64_t v, k;
         memcpy(&v, src + j, 8);
@@ -608,8 +604,6 @@ static inline void run_scrub(F *f, size_t pos, size_t hdr, const hs_mask *m)
     }
     for (; j < n; j++)
         dst[j] = src[j] & m->mask[j];
-    e->seg_len += kept + n;
-    e->span = pos + hdr + n;
 }
 
 /* True when `subtag` is a root that root() decides by its object alone (a
@@ -632,9 +626,8 @@ static inline int run_heap_info(F *f, const int mode, size_t pos, size_t k)
     const uint8_t *p = f->c.rd.buf + pos;
 
     if (mode != 1) {
-        memcpy(e->seg + e->seg_len, f->c.rd.buf + e->span, pos - e->span);
-        e->seg_len += pos - e->span;
-        e->span = pos + k;
+        hs_enc_run_copy(e, pos);
+        hs_enc_run_drop(e, k);
     }
     set_heap(f, hs_be32(p + 1));
     hs_enc_set_heap(e, f->c.opt.to_jvm ? 0 : f->cur_heap, hs_be_id(p + 5, f->c.idsize));
@@ -737,26 +730,18 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
 }
 
 /* run_walk() specialised by id size and mode. */
-static size_t walk_4(F *f, int mode, size_t lim, uint64_t room, run_counts *n)
+static size_t walk(F *f, int mode, size_t lim, uint64_t room, run_counts *n)
 {
     const size_t pos = f->c.rd.pos;
 
-    switch (mode) {
-    case 1: return run_walk(f, 4, 1, pos, lim, room, n);
-    case 2: return run_walk(f, 4, 2, pos, lim, room, n);
-    case 3: return run_walk(f, 4, 3, pos, lim, room, n);
-    default: return run_walk(f, 4, 4, pos, lim, room, n);
-    }
-}
-
-static size_t walk_8(F *f, int mode, size_t lim, uint64_t room, run_counts *n)
-{
-    const size_t pos = f->c.rd.pos;
-
-    switch (mode) {
-    case 1: return run_walk(f, 8, 1, pos, lim, room, n);
-    case 2: return run_walk(f, 8, 2, pos, lim, room, n);
-    case 3: return run_walk(f, 8, 3, pos, lim, room, n);
+    switch (mode * 8 + (int)f->c.idsize) {
+    case 1 * 8 + 4: return run_walk(f, 4, 1, pos, lim, room, n);
+    case 2 * 8 + 4: return run_walk(f, 4, 2, pos, lim, room, n);
+    case 3 * 8 + 4: return run_walk(f, 4, 3, pos, lim, room, n);
+    case 4 * 8 + 4: return run_walk(f, 4, 4, pos, lim, room, n);
+    case 1 * 8 + 8: return run_walk(f, 8, 1, pos, lim, room, n);
+    case 2 * 8 + 8: return run_walk(f, 8, 2, pos, lim, room, n);
+    case 3 * 8 + 8: return run_walk(f, 8, 3, pos, lim, room, n);
     default: return run_walk(f, 8, 4, pos, lim, room, n);
     }
 }
@@ -781,7 +766,7 @@ static hs_status run_leg(F *f, int *again)
         pending = f->enc.seg_len + (rd->pos - f->enc.span);
         room = pending <= f->enc.seg_cap ? f->enc.seg_cap - pending : 0;
     }
-    pos = f->c.idsize == 4 ? walk_4(f, mode, lim, room, &n) : walk_8(f, mode, lim, room, &n);
+    pos = walk(f, mode, lim, room, &n);
     if (pos == rd->pos)
         return HS_OK;
     if (mode == 1) { /* what came before the run goes out, the run does not */

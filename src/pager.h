@@ -5,14 +5,14 @@
  * its own work: a page fault each time it reaches pages not yet mapped, and
  * the unmapping of the pages behind it (which keeps memory flat). On dumps
  * of small objects that is a fifth of the run. A pager thread does both
- * beside the filter: it maps the pages a few MiB ahead of it
- * (MADV_POPULATE_READ) and gives back those it has passed (MADV_DONTNEED),
- * so the filter finds every page mapped and never unmaps one.
+ * beside the filter: it maps the pages a few MiB ahead of it (by reading
+ * a byte of each) and gives back those it has passed (MADV_DONTNEED), so
+ * the filter finds its pages mapped and unmaps them only when the thread
+ * falls behind.
  *
- * The pager only changes page tables, never what the pages hold: when it
- * cannot map ahead (an old kernel, a file that shrank) the filter faults
- * the pages in itself, as without a pager, and a shrunk file still raises
- * SIGBUS in the filter, where the CLI reports it.
+ * The pager only changes page tables, never what the pages hold. A file
+ * that shrank raises SIGBUS in whichever thread reaches the missing pages
+ * first; the CLI's handler reports it the same way from either.
  */
 #ifndef HS_PAGER_H
 #define HS_PAGER_H

@@ -470,6 +470,8 @@ static void remember(hs_scrub *sc, uint64_t cls, const uint32_t *runs, uint32_t 
     if (!sc->masks || !cls || size > HS_MASK_MAX)
         return;
     m = &sc->masks[(cls >> 3) & (HS_MASKS - 1)];
+    if (m->cls == cls)
+        return; /* a class's layout never changes once built */
     m->zeroed = 0;
     for (r = 0; r < nruns; r++) {
         uint32_t w = HS_RUN_LEN(runs[r]);
