@@ -44,6 +44,7 @@ struct hs_filter {
     uint32_t cur_heap;    /* the input's heap, for the rules (enc.in_heap is 0
                              with --to-jvm, which writes no heaps) */
     int cur_heap_dropped; /* the rules drop cur_heap's objects */
+    uint8_t heap_dropped[256]; /* the same for each heap id under 256 (heap.c) */
     /* payloads of each basic type under this size are zeroed in a run of
      * objects (heap.c); all 0 when runs leave arrays to array_rules() */
     uint64_t run_zero_below[16];
@@ -61,6 +62,22 @@ struct hs_filter {
 };
 
 typedef struct hs_filter F;
+
+/* The record loop's bookkeeping (filter.c), which heap.c also does when a
+ * run goes on into the next segment. A record at c.rec_off with `tag` and
+ * a body of `len` bytes starts: */
+static inline void hs_record_begin(F *f, unsigned tag, uint64_t len)
+{
+    f->c.rec_tag = (int)tag;
+    f->c.rec_end = f->c.rec_off + HS_RECORD_HEADER + len;
+    f->c.st.records_in++;
+}
+/* The record being read, of `tag`, is over. */
+static inline void hs_record_end(F *f, unsigned tag)
+{
+    f->prev_unknown_tag = hs_tag_known(tag) ? -1 : (int)tag;
+    f->prev_off = f->c.rec_off;
+}
 
 /* heap.c */
 /* Sets up what heap.c decides once per run, from the rules, the options

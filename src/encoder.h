@@ -253,6 +253,15 @@ static inline uint8_t *hs_enc_run_replace(hs_enc *e, size_t n)
     e->span += n;
     return at;
 }
+/* `n` bytes that stand for no input (the span is empty), which the caller
+ * writes at the place returned. */
+static inline uint8_t *hs_enc_run_insert(hs_enc *e, size_t n)
+{
+    uint8_t *at = e->seg + e->seg_len;
+
+    e->seg_len += n;
+    return at;
+}
 /* The next `n` input bytes (the span is empty) are dropped. */
 static inline void hs_enc_run_drop(hs_enc *e, size_t n)
 {

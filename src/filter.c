@@ -467,9 +467,7 @@ static hs_status record(F *f)
     p = hs_cur(&f->enc);
     tag = p[0];
     len = hs_be32(p + 5);
-    f->c.rec_tag = (int)tag;
-    f->c.rec_end = f->c.rec_off + HS_RECORD_HEADER + len;
-    f->c.st.records_in++;
+    hs_record_begin(f, tag, len);
     if (tag == 'J')
         HS_TRY(second_header(f));
     HS_TRY(check_record_length(f, tag, len));
@@ -499,8 +497,7 @@ static hs_status record(F *f)
         else
             HS_TRY(plain_record(f, tag, len));
     }
-    f->prev_unknown_tag = hs_tag_known(tag) ? -1 : (int)tag;
-    f->prev_off = f->c.rec_off;
+    hs_record_end(f, tag);
     return HS_OK;
 }
 

@@ -70,12 +70,20 @@ static hs_status copy_sub(F *f, size_t hdr, uint64_t payload, XXH3_state_t *tap)
     return hs_enc_sub_end(&f->enc);
 }
 
-/* The input is now in `heap`: looked up in the rules once here, not for
- * every object. */
+/* True when the rules drop the objects of `heap` (a table for ART's heap
+ * ids, built by hs_heap_init: heaps switch every few dozen objects). */
+static int heap_dropped(const F *f, uint32_t heap)
+{
+    if (heap < sizeof f->heap_dropped) /* ART's heaps: 0 and letters */
+        return f->heap_dropped[heap];
+    return f->caps.hold_roots && hs_rules_heap_dropped(f->rules, heap);
+}
+
+/* The input is now in `heap`: looked up once here, not for every object. */
 static void set_heap(F *f, uint32_t heap)
 {
     f->cur_heap = heap;
-    f->cur_heap_dropped = f->caps.hold_roots && hs_rules_heap_dropped(f->rules, heap);
+    f->cur_heap_dropped = heap_dropped(f, heap);
 }
 
 /* ---- heap rules ------------------------------------------------------------- */
@@ -173,6 +181,70 @@ static int object_follows(const F *f, size_t fixed, uint64_t id)
     }
 }
 
+/* The size of the object sub-record at `p` (its header is readable), or 0
+ * when sub_record() must take it: not an object, a primitive array in a
+ * kept heap, or one of a bad element type. */
+static inline uint64_t run_object_size(const uint8_t *p, unsigned i, int skip)
+{
+    switch (p[0]) {
+    case HS_SUB_INSTANCE_DUMP: return 1 + 2 * i + 8 + (uint64_t)hs_be32(p + 1 + 2 * i + 4);
+    case HS_SUB_OBJ_ARRAY_DUMP: return 1 + 2 * i + 8 + (uint64_t)hs_be32(p + 1 + i + 4) * i;
+    case HS_SUB_PRIM_ARRAY_DUMP:
+        if (!skip || !hs_prim_size(p[1 + i + 8]))
+            return 0;
+        return 1 + i + 9 + (uint64_t)hs_be32(p + 1 + i + 4) * hs_prim_size(p[1 + i + 8]);
+    default: return 0;
+    }
+}
+
+/* The size of the object sub-record at `p` (`avail` bytes readable), 0 when
+ * `p` is not an object or its header is not all there. */
+static uint64_t object_size_at(const uint8_t *p, size_t avail, unsigned i)
+{
+    if (avail < 1 + 2 * (size_t)i + 8)
+        return 0;
+    if (p[0] == HS_SUB_PRIM_ARRAY_NODATA)
+        return hs_prim_size(p[1 + i + 8]) ? 1 + i + 9 : 0;
+    return run_object_size(p, i, 1);
+}
+
+/* True when a root that ends at window position `at` is to be dropped now
+ * because the object `id` it names comes next, in a dropped heap, but for a
+ * HEAP_DUMP_INFO or a record boundary between them, its header already in
+ * the window. ART writes the root, then the heap switch, then the object,
+ * and cuts a segment after 128 items, often between a root and its object:
+ * without this look ahead such a root would be held. The object must lie
+ * inside its record, as sub_record() checks before it decides the object's
+ * roots. */
+static int root_dropped_ahead(const F *f, size_t at, uint64_t id)
+{
+    const unsigned i = f->c.idsize;
+    const size_t info = 1 + 4 + i;
+    const uint8_t *p = f->c.rd.buf + at;
+    size_t avail = f->c.rd.end - at;
+    uint64_t left = f->c.rec_end - (f->c.rd.base + at), size; /* in the record */
+    uint32_t heap = f->cur_heap;
+
+    if (left == 0) { /* the next record, if a segment, starts in the default heap */
+        if (f->c.rec_end == UINT64_MAX || avail < HS_RECORD_HEADER ||
+            p[0] != HS_TAG_HEAP_DUMP_SEGMENT)
+            return 0;
+        left = hs_be32(p + 5);
+        p += HS_RECORD_HEADER;
+        avail -= HS_RECORD_HEADER;
+        heap = 0;
+    }
+    if (avail >= info && left >= info && p[0] == HS_SUB_HEAP_DUMP_INFO) {
+        heap = hs_be32(p + 1);
+        p += info;
+        avail -= info;
+        left -= info;
+    }
+    size = object_size_at(p, avail, i);
+    return size && size <= left && hs_be_id(p + 1, i) == id &&
+           heap_dropped(f, heap) && !hs_roots_kept_thread(&f->roots, id);
+}
+
 static int android_root(unsigned subtag)
 {
     return subtag >= HS_SUB_ROOT_INTERNED_STRING && subtag <= HS_SUB_ROOT_UNREACHABLE;
@@ -223,6 +295,12 @@ static hs_status held_root(F *f, unsigned subtag, const uint8_t *b, size_t n, si
             return hs_drop(&f->enc, fixed);
         }
         return write_root(f, subtag, b, n, fixed);
+    }
+    if (root_dropped_ahead(f, f->c.rd.pos + fixed, id)) {
+        /* dropped now rather than held across the record boundary; when
+         * the object is kept, the root waits as usual, to go out beside it */
+        f->c.st.roots_dropped++;
+        return hs_drop(&f->enc, fixed);
     }
     prefetch_next(f, fixed);
     HS_TRY(hs_roots_hold(&f->roots, &f->enc, id, b, n));
@@ -518,10 +596,12 @@ static hs_status sub_record(F *f)
  * object_run() walks such a run in one tight loop, doing for each only what
  * sub_record() and object() would do for it (the same counts, the same
  * bytes out), and hands back to sub_record() at the first sub-record that
- * needs more: a class dump, a heap switch, an object with a root held or a
- * Thread object kept, a primitive array in a kept heap (its rules), a root
- * other than one right before its object in a dropped heap, a segment that
- * would overflow, the end of the window or of the record. */
+ * needs more: a class dump, a root that must wait for its object, a Thread
+ * object kept in a dropped heap, a primitive array in a kept heap that its
+ * rules do not zero, a segment that would overflow, the end of the window
+ * or of the record. While heaps are dropped, a run also writes or drops the
+ * roots held for its objects, and goes on through heap switches and into
+ * the next segment (walk_hold). */
 
 /* The run's mode: 0 when a feature looks at every object (histogram, the
  * held start of the dump, scrubbing without cached layouts) or the segment
@@ -532,28 +612,12 @@ static int run_mode(const F *f)
 {
     if (f->c.opt.histogram || f->enc.staging || (f->caps.scrub && !f->scrub.masks))
         return 0;
-    if (f->caps.hold_roots && f->cur_heap_dropped)
-        return 1;
+    if (f->caps.hold_roots) /* walk_hold() sees to the segment */
+        return f->cur_heap_dropped ? 1 : 2;
     if (f->enc.reencode &&
         (!f->enc.seg_open || f->enc.dst != HS_DST_SEG || f->enc.in_heap != f->enc.out_heap))
         return 0;
-    return f->caps.hold_roots ? 2 : f->caps.scrub ? 4 : 3;
-}
-
-/* The size of the object sub-record at `p` (its header is readable), or 0
- * when sub_record() must take it: not an object, a primitive array in a
- * kept heap, or one of a bad element type. */
-static inline uint64_t run_object_size(const uint8_t *p, unsigned i, int skip)
-{
-    switch (p[0]) {
-    case HS_SUB_INSTANCE_DUMP: return 1 + 2 * i + 8 + (uint64_t)hs_be32(p + 1 + 2 * i + 4);
-    case HS_SUB_OBJ_ARRAY_DUMP: return 1 + 2 * i + 8 + (uint64_t)hs_be32(p + 1 + i + 4) * i;
-    case HS_SUB_PRIM_ARRAY_DUMP:
-        if (!skip || !hs_prim_size(p[1 + i + 8]))
-            return 0;
-        return 1 + i + 9 + (uint64_t)hs_be32(p + 1 + i + 4) * hs_prim_size(p[1 + i + 8]);
-    default: return 0;
-    }
+    return f->caps.scrub ? 4 : 3;
 }
 
 /* The size of the PRIMITIVE_ARRAY_DUMP at `p` when a run may zero its
@@ -615,32 +679,85 @@ static int run_root(const F *f, unsigned subtag)
            (subtag < HS_SUB_CLASS_DUMP || subtag > HS_SUB_PRIM_ARRAY_DUMP);
 }
 
-/* A HEAP_DUMP_INFO inside a run (heaps are dropped, so re-encoding): the
- * input's heap changes, as heap_info() would say, and the sub-record itself
- * is dropped (the encoder writes one where the output needs it). In a run
- * that copies, what came before it goes to the segment first. Returns true
- * when the run can go on: it skips, and the new heap is dropped too. */
-static inline int run_heap_info(F *f, const int mode, size_t pos, size_t k)
+/* The input's heap changes to the one the HEAP_DUMP_INFO at `p` names, as
+ * heap_info() would say (the sub-record itself is dropped: the encoder
+ * writes one where the output needs it). */
+static inline void run_heap_info(F *f, const uint8_t *p)
 {
-    hs_enc *e = &f->enc;
-    const uint8_t *p = f->c.rd.buf + pos;
-
-    if (mode != 1) {
-        hs_enc_run_copy(e, pos);
-        hs_enc_run_drop(e, k);
-    }
     set_heap(f, hs_be32(p + 1));
-    hs_enc_set_heap(e, f->c.opt.to_jvm ? 0 : f->cur_heap, hs_be_id(p + 5, f->c.idsize));
-    return mode == 1 && f->cur_heap_dropped;
+    hs_enc_set_heap(&f->enc, f->c.opt.to_jvm ? 0 : f->cur_heap, hs_be_id(p + 5, f->c.idsize));
 }
 
 /* What a run did, counted in locals: stores to f's counters could alias
  * anything, and would make the compiler reload f's fields every object. */
 typedef struct {
     uint64_t objects[4]; /* by sub-tag & 3: instances 1, object arrays 2, primitive 3 */
-    uint64_t roots, dropped, out, zeroed, infos, scrubbed;
-    int switched; /* the run ended at a heap switch: a new one may start */
+    uint64_t roots, roots_dropped, dropped, out, zeroed, infos, scrubbed;
+    uint64_t pairs; /* roots dropped with the object right after them */
 } run_counts;
+
+/* The root at window position `pos` (a run_lead one), not right before its
+ * object: dropped when the object is just ahead in a dropped heap (see
+ * root_dropped_ahead), and then true; else root() is to hold it. */
+static inline int run_drop_root(F *f, const int mode, size_t pos, size_t lim, run_counts *n)
+{
+    const size_t lead = f->run_lead[f->c.rd.buf[pos]];
+
+    if (lim - pos < lead ||
+        !root_dropped_ahead(f, pos + lead, hs_be_id(f->c.rd.buf + pos + 1, f->c.idsize)))
+        return 0;
+    if (mode == 2) {
+        hs_enc_run_copy(&f->enc, pos);
+        hs_enc_run_drop(&f->enc, lead);
+    }
+    n->roots++;
+    n->roots_dropped++;
+    return 1;
+}
+
+/* The object `id` of `size` bytes at window position `pos` may have roots
+ * held (its bit is set): they go to the segment right before it in a run
+ * that copies, or are dropped with it in one that skips, as heap_rules()
+ * would do. False when sub_record() must decide instead: a Thread object
+ * kept in a dropped heap, or roots and object that would overflow `*room`.
+ * The caller then takes the object without asking again. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int run_release(F *f, const int mode, size_t pos, uint64_t id, uint64_t size,
+                       uint64_t *room, run_counts *n)
+{
+    hs_rootq *q = &f->roots.q;
+    uint64_t need = size;
+    uint32_t ref;
+
+    if (mode == 1 && hs_roots_kept_thread(&f->roots, id))
+        return 0;
+    if (mode == 2) {
+        for (ref = hs_rootq_peek(q, id); ref; ref = hs_rootq_slot(q, ref)->next)
+            need += hs_rootq_slot(q, ref)->len;
+        if (need > *room)
+            return 0;
+        *room -= need - size; /* the caller takes the object's share */
+        hs_enc_run_copy(&f->enc, pos);
+    }
+    for (ref = hs_rootq_take(q, id); ref;) {
+        hs_root_slot *slot = hs_rootq_slot(q, ref);
+        const uint32_t next = slot->next;
+        if (mode == 1) {
+            n->roots_dropped++;
+        } else {
+            memcpy(hs_enc_run_insert(&f->enc, slot->len), slot->bytes, slot->len);
+            n->out++;
+        }
+        hs_rootq_put_back(q, ref);
+        ref = next;
+    }
+    /* the next object finds its own range: this one's bit stays set, for
+     * other ids of the same 8 bytes */
+    q->win_lo = q->win_hi = 0;
+    return 1;
+}
 
 /* Walks from window position `pos` up to `lim` and returns where the run
  * ends. `i` and `mode` are constants where it is inlined, so the id reads
@@ -654,6 +771,8 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
     const uint8_t *const buf = f->c.rd.buf;
     const size_t head = 1 + 2 * (size_t)i + 8; /* the longest object header */
     const int hold = mode < 3; /* roots are held: every object is looked up */
+    hs_rootq *const q = &f->roots.q;
+    uint64_t win_lo = q->win_lo, win_len = q->win_hi - q->win_lo; /* see hs_rootq_clear */
 
     while (lim - pos >= head) {
         const uint8_t *p = buf + pos;
@@ -665,17 +784,6 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
          * prefetcher stops at every page: asking for the bytes 2 KiB on
          * (some 40 small objects) keeps them coming. */
         __builtin_prefetch((const void *)((uintptr_t)p + 2048));
-        if (hold && p[0] == HS_SUB_HEAP_DUMP_INFO) {
-            /* head covers the 1 + 4 + id bytes of a HEAP_DUMP_INFO */
-            const size_t k = 1 + 4 + i;
-            n->infos++;
-            pos += k;
-            if (!run_heap_info(f, mode, pos - k, k)) {
-                n->switched = 1;
-                break;
-            }
-            continue;
-        }
         if (mode == 4 && p[0] == HS_SUB_INSTANCE_DUMP) {
             const hs_mask *m = hs_scrub_mask(&f->scrub, hs_be_id(p + 1 + i + 4, i));
             size = head + (uint64_t)hs_be32(p + 1 + 2 * i + 4);
@@ -699,21 +807,44 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
             pos += lead;
             continue;
         }
-        if (mode == 1 && (lead = f->run_lead[p[0]]) != 0 &&
-            (lim - pos < lead + head || hs_be_id(p + lead + 1, i) != hs_be_id(p + 1, i)))
-            break;
+        if (hold && (lead = f->run_lead[p[0]]) != 0 &&
+            (mode == 2 || lim - pos < lead + head ||
+             hs_be_id(p + lead + 1, i) != hs_be_id(p + 1, i))) {
+            /* not right before its object (in a dropped heap) */
+            if (!run_drop_root(f, mode, pos, lim, n))
+                break;
+            pos += lead;
+            continue;
+        }
         size = run_object_size(p + lead, i, mode == 1);
         if (mode != 1 && !size && p[0] == HS_SUB_PRIM_ARRAY_DUMP)
             size = run_zero_size(f, p, i);
-        if (!size || size > lim - pos - lead)
+        if (!size) {
+            /* a switch between two dropped heaps goes on skipping (head
+             * covers the 1 + 4 + id bytes of a HEAP_DUMP_INFO) */
+            if (mode == 1 && p[0] == HS_SUB_HEAP_DUMP_INFO &&
+                heap_dropped(f, hs_be32(p + 1))) {
+                run_heap_info(f, p);
+                n->infos++;
+                pos += 1 + 4 + i;
+                continue;
+            }
+            break;
+        }
+        if (size > lim - pos - lead)
             break;
         id = hs_be_id(p + lead + 1, i);
-        if (hold && hs_rootq_maybe(&f->roots.q, id))
-            break;
-        if (mode == 1) {
-            if (hs_roots_kept_thread(&f->roots, id))
+        /* held roots and kept Thread objects: sub_record() decides */
+        if (hold && id - win_lo >= win_len) {
+            if (!hs_rootq_clear_slow(q, id) &&
+                !run_release(f, mode, pos, id, size + lead, &room, n))
                 break;
+            win_lo = q->win_lo;
+            win_len = q->win_hi - q->win_lo;
+        }
+        if (mode == 1) {
             n->dropped++;
+            n->pairs += lead != 0;
         } else {
             if (size > room)
                 break;
@@ -722,18 +853,23 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
             if (p[0] == HS_SUB_PRIM_ARRAY_DUMP) /* only zeroed ones get here */
                 n->zeroed += run_zero(f, pos, i, size);
         }
-        n->roots += lead != 0;
         n->objects[p[lead] & 3]++;
         pos += lead + (size_t)size;
     }
+    /* a root too short for the loop to look at ends the record: its object
+     * may open the next one */
+    if (hold && pos < lim && f->run_lead[buf[pos]] && run_drop_root(f, mode, pos, lim, n))
+        pos += f->run_lead[buf[pos]];
     return pos;
 }
 
-/* run_walk() specialised by id size and mode. */
-static size_t walk(F *f, int mode, size_t lim, uint64_t room, run_counts *n)
+/* run_walk() specialised by id size and mode. Inlined, so that `n` is
+ * always the caller's local (see run_counts). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline size_t walk(F *f, int mode, size_t pos, size_t lim, uint64_t room, run_counts *n)
 {
-    const size_t pos = f->c.rd.pos;
-
     switch (mode * 8 + (int)f->c.idsize) {
     case 1 * 8 + 4: return run_walk(f, 4, 1, pos, lim, room, n);
     case 2 * 8 + 4: return run_walk(f, 4, 2, pos, lim, room, n);
@@ -746,57 +882,144 @@ static size_t walk(F *f, int mode, size_t lim, uint64_t room, run_counts *n)
     }
 }
 
-/* One run in one mode; `*again` is set when it ended by changing heaps. */
-static hs_status run_leg(F *f, int *again)
+/* The bytes the open segment can still take when a run that copies stands
+ * at window position `pos`: false when it cannot copy at all. */
+static int copy_room(const F *f, size_t pos, uint64_t *room)
+{
+    const hs_enc *e = &f->enc;
+    uint64_t pending;
+
+    if (!e->seg_open || e->dst != HS_DST_SEG)
+        return 0;
+    pending = e->seg_len + (pos - e->span);
+    if (pending > e->seg_cap)
+        return 0;
+    *room = e->seg_cap - pending;
+    return 1;
+}
+
+/* The HEAP_DUMP_SEGMENT whose header is at window position `pos`, where the
+ * segment being read ends, is begun here without a return to the record
+ * loop, as record() and hs_heap_record() would begin it: ART writes a
+ * segment every 128 sub-records, and runs go on across them. False when the
+ * next record is not a segment with its header in the window, or is one
+ * they must see (a zero length may mean "to the end of the input"). */
+static int next_segment(F *f, size_t pos, size_t *lim)
+{
+    const hs_reader *rd = &f->c.rd;
+    const uint8_t *p = rd->buf + pos;
+    uint64_t len;
+
+    if (f->c.rec_tag != HS_TAG_HEAP_DUMP_SEGMENT || f->enc.dst != HS_DST_SEG ||
+        rd->end - pos < HS_RECORD_HEADER || p[0] != HS_TAG_HEAP_DUMP_SEGMENT)
+        return 0;
+    len = hs_be32(p + 5);
+    if (!len)
+        return 0;
+    hs_record_end(f, HS_TAG_HEAP_DUMP_SEGMENT);
+    f->c.rec_off = rd->base + pos;
+    hs_record_begin(f, HS_TAG_HEAP_DUMP_SEGMENT, len);
+    f->heap_segments++;
+    set_heap(f, 0);
+    hs_enc_set_heap(&f->enc, 0, 0);
+    *lim = f->c.rec_end - rd->base < rd->end ? (size_t)(f->c.rec_end - rd->base) : rd->end;
+    return 1;
+}
+
+/* A run while heaps are dropped (re-encoding): objects skipped in dropped
+ * heaps and copied in kept ones, across heap switches and segment
+ * boundaries (ART switches heaps and segments every few dozen objects: a
+ * return to sub_record() at each would cost more than the objects). The
+ * walks themselves stay specialised; this loop takes the HEAP_DUMP_INFOs and
+ * record headers between them, which are dropped. Bytes from the span to
+ * `pos` are to be dropped while the heap is, else to be copied. */
+static size_t walk_hold(F *f, size_t pos, size_t lim, run_counts *n)
+{
+    hs_enc *e = &f->enc;
+    const uint8_t *const buf = f->c.rd.buf;
+    const size_t info = 1 + 4 + f->c.idsize;
+    uint64_t room;
+    size_t k, to;
+
+    for (;;) {
+        const int skip = f->cur_heap_dropped;
+        const uint8_t *p = buf + pos;
+
+        if (pos < lim && !(lim - pos >= info && p[0] == HS_SUB_HEAP_DUMP_INFO)) {
+            if (skip)
+                to = walk(f, 1, pos, lim, UINT64_MAX, n);
+            else if (e->in_heap == e->out_heap && copy_room(f, pos, &room))
+                to = walk(f, 2, pos, lim, room, n);
+            else
+                break;
+            if (to == pos)
+                break;
+            pos = to;
+            continue;
+        }
+        /* a HEAP_DUMP_INFO or the end of the record: what is before it goes
+         * to the segment (or not), then it is passed over */
+        if (!skip && !copy_room(f, pos, &room))
+            break;
+        if (pos < lim) {
+            k = info;
+            n->infos++;
+        } else {
+            k = HS_RECORD_HEADER;
+            if (!next_segment(f, pos, &lim))
+                break;
+        }
+        if (!skip)
+            hs_enc_run_copy(e, pos);
+        pos += k;
+        e->span = pos;
+        if (k == info)
+            run_heap_info(f, p);
+    }
+    if (f->cur_heap_dropped) /* what the run skipped does not go out */
+        e->span = pos;
+    return pos;
+}
+
+/* Walks the run that starts at hs_cur(), if any, and counts what it did. */
+static hs_status object_run(F *f)
 {
     const int mode = run_mode(f);
     hs_reader *rd = &f->c.rd;
     hs_stats *st = &f->c.st;
     run_counts n;
     size_t lim = rd->end, pos;
-    uint64_t room = UINT64_MAX, pending;
+    uint64_t room = UINT64_MAX;
 
-    *again = 0;
     if (!mode || f->c.rec_end < rd->base + rd->pos)
         return HS_OK;
     memset(&n, 0, sizeof n);
     if (f->c.rec_end - rd->base < lim)
         lim = (size_t)(f->c.rec_end - rd->base);
-    if (mode != 1 && f->enc.reencode) {
-        pending = f->enc.seg_len + (rd->pos - f->enc.span);
-        room = pending <= f->enc.seg_cap ? f->enc.seg_cap - pending : 0;
+    if (mode < 3) {
+        if (f->cur_heap_dropped) /* what came before the run goes out */
+            HS_TRY(hs_span_flush(&f->enc));
+        pos = walk_hold(f, rd->pos, lim, &n);
+    } else {
+        if (f->enc.reencode && !copy_room(f, rd->pos, &room))
+            room = 0;
+        pos = walk(f, mode, rd->pos, lim, room, &n);
     }
-    pos = walk(f, mode, lim, room, &n);
-    if (pos == rd->pos)
-        return HS_OK;
-    if (mode == 1) { /* what came before the run goes out, the run does not */
-        HS_TRY(hs_span_flush(&f->enc));
-        f->enc.span = pos;
-        if (n.dropped) /* not when it only passed a HEAP_DUMP_INFO */
-            f->roots.dropped_any = 1;
-    }
+    if (n.dropped)
+        f->roots.dropped_any = 1;
     rd->pos = pos;
+    n.roots += n.pairs;
+    n.roots_dropped += n.pairs;
     st->subrecords_in += n.objects[1] + n.objects[2] + n.objects[3] + n.roots + n.infos;
     st->instances += n.objects[1];
     st->object_arrays += n.objects[2];
     st->primitive_arrays += n.objects[3];
     st->roots += n.roots;
-    if (mode == 1)
-        st->roots_dropped += n.roots;
+    st->roots_dropped += n.roots_dropped;
     st->objects_dropped += n.dropped;
     st->subrecords_out += n.out;
     st->payload_bytes_zeroed += n.zeroed;
     st->field_bytes_scrubbed += n.scrubbed;
-    *again = n.switched;
-    return HS_OK;
-}
-
-static hs_status object_run(F *f)
-{
-    int again = 1;
-
-    while (again)
-        HS_TRY(run_leg(f, &again));
     return HS_OK;
 }
 
@@ -804,6 +1027,8 @@ hs_status hs_heap_init(F *f)
 {
     unsigned t;
 
+    for (t = 0; t < sizeof f->heap_dropped; t++)
+        f->heap_dropped[t] = (uint8_t)(f->caps.hold_roots && hs_rules_heap_dropped(f->rules, t));
     for (t = 0; t < 256; t++) {
         f->run_lead[t] = run_root(f, t) ? f->sub_size[t] : 0;
         /* what root() would copy as it is (write_root) */

@@ -43,6 +43,18 @@ uint64_t *hs_idmap_get(const hs_idmap *m, uint64_t key)
     return NULL;
 }
 
+void hs_idmap_prefetch(const hs_idmap *m, uint64_t key)
+{
+    size_t i;
+
+    if (!m->cap)
+        return;
+    i = slot_of(key, m->cap);
+    __builtin_prefetch(&m->used[i]);
+    __builtin_prefetch(&m->keys[i]);
+    __builtin_prefetch(&m->vals[i]);
+}
+
 static void place(uint64_t *keys, uint64_t *vals, uint8_t *used, size_t cap, uint64_t key,
                   uint64_t val)
 {
@@ -89,6 +101,11 @@ hs_status hs_idmap_put(hs_idmap *m, uint64_t key, uint64_t val)
         *v = val;
         return HS_OK;
     }
+    return hs_idmap_put_new(m, key, val);
+}
+
+hs_status hs_idmap_put_new(hs_idmap *m, uint64_t key, uint64_t val)
+{
     /* keep the load under 3/4 so probes stay short */
     if ((m->count + 1) * 4 > m->cap * 3) {
         hs_status s = grow(m);
@@ -102,15 +119,23 @@ hs_status hs_idmap_put(hs_idmap *m, uint64_t key, uint64_t val)
 
 void hs_idmap_remove(hs_idmap *m, uint64_t key)
 {
+    uint64_t val;
+
+    hs_idmap_take(m, key, &val);
+}
+
+int hs_idmap_take(hs_idmap *m, uint64_t key, uint64_t *val)
+{
     size_t mask = m->cap - 1, i, j;
 
     if (!m->cap)
-        return;
+        return 0;
     for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & mask)
         if (m->keys[i] == key)
             break;
     if (!m->used[i])
-        return;
+        return 0;
+    *val = m->vals[i];
     /* Backward shift: pull later entries of the probe run into the hole when
      * their home slot does not lie cyclically in (hole, their slot]. */
     for (j = (i + 1) & mask; m->used[j]; j = (j + 1) & mask) {
@@ -123,4 +148,5 @@ void hs_idmap_remove(hs_idmap *m, uint64_t key)
     }
     m->used[i] = 0;
     m->count--;
+    return 1;
 }

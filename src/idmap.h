@@ -31,8 +31,15 @@ void hs_idmap_free(hs_idmap *m);
 uint64_t *hs_idmap_get(const hs_idmap *m, uint64_t key);
 /* Inserts or replaces. HS_E_NOMEM when growing fails (the map is intact). */
 hs_status hs_idmap_put(hs_idmap *m, uint64_t key, uint64_t val);
+/* Inserts `key`, which the caller knows is absent (one probe, not two). */
+hs_status hs_idmap_put_new(hs_idmap *m, uint64_t key, uint64_t val);
 /* Removes `key` if present. */
 void hs_idmap_remove(hs_idmap *m, uint64_t key);
+/* Removes `key` and sets `*val` to its value if present, in one probe;
+ * false when absent. */
+int hs_idmap_take(hs_idmap *m, uint64_t key, uint64_t *val);
+/* Starts loading the lines a lookup of `key` reads first. */
+void hs_idmap_prefetch(const hs_idmap *m, uint64_t key);
 /* Bytes the map holds, for memory accounting. */
 static inline size_t hs_idmap_bytes(const hs_idmap *m)
 {

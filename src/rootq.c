@@ -90,6 +90,41 @@ int hs_rootq_maybe_slow(hs_rootq *q, uint64_t id)
     return page && (page[word_of(id)] & bit_of(id));
 }
 
+/* How far hs_rootq_clear_slow() looks for the next set bit: 16 words,
+ * 8 KiB of id space, so a miss costs a few dozen instructions however the
+ * ids jump about. */
+#define WINDOW_WORDS 16
+
+int hs_rootq_clear_slow(hs_rootq *q, uint64_t id)
+{
+    const uint64_t *page = page_of(q, id);
+    const uint64_t key = id >> HS_ROOTQ_PAGE_SHIFT, base = key << HS_ROOTQ_PAGE_SHIFT;
+    const unsigned words = HS_ROOTQ_PAGE_BITS / 64;
+    unsigned w = (unsigned)word_of(id), end, b;
+    uint64_t m;
+
+    if (!page) { /* no bit in the whole page (the ranges wrap as ids do) */
+        q->win_lo = base;
+        q->win_hi = base + ((uint64_t)1 << HS_ROOTQ_PAGE_SHIFT);
+        return 1;
+    }
+    b = (unsigned)(id >> 3) & 63;
+    if (page[w] >> b & 1)
+        return 0;
+    /* the range runs from id's 8 bytes to the next set bit, or as far as
+     * the search goes */
+    q->win_lo = id & ~(uint64_t)7;
+    end = w + WINDOW_WORDS < words ? w + WINDOW_WORDS : words;
+    for (m = page[w] & (~(uint64_t)0 << b); !m && ++w < end;)
+        m = page[w];
+    q->win_hi = base + ((uint64_t)w * 64 + (m ? (unsigned)__builtin_ctzll(m) : 0)) * 8;
+    /* the object at the range's end likely has roots held: their chain is
+     * then in cache when it comes, some dozens of objects on */
+    if (m)
+        hs_idmap_prefetch(&q->map, q->win_hi);
+    return 1;
+}
+
 static hs_status filter_add(hs_rootq *q, uint64_t id)
 {
     uint64_t *page = page_of(q, id), *fresh;
@@ -116,7 +151,14 @@ static hs_status filter_add(hs_rootq *q, uint64_t id)
         q->last_page = page = fresh;
     }
     page[word_of(id)] |= bit_of(id);
+    if (id - q->win_lo < q->win_hi - q->win_lo)
+        q->win_lo = q->win_hi = 0;
     return HS_OK;
+}
+
+hs_status hs_rootq_watch(hs_rootq *q, uint64_t id)
+{
+    return filter_add(q, id);
 }
 
 /* The chain word of `id` in the recent list or the map, or NULL. */
@@ -141,7 +183,8 @@ static hs_status insert(hs_rootq *q, uint64_t id, uint64_t chain)
     if (st != HS_OK)
         return st;
     if (q->n_recent == HS_ROOTQ_RECENT) {
-        st = hs_idmap_put(&q->map, q->recent_id[0], q->recent_chain[0]);
+        /* not in the map: find() looks in the list first */
+        st = hs_idmap_put_new(&q->map, q->recent_id[0], q->recent_chain[0]);
         if (st != HS_OK)
             return st;
         memmove(q->recent_id, q->recent_id + 1, (HS_ROOTQ_RECENT - 1) * sizeof(uint64_t));
@@ -187,7 +230,7 @@ hs_status hs_rootq_add(hs_rootq *q, uint64_t id, const uint8_t *bytes, size_t le
 
 uint32_t hs_rootq_take(hs_rootq *q, uint64_t id)
 {
-    uint64_t *v;
+    uint64_t chain;
     uint32_t first;
     unsigned i;
 
@@ -200,14 +243,16 @@ uint32_t hs_rootq_take(hs_rootq *q, uint64_t id)
             }
             return first;
         }
-    if (!q->map.count || !hs_rootq_maybe_slow(q, id))
+    if (!q->map.count || !hs_rootq_maybe_slow(q, id) || !hs_idmap_take(&q->map, id, &chain))
         return 0;
-    v = hs_idmap_get(&q->map, id);
-    if (!v)
-        return 0;
-    first = (uint32_t)(*v >> 32);
-    hs_idmap_remove(&q->map, id);
-    return first;
+    return (uint32_t)(chain >> 32);
+}
+
+uint32_t hs_rootq_peek(hs_rootq *q, uint64_t id)
+{
+    const uint64_t *v = find(q, id);
+
+    return v ? (uint32_t)(*v >> 32) : 0;
 }
 
 uint32_t hs_rootq_take_any(hs_rootq *q)

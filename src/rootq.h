@@ -56,6 +56,12 @@ typedef struct {
     size_t npages, pages_cap;
     uint64_t last_key; /* the page looked up last, and its bits (never */
     const uint64_t *last_page; /* NULL once a page was looked up) */
+    /* An id range [win_lo, win_hi) in which no bit is set, found around the
+     * last object a run asked about (hs_rootq_clear): ART writes objects in
+     * address order, so most objects fall in the range of the one before,
+     * and are cleared by two subtractions and a compare. A bit set inside
+     * the range empties it. */
+    uint64_t win_lo, win_hi;
     /* the newest ids, each with its chain: (first + 1) << 32 | (last + 1) */
     uint64_t recent_id[HS_ROOTQ_RECENT], recent_chain[HS_ROOTQ_RECENT];
     unsigned n_recent;
@@ -70,6 +76,9 @@ hs_status hs_rootq_add(hs_rootq *q, uint64_t id, const uint8_t *bytes, size_t le
  * when none); walk them with hs_rootq_slot()/next and hand each back with
  * hs_rootq_put_back(). */
 uint32_t hs_rootq_take(hs_rootq *q, uint64_t id);
+/* The first slot index + 1 of the roots held for `id` (0 when none),
+ * left attached. */
+uint32_t hs_rootq_peek(hs_rootq *q, uint64_t id);
 /* Detaches the roots of any one id still held, or returns 0 when empty. */
 uint32_t hs_rootq_take_any(hs_rootq *q);
 static inline hs_root_slot *hs_rootq_slot(hs_rootq *q, uint32_t ref)
@@ -106,6 +115,19 @@ static inline int hs_rootq_maybe(hs_rootq *q, uint64_t id)
     if (w)
         return (int)(*w >> ((id >> 3) & 63) & 1);
     return hs_rootq_maybe_slow(q, id);
+}
+
+/* Sets the bit of `id` with no root held for it: an id runs must stop at
+ * (a Thread object kept in a dropped heap). HS_OK or HS_E_NOMEM. */
+hs_status hs_rootq_watch(hs_rootq *q, uint64_t id);
+
+/* True when `id` surely has no root held and is not watched: the question
+ * a run asks of every object while heaps are dropped. False when it may
+ * (hs_rootq_maybe and the watched ids then tell). */
+int hs_rootq_clear_slow(hs_rootq *q, uint64_t id);
+static inline int hs_rootq_clear(hs_rootq *q, uint64_t id)
+{
+    return id - q->win_lo < q->win_hi - q->win_lo || hs_rootq_clear_slow(q, id);
 }
 
 /* Starts loading the bitmap word `id` will be looked up in: called a

@@ -21,7 +21,7 @@ void hs_roots_free(hs_roots *r)
 
 hs_status hs_roots_keep_thread(hs_roots *r, hs_ctx *c, uint64_t id)
 {
-    if (hs_idmap_put(&r->threads, id, 1) != HS_OK)
+    if (hs_idmap_put(&r->threads, id, 1) != HS_OK || hs_rootq_watch(&r->q, id) != HS_OK)
         return hs_fail_io(c, HS_E_NOMEM, "");
     r->thread_bits[(id >> 9) & 63] |= (uint64_t)1 << ((id >> 3) & 63);
     return hs_hold(c, HS_HOLD_ROOTS, hs_rootq_bytes(&r->q) + hs_idmap_bytes(&r->threads));

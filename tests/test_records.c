@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
 #include "helpers.h"
 
 struct variant {
@@ -294,4 +295,18 @@ Test(records, no_empty_segments_when_repacking)
     cr_expect_eq(wo.roots, 1);
     run_result_free(&r);
     dg_free(&d);
+}
+
+/* The element width of a primitive array, computed without a branch per
+ * type, against the table of basic types (and 0 for every other code). */
+Test(records, primitive_element_sizes)
+{
+    static const unsigned want[12] = {0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8};
+    unsigned t;
+
+    for (t = 0; t < 256; t++)
+        cr_expect_eq(hs_prim_size(t), t < 12 ? want[t] : 0, "type %u", t);
+    for (t = HS_TYPE_BOOLEAN; t <= HS_TYPE_LONG; t++)
+        cr_expect_eq(hs_prim_size(t), hs_type_size(t, 8), "type %u", t);
+    cr_expect_eq(hs_prim_size(UINT32_MAX), 0);
 }

@@ -286,7 +286,24 @@ Test(heaps, roots_follow_their_objects)
     dg_free(&d);
 }
 
-/* `heap default drop` on a JVM dump drops every object, keeps the classes. */
+/* Runs android-app over `d` twice, read whole and a byte at a time (the
+ * filter then never sees ahead and holds every root), and expects the same
+ * records out both ways. */
+static void android_app_both_ways(const dump *d, run_result *whole, run_result *bytes)
+{
+    hs_rules *rules = hs_rules_create(NULL);
+
+    cr_assert_eq(hs_rules_preset(rules, "android-app", NULL), HS_OK);
+    *whole = run_with_rules(d->p, d->len, rules, NULL, 0);
+    *bytes = run_with_rules(d->p, d->len, rules, NULL, 1);
+    hs_rules_free(rules);
+    cr_assert_eq(whole->status, HS_OK, "%s", whole->err.message);
+    cr_assert_eq(bytes->status, HS_OK, "%s", bytes->err.message);
+    cr_expect_eq(walk_dump(whole->out, whole->out_len, WALK_NO_STRINGS).digest,
+                 walk_dump(bytes->out, bytes->out_len, WALK_NO_STRINGS).digest,
+                 "deciding a root ahead differs from holding it");
+}
+
 /* ART writes a root right before the object it names: the filter decides
  * it there and then, without holding it. The records are the same as when
  * it is held (one-byte reads never show the next object; only the order of
@@ -297,7 +314,6 @@ Test(heaps, root_right_before_its_object)
 {
     static const uint8_t kept[] = {0x05, 0, 0, 0x02, 0, 0x8D, 0, 0, 0x02, 0, 0x21, 0, 0, 0x02, 0};
     dump d;
-    hs_rules *rules = hs_rules_create(NULL);
     run_result whole, bytes;
     walk_result w;
 
@@ -316,15 +332,8 @@ Test(heaps, root_right_before_its_object)
     dg_end(&d);
     dg_begin(&d, 0x2C);
     dg_end(&d);
-    cr_assert_eq(hs_rules_preset(rules, "android-app", NULL), HS_OK);
-    whole = run_with_rules(d.p, d.len, rules, NULL, 0);
-    bytes = run_with_rules(d.p, d.len, rules, NULL, 1);
-    cr_assert_eq(whole.status, HS_OK, "%s", whole.err.message);
-    cr_assert_eq(bytes.status, HS_OK, "%s", bytes.err.message);
+    android_app_both_ways(&d, &whole, &bytes);
     cr_expect_eq(whole.out_len, bytes.out_len);
-    cr_expect_eq(walk_dump(whole.out, whole.out_len, WALK_NO_STRINGS).digest,
-                 walk_dump(bytes.out, bytes.out_len, WALK_NO_STRINGS).digest,
-                 "deciding a root at once differs from holding it");
     cr_expect(memmem(bytes.out, bytes.out_len, kept, sizeof kept) != NULL);
     cr_expect(memmem(whole.out, whole.out_len, kept, sizeof kept) != NULL,
               "the app object's roots, in order, right before it");
@@ -336,10 +345,72 @@ Test(heaps, root_right_before_its_object)
     cr_expect_eq(whole.st.roots_held_peak, 1, "only the first root waited");
     run_result_free(&whole);
     run_result_free(&bytes);
-    hs_rules_free(rules);
     dg_free(&d);
 }
 
+/* ART writes a root, then the heap switch, then the object, and starts a
+ * segment every 128 items, often between a root and its object. A root
+ * whose object is just ahead, past a HEAP_DUMP_INFO or a segment boundary,
+ * in a dropped heap, is dropped at once; in a kept heap, or when something
+ * else comes first, it waits as before. Read a byte at a time the filter
+ * never sees ahead and holds every root: the records out must be the same. */
+Test(heaps, root_before_a_heap_switch_or_segment_end)
+{
+    static const uint8_t kept[] = {0x8D, 0, 0, 0x01, 0x20, 0x21, 0, 0, 0x01, 0x20};
+    dump d;
+    run_result whole, bytes;
+    walk_result w;
+
+    dg_init(&d, "JAVA PROFILE 1.0.3", 4);
+    dg_string(&d, 0x10, "zygote");
+    dg_string(&d, 0x11, "app");
+    dg_string(&d, 0x12, "image");
+    dg_begin(&d, 0x1C);
+    dg_root(&d, 0xFF, 0x500); /* an app object at the end */
+    dg_heap_info(&d, 'A', 0x11);
+    dg_instance(&d, 0x300, 0x50, 4, 1);
+    dg_root(&d, 0x8D, 0x100); /* dropped: its object follows the switch */
+    dg_heap_info(&d, 'Z', 0x10);
+    dg_instance(&d, 0x100, 0x50, 4, 1);
+    dg_root(&d, 0x8D, 0x110); /* dropped: its object opens the next segment */
+    dg_end(&d);
+    dg_begin(&d, 0x1C);
+    dg_heap_info(&d, 'I', 0x12);
+    dg_instance(&d, 0x110, 0x50, 4, 1);
+    dg_root(&d, 0x8D, 0x130); /* held: another object opens the next one */
+    dg_end(&d);
+    dg_begin(&d, 0x1C);
+    dg_heap_info(&d, 'Z', 0x10);
+    dg_instance(&d, 0x998, 0x50, 4, 1);
+    dg_instance(&d, 0x130, 0x50, 4, 1);
+    dg_root(&d, 0x8D, 0x120); /* held: its object is in the app heap */
+    dg_end(&d);
+    dg_begin(&d, 0x1C);
+    dg_heap_info(&d, 'A', 0x11);
+    dg_instance(&d, 0x120, 0x50, 4, 1);
+    dg_instance(&d, 0x500, 0x50, 4, 1);
+    dg_class(&d, 0x50, 0, 0x11);
+    dg_root(&d, 0x8D, 0x140); /* held: the next record is no segment */
+    dg_end(&d);
+    dg_begin(&d, 0x2C);
+    dg_end(&d);
+    android_app_both_ways(&d, &whole, &bytes);
+    cr_expect(memmem(whole.out, whole.out_len, kept, sizeof kept) != NULL,
+              "the app object's root right before it");
+    w = walk_dump(whole.out, whole.out_len, 0);
+    cr_expect(w.ok, "%s", w.error);
+    cr_expect_eq(w.instances, 3);
+    cr_expect_eq(w.roots, 3, "0x500's, 0x120's and the dangling 0x140's");
+    cr_expect_eq(whole.st.roots_dropped, 3);
+    cr_expect_eq(bytes.st.roots_dropped, 3);
+    cr_expect_eq(whole.st.objects_dropped, 4);
+    walk_free(&w);
+    run_result_free(&whole);
+    run_result_free(&bytes);
+    dg_free(&d);
+}
+
+/* `heap default drop` on a JVM dump drops every object, keeps the classes. */
 Test(heaps, default_heap)
 {
     size_t len;
