@@ -422,7 +422,7 @@ hs_status hs_deobf_heap_start(hs_deobf *d)
         size_t done = 0;
         if (!d->classes.used[k])
             continue;
-        cls = d->text + d->classes.vals[k] - 1;
+        cls = d->text + d->classes.ents[k].val - 1;
         do { /* a window of 64 fields at a time */
             n = hs_mapping_class_fields(d->m, cls, strlen(cls), done, orig, obf, 64);
             for (j = 0; j < n; j++)

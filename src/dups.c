@@ -88,8 +88,8 @@ void hs_dups_top(const hs_dups *d, hs_stats *st)
         uint64_t copies, len, wasted;
         if (!d->sizes.used[i])
             continue;
-        copies = d->sizes.vals[i];
-        len = d->sizes.keys[i] & ((1ull << 56) - 1);
+        copies = d->sizes.ents[i].val;
+        len = d->sizes.ents[i].key & ((1ull << 56) - 1);
         wasted = copies * len;
         for (j = 0; j < 5 && st->dup_top[j].wasted >= wasted; j++)
             ;
@@ -97,7 +97,7 @@ void hs_dups_top(const hs_dups *d, hs_stats *st)
             continue;
         for (k = 4; k > j; k--)
             st->dup_top[k] = st->dup_top[k - 1];
-        st->dup_top[j].type = (uint32_t)(d->sizes.keys[i] >> 56);
+        st->dup_top[j].type = (uint32_t)(d->sizes.ents[i].key >> 56);
         st->dup_top[j].length_bytes = len;
         st->dup_top[j].copies = copies;
         st->dup_top[j].wasted = wasted;

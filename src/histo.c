@@ -107,7 +107,7 @@ hs_status hs_histo_prune(hs_histo *h, hs_ctx *c)
         size_t at;
         if (!h->classes.used[i])
             continue;
-        name = h->classes.vals[i];
+        name = h->classes.ents[i].val;
         if (hs_idmap_get(&keep, name) || !(v = hs_idmap_get(&h->names, name)))
             continue;
         if (add_text(h, c, old + *v - 1, strlen(old + *v - 1), &at) != HS_OK ||

@@ -23,10 +23,9 @@ void hs_idmap_init(hs_idmap *m, const hs_alloc *a)
 
 void hs_idmap_free(hs_idmap *m)
 {
-    hs_free(m->alloc, m->keys);
-    hs_free(m->alloc, m->vals);
+    hs_free(m->alloc, m->ents);
     hs_free(m->alloc, m->used);
-    m->keys = m->vals = NULL;
+    m->ents = NULL;
     m->used = NULL;
     m->cap = m->count = 0;
 }
@@ -38,8 +37,8 @@ uint64_t *hs_idmap_get(const hs_idmap *m, uint64_t key)
     if (!m->cap)
         return NULL;
     for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & (m->cap - 1))
-        if (m->keys[i] == key)
-            return &m->vals[i];
+        if (m->ents[i].key == key)
+            return &m->ents[i].val;
     return NULL;
 }
 
@@ -51,43 +50,37 @@ void hs_idmap_prefetch(const hs_idmap *m, uint64_t key)
         return;
     i = slot_of(key, m->cap);
     __builtin_prefetch(&m->used[i]);
-    __builtin_prefetch(&m->keys[i]);
-    __builtin_prefetch(&m->vals[i]);
+    __builtin_prefetch(&m->ents[i]);
 }
 
-static void place(uint64_t *keys, uint64_t *vals, uint8_t *used, size_t cap, uint64_t key,
-                  uint64_t val)
+static void place(hs_idmap_entry *ents, uint8_t *used, size_t cap, uint64_t key, uint64_t val)
 {
     size_t i = slot_of(key, cap);
 
     while (used[i])
         i = (i + 1) & (cap - 1);
     used[i] = 1;
-    keys[i] = key;
-    vals[i] = val;
+    ents[i].key = key;
+    ents[i].val = val;
 }
 
 static hs_status grow(hs_idmap *m)
 {
     size_t cap = m->cap ? m->cap * 2 : 1024, i;
-    uint64_t *keys = hs_malloc(m->alloc, cap * sizeof *keys);
-    uint64_t *vals = hs_malloc(m->alloc, cap * sizeof *vals);
+    hs_idmap_entry *ents = hs_malloc(m->alloc, cap * sizeof *ents);
     uint8_t *used = hs_calloc(m->alloc, cap);
 
-    if (!keys || !vals || !used || cap < m->cap) {
-        hs_free(m->alloc, keys);
-        hs_free(m->alloc, vals);
+    if (!ents || !used || cap < m->cap) {
+        hs_free(m->alloc, ents);
         hs_free(m->alloc, used);
         return HS_E_NOMEM;
     }
     for (i = 0; i < m->cap; i++)
         if (m->used[i])
-            place(keys, vals, used, cap, m->keys[i], m->vals[i]);
-    hs_free(m->alloc, m->keys);
-    hs_free(m->alloc, m->vals);
+            place(ents, used, cap, m->ents[i].key, m->ents[i].val);
+    hs_free(m->alloc, m->ents);
     hs_free(m->alloc, m->used);
-    m->keys = keys;
-    m->vals = vals;
+    m->ents = ents;
     m->used = used;
     m->cap = cap;
     return HS_OK;
@@ -112,7 +105,7 @@ hs_status hs_idmap_put_new(hs_idmap *m, uint64_t key, uint64_t val)
         if (s != HS_OK)
             return s;
     }
-    place(m->keys, m->vals, m->used, m->cap, key, val);
+    place(m->ents, m->used, m->cap, key, val);
     m->count++;
     return HS_OK;
 }
@@ -131,18 +124,17 @@ int hs_idmap_take(hs_idmap *m, uint64_t key, uint64_t *val)
     if (!m->cap)
         return 0;
     for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & mask)
-        if (m->keys[i] == key)
+        if (m->ents[i].key == key)
             break;
     if (!m->used[i])
         return 0;
-    *val = m->vals[i];
+    *val = m->ents[i].val;
     /* Backward shift: pull later entries of the probe run into the hole when
      * their home slot does not lie cyclically in (hole, their slot]. */
     for (j = (i + 1) & mask; m->used[j]; j = (j + 1) & mask) {
-        size_t home = slot_of(m->keys[j], m->cap);
+        size_t home = slot_of(m->ents[j].key, m->cap);
         if (((j - home) & mask) >= ((j - i) & mask)) {
-            m->keys[i] = m->keys[j];
-            m->vals[i] = m->vals[j];
+            m->ents[i] = m->ents[j];
             i = j;
         }
     }

@@ -15,11 +15,16 @@
 
 #include "hprof_strip.h"
 
+/* A key beside its value: a probe that finds its key reads one cache line
+ * for both (the held roots' map misses cache on most probes). */
+typedef struct {
+    uint64_t key, val;
+} hs_idmap_entry;
+
 typedef struct {
     const hs_alloc *alloc;
-    uint64_t *keys;
-    uint64_t *vals;
-    uint8_t *used;
+    hs_idmap_entry *ents;
+    uint8_t *used; /* apart, so that probing past taken slots stays dense */
     size_t cap; /* a power of two, or 0 before the first insert */
     size_t count;
 } hs_idmap;
@@ -43,7 +48,7 @@ void hs_idmap_prefetch(const hs_idmap *m, uint64_t key);
 /* Bytes the map holds, for memory accounting. */
 static inline size_t hs_idmap_bytes(const hs_idmap *m)
 {
-    return m->cap * (2 * sizeof(uint64_t) + 1);
+    return m->cap * (sizeof(hs_idmap_entry) + 1);
 }
 
 #endif

@@ -270,7 +270,7 @@ uint32_t hs_rootq_take_any(hs_rootq *q)
     for (n = 0, i = q->cursor; n < q->map.cap; n++, i = (i + 1) & (q->map.cap - 1))
         if (q->map.used[i]) {
             q->cursor = i;
-            return hs_rootq_take(q, q->map.keys[i]);
+            return hs_rootq_take(q, q->map.ents[i].key);
         }
     return 0;
 }

@@ -441,7 +441,7 @@ hs_status hs_scrub_finish(hs_scrub *sc, hs_strings *s, hs_enc *e)
         uint64_t next;
         if (!sc->waiting.used[i])
             continue;
-        for (next = sc->waiting.vals[i]; next; next = sc->holds[next - 1].next) {
+        for (next = sc->waiting.ents[i].val; next; next = sc->holds[next - 1].next) {
             HS_TRY(write_held(sc, s, e, &sc->holds[next - 1], NULL, 0));
             e->c->st.instances_unresolved++;
         }

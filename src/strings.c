@@ -152,8 +152,8 @@ hs_status hs_str_flush_held(hs_strings *s, hs_enc *e)
 
     /* emit_held only flips map values, so walking the map is safe */
     for (i = 0; i < m->cap; i++)
-        if (m->used[i] && (m->vals[i] & 3u) == HS_STR_HELD)
-            HS_TRY(emit_held(s, e, m->keys[i]));
+        if (m->used[i] && (m->ents[i].val & 3u) == HS_STR_HELD)
+            HS_TRY(emit_held(s, e, m->ents[i].key));
     return HS_OK;
 }
 

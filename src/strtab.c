@@ -62,12 +62,12 @@ static void compact(hs_strtab *t)
     for (i = 0; i < t->map.cap; i++) {
         uint64_t v;
         uint32_t n;
-        if (!t->map.used[i] || STATE(t->map.vals[i]) != HS_STR_HELD)
+        if (!t->map.used[i] || STATE(t->map.ents[i].val) != HS_STR_HELD)
             continue;
-        v = t->map.vals[i];
+        v = t->map.ents[i].val;
         memcpy(&n, t->arena + OFFSET(v), 4);
         memcpy(tmp + to, t->arena + OFFSET(v), 4 + (size_t)n);
-        t->map.vals[i] = (uint64_t)to << 2 | HS_STR_HELD;
+        t->map.ents[i].val = (uint64_t)to << 2 | HS_STR_HELD;
         to += 4 + (size_t)n;
     }
     memcpy(t->arena, tmp, to);
