@@ -819,19 +819,7 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
         size = run_object_size(p + lead, i, mode == 1);
         if (mode != 1 && !size && p[0] == HS_SUB_PRIM_ARRAY_DUMP)
             size = run_zero_size(f, p, i);
-        if (!size) {
-            /* a switch between two dropped heaps goes on skipping (head
-             * covers the 1 + 4 + id bytes of a HEAP_DUMP_INFO) */
-            if (mode == 1 && p[0] == HS_SUB_HEAP_DUMP_INFO &&
-                heap_dropped(f, hs_be32(p + 1))) {
-                run_heap_info(f, p);
-                n->infos++;
-                pos += 1 + 4 + i;
-                continue;
-            }
-            break;
-        }
-        if (size > lim - pos - lead)
+        if (!size || size > lim - pos - lead) /* heap switches: walk_hold() */
             break;
         id = hs_be_id(p + lead + 1, i);
         /* held roots and kept Thread objects: sub_record() decides */
