@@ -26,8 +26,9 @@ struct hs_pager {
     size_t done;     /* the filter has passed map[0..done) */
     size_t kept;     /* pages before it are given back, or being given */
     size_t mapped;   /* pages before it were mapped by the thread */
-    size_t touching; /* the thread is mapping pages from here (SIZE_MAX: not) */
     int idle, stop;
+    void (*hold)(void *); /* tests: called before each step is mapped */
+    void *hold_arg;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     pthread_t thread;
@@ -51,14 +52,13 @@ static int work_for(const hs_pager *p, size_t done)
 
 /* Claims the pages from `kept` up to `done` to give back (under mu), so
  * that two callers never give back the same range; returns their count.
- * Never past the pages the thread is mapping: those would be mapped again
- * behind the claim and stay mapped for the rest of the run. */
+ * The claim may pass a step the thread is still mapping (it was preempted,
+ * the filter went on): the thread gives back what it mapped behind `kept`
+ * when the step ends, so memory stays flat however the two are scheduled. */
 static size_t claim(hs_pager *p, size_t done, size_t *from)
 {
     size_t give = page_down(p, done);
 
-    if (p->touching != SIZE_MAX && give > page_down(p, p->touching))
-        give = page_down(p, p->touching);
     *from = p->kept;
     if (give <= p->kept)
         return 0;
@@ -73,7 +73,7 @@ static size_t claim(hs_pager *p, size_t done, size_t *from)
 static void map_ahead(hs_pager *p)
 {
     for (;;) {
-        size_t from, to, want, at;
+        size_t from, to, want, at, behind = 0;
         pthread_mutex_lock(&p->mu);
         want = ahead_of(p, p->done);
         from = p->mapped;
@@ -86,14 +86,21 @@ static void map_ahead(hs_pager *p)
             return;
         }
         to = want - from > STEP ? from + STEP : want;
-        p->touching = from;
         pthread_mutex_unlock(&p->mu);
+        if (p->hold)
+            p->hold(p->hold_arg);
         for (at = from; at < to; at += p->page)
             (void)*(volatile const uint8_t *)(p->map + at);
         pthread_mutex_lock(&p->mu);
         p->mapped = to;
-        p->touching = SIZE_MAX;
+        /* the filter gave back part of this step while it was mapped: the
+         * pages touched after that are the thread's to give back */
+        from = page_down(p, from);
+        if (p->kept > from)
+            behind = (p->kept < to ? p->kept : to) - from;
         pthread_mutex_unlock(&p->mu);
+        if (behind)
+            madvise(p->map + from, behind, MADV_DONTNEED);
     }
 }
 
@@ -123,15 +130,22 @@ static void *pager_thread(void *arg)
 
 hs_pager *hs_pager_start(uint8_t *map, size_t len, size_t page, size_t kept)
 {
+    return hs_pager_start_held(map, len, page, kept, NULL, NULL);
+}
+
+hs_pager *hs_pager_start_held(uint8_t *map, size_t len, size_t page, size_t kept,
+                              void (*hold)(void *), void *arg)
+{
     hs_pager *p = calloc(1, sizeof *p);
 
     if (!p)
         return NULL;
+    p->hold = hold;
+    p->hold_arg = arg;
     p->map = map;
     p->len = len;
     p->page = page;
     p->kept = p->mapped = p->done = kept;
-    p->touching = SIZE_MAX;
     if (pthread_mutex_init(&p->mu, NULL) != 0)
         goto fail_mu;
     if (pthread_cond_init(&p->cv, NULL) != 0)

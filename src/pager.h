@@ -26,6 +26,11 @@ typedef struct hs_pager hs_pager;
  * `kept` are given back already. NULL when no thread could be started. */
 hs_pager *hs_pager_start(uint8_t *map, size_t len, size_t page, size_t kept);
 
+/* For tests: as hs_pager_start, and the thread calls hold(arg) before
+ * each step of pages it maps (a test stands in for a preempted thread). */
+hs_pager *hs_pager_start_held(uint8_t *map, size_t len, size_t page, size_t kept,
+                              void (*hold)(void *), void *arg);
+
 /* The filter has passed map[0..done): those pages may go, and the next
  * ones should be mapped. Called at every window step; cheap. */
 void hs_pager_advance(hs_pager *p, size_t done);

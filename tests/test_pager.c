@@ -5,6 +5,8 @@
  */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +68,24 @@ static long resident_kib(void)
     return kib;
 }
 
+/* How many pages of map[from..to) this process has mapped, from
+ * /proc/self/pagemap (bit 63 of each page's entry: present). */
+static size_t present_pages(size_t from, size_t to)
+{
+    int pm = open("/proc/self/pagemap", O_RDONLY);
+    size_t n = 0, at;
+
+    cr_assert(pm >= 0);
+    for (at = from; at < to; at += 4096) {
+        uint64_t e = 0;
+        off_t off = (off_t)(((uintptr_t)map + at) / 4096 * sizeof e);
+        cr_assert_eq(pread(pm, &e, sizeof e, off), (ssize_t)sizeof e);
+        n += e >> 63;
+    }
+    close(pm);
+    return n;
+}
+
 static void nap(void)
 {
     struct timespec ts = {0, 2 * 1000 * 1000};
@@ -86,12 +106,12 @@ static long wait_resident(long min_kib)
     return kib;
 }
 
-static unsigned touch(size_t from, size_t to)
+/* Reads a byte of each page, as the filter would (volatile: a read whose
+ * value is unused would be optimised away, and map nothing). */
+static void touch(size_t from, size_t to)
 {
-    unsigned sum = 0;
     for (; from < to; from += 4096)
-        sum += map[from];
-    return sum;
+        (void)*(volatile const uint8_t *)(map + from);
 }
 
 TestSuite(pager, .init = make_file, .fini = drop_file);
@@ -182,4 +202,86 @@ Test(pager, a_fast_filter_leaves_nothing_mapped_behind)
     }
     hs_pager_stop(p);
     cr_assert_leq(kib, 1024, "still mapped after the filter passed the end: %ld KiB", kib);
+}
+
+/* A pager thread that stops for a while in the middle of its first two
+ * steps (the machine is busy and preempts it there). */
+struct held {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int entered, released;
+};
+
+static void hold_two_steps(void *arg)
+{
+    struct held *h = arg;
+    int step;
+
+    pthread_mutex_lock(&h->mu);
+    step = ++h->entered;
+    pthread_cond_broadcast(&h->cv);
+    while (step <= 2 && h->released < step)
+        pthread_cond_wait(&h->cv, &h->mu);
+    pthread_mutex_unlock(&h->mu);
+}
+
+/* Waits for the thread to be held in its `step`th step. */
+static void wait_held(struct held *h, int step)
+{
+    pthread_mutex_lock(&h->mu);
+    while (h->entered < step)
+        pthread_cond_wait(&h->cv, &h->mu);
+    pthread_mutex_unlock(&h->mu);
+}
+
+static void release(struct held *h)
+{
+    pthread_mutex_lock(&h->mu);
+    h->released++;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+}
+
+/* Reads on as the filter would up to `to`, giving its position to the
+ * pager every 256 KiB; returns the mapping's peak resident KiB. */
+static long read_on(hs_pager *p, size_t from, size_t to)
+{
+    long peak = 0, kib;
+
+    while (from < to) {
+        size_t next = from + 256 * 1024 < to ? from + 256 * 1024 : to;
+        touch(from, next);
+        hs_pager_advance(p, next);
+        kib = resident_kib();
+        if (kib > peak)
+            peak = kib;
+        from = next;
+    }
+    return peak;
+}
+
+/* The filter goes on while the thread is held in a step: it gives back
+ * what it has passed itself, past the held step, and the pages the thread
+ * maps of that step once it goes on end up given back too. The second held
+ * step starts mid-page, where the filter left off. */
+Test(pager, a_held_thread_does_not_pin_memory)
+{
+    struct held h = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+    hs_pager *p = hs_pager_start_held(map, FILE_SIZE, 4096, 0, hold_two_steps, &h);
+    long peak1, peak2;
+
+    cr_assert(p);
+    wait_held(&h, 1); /* mapping from 0 */
+    peak1 = read_on(p, 0, 20 * MIB + 100);
+    release(&h);
+    wait_held(&h, 2); /* mapping from where the filter is */
+    peak2 = read_on(p, 20 * MIB + 100, 40 * MIB);
+    release(&h);
+    /* without giving back past the held step, all 20 MiB stay mapped */
+    cr_assert_lt(peak1, 10 * 1024, "peak resident %ld KiB in the first held step", peak1);
+    cr_assert_lt(peak2, 10 * 1024, "peak resident %ld KiB in the second held step", peak2);
+    read_on(p, 40 * MIB, FILE_SIZE);
+    hs_pager_stop(p);
+    cr_assert_eq(present_pages(0, 40 * MIB), 0,
+                 "pages the held steps mapped behind the filter stay mapped");
 }
