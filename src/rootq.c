@@ -194,6 +194,9 @@ static hs_status insert(hs_rootq *q, uint64_t id, uint64_t chain)
     q->recent_id[q->n_recent] = id;
     q->recent_chain[q->n_recent] = chain;
     q->n_recent++;
+    /* the id moves to the map HS_ROOTQ_RECENT inserts on, unless its object
+     * comes first: a random slot of a large map, loaded from now on */
+    hs_idmap_prefetch(&q->map, id);
     return HS_OK;
 }
 
