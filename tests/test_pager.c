@@ -69,13 +69,15 @@ static long resident_kib(void)
 }
 
 /* How many pages of map[from..to) this process has mapped, from
- * /proc/self/pagemap (bit 63 of each page's entry: present). */
+ * /proc/self/pagemap (bit 63 of each page's entry: present); the test is
+ * skipped where the kernel does not offer it. */
 static size_t present_pages(size_t from, size_t to)
 {
     int pm = open("/proc/self/pagemap", O_RDONLY);
     size_t n = 0, at;
 
-    cr_assert(pm >= 0);
+    if (pm < 0)
+        cr_skip_test("no /proc/self/pagemap to see which pages are mapped");
     for (at = from; at < to; at += 4096) {
         uint64_t e = 0;
         off_t off = (off_t)(((uintptr_t)map + at) / 4096 * sizeof e);
