@@ -15,6 +15,7 @@ void hs_rootq_init(hs_rootq *q, const hs_alloc *a)
     hs_idmap_init(&q->map, a);
     hs_idmap_init(&q->dir, a);
     q->last_key = UINT64_MAX;
+    q->open = 1;
 }
 
 void hs_rootq_free(hs_rootq *q)
@@ -27,6 +28,9 @@ void hs_rootq_free(hs_rootq *q)
         hs_free(q->alloc, q->pages[i]);
     hs_free(q->alloc, q->pages);
     hs_free(q->alloc, q->slots);
+    hs_free(q->alloc, q->blk);
+    q->blk = NULL;
+    q->nblk = q->blk_cap = q->blk_left = 0;
     q->slots = NULL;
     q->pages = NULL;
     q->npages = q->pages_cap = 0;
@@ -83,11 +87,155 @@ static size_t word_of(uint64_t id)
     return (size_t)(id >> 9) & (HS_ROOTQ_PAGE_BITS / 64 - 1);
 }
 
-int hs_rootq_maybe_slow(hs_rootq *q, uint64_t id)
+/* True when the bit of `id` is set: a root may be held for it in the
+ * recent list or the map, or it is watched. */
+static int bit_set(hs_rootq *q, uint64_t id)
 {
     const uint64_t *page = page_of(q, id);
 
     return page && (page[word_of(id)] & bit_of(id));
+}
+
+/* ---- the block ---------------------------------------------------------- */
+
+static hs_status block_add(hs_rootq *q, uint64_t id, uint32_t ref)
+{
+    if (q->nblk == q->blk_cap) {
+        size_t cap = q->blk_cap ? q->blk_cap * 2 : 1024;
+        hs_idmap_entry *b;
+        if (cap > SIZE_MAX / (2 * sizeof *b))
+            return HS_E_LIMIT;
+        b = hs_realloc(q->alloc, q->blk, q->nblk * sizeof *b, 2 * cap * sizeof *b);
+        if (!b)
+            return HS_E_NOMEM;
+        q->blk = b;
+        q->blk_cap = cap;
+    }
+    q->blk[q->nblk].key = id;
+    q->blk[q->nblk].val = ref;
+    q->nblk++;
+    if (id - q->win_lo < q->win_hi - q->win_lo) /* asked while the block was empty */
+        q->win_lo = q->win_hi = 0;
+    return HS_OK;
+}
+
+/* Sorts a[0..n) by key, keeping the order of equal keys, through tmp[0..n):
+ * 11 bits at a time (LSD radix), over the bits in which the keys differ.
+ * ART's ids are 8-aligned 32-bit addresses: three passes. */
+#define RADIX_BITS 11
+static void radix_sort(hs_idmap_entry *a, hs_idmap_entry *tmp, size_t n)
+{
+    const size_t buckets = (size_t)1 << RADIX_BITS;
+    hs_idmap_entry *from = a, *to = tmp, *t;
+    uint64_t differ = 0;
+    size_t i;
+    unsigned shift;
+
+    for (i = 1; i < n; i++)
+        differ |= a[i].key ^ a[0].key;
+    if (!differ)
+        return;
+    for (shift = (unsigned)__builtin_ctzll(differ); shift < 64 && differ >> shift;
+         shift += RADIX_BITS) {
+        size_t at = 0, c, cnt[(size_t)1 << RADIX_BITS]; /* then where each goes */
+        const uint64_t mask = buckets - 1;
+        memset(cnt, 0, sizeof cnt);
+        for (i = 0; i < n; i++)
+            cnt[from[i].key >> shift & mask]++;
+        for (i = 0; i < buckets; i++) {
+            c = cnt[i];
+            cnt[i] = at;
+            at += c;
+        }
+        for (i = 0; i < n; i++)
+            to[cnt[from[i].key >> shift & mask]++] = from[i];
+        t = from, from = to, to = t;
+    }
+    if (from != a)
+        memcpy(a, from, n * sizeof *a);
+}
+
+/* Closes the block: sorts it, chains the roots of each id in the order
+ * they came, and keeps one entry per id. */
+static void block_close(hs_rootq *q)
+{
+    hs_idmap_entry *b = q->blk;
+    size_t i, n = 0;
+
+    q->open = 0;
+    if (q->blk_drain) { /* some went out already (hs_rootq_take_any) */
+        q->nblk -= q->blk_drain;
+        memmove(b, b + q->blk_drain, q->nblk * sizeof *b);
+    }
+    radix_sort(b, b + q->blk_cap, q->nblk);
+    for (i = 0; i < q->nblk; i++) {
+        const uint32_t ref = (uint32_t)b[i].val;
+        if (n && b[n - 1].key == b[i].key) { /* append to the id's chain */
+            q->slots[(uint32_t)b[n - 1].val - 1].next = ref;
+            b[n - 1].val = (b[n - 1].val & ~(uint64_t)0xffffffffu) | ref;
+        } else {
+            b[n].key = b[i].key;
+            b[n++].val = (uint64_t)ref << 32 | ref;
+        }
+    }
+    q->nblk = q->blk_left = n;
+    q->blk_cur = q->blk_drain = 0;
+}
+
+/* The first block entry not below `id`, searched from where the last
+ * search ended: objects come in address order, so it is mostly that entry
+ * or the next. A gallop either way, then a binary search. */
+static size_t block_seek(hs_rootq *q, uint64_t id)
+{
+    const hs_idmap_entry *b = q->blk;
+    size_t lo, hi, step, k = q->blk_cur, n = q->nblk;
+
+    if (k < n && b[k].key < id) { /* ahead: the answer lies in (k, n] */
+        lo = k + 1;
+        for (step = 1; lo + step - 1 < n && b[lo + step - 1].key < id; step *= 2)
+            lo += step;
+        hi = lo + step - 1 < n ? lo + step - 1 : n;
+    } else { /* here or behind: in [0, k] */
+        hi = k < n ? k : n;
+        for (step = 1; hi >= step && b[hi - step].key >= id; step *= 2)
+            hi -= step;
+        lo = hi >= step ? hi - step + 1 : 0;
+    }
+    while (lo < hi) { /* b[lo - 1] < id <= b[hi], where they exist */
+        size_t mid = lo + (hi - lo) / 2;
+        if (b[mid].key < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return q->blk_cur = lo;
+}
+
+/* The chain word of `id` in the block, or NULL: closes an open block. */
+static uint64_t *block_find(hs_rootq *q, uint64_t id)
+{
+    size_t k;
+
+    if (q->open) {
+        if (!q->nblk)
+            return NULL;
+        block_close(q);
+    }
+    if (!q->blk_left)
+        return NULL;
+    k = block_seek(q, id);
+    return k < q->nblk && q->blk[k].key == id && q->blk[k].val ? &q->blk[k].val : NULL;
+}
+
+/* Marks block entry `v` taken, freeing the block when it was the last. */
+static void block_taken(hs_rootq *q, uint64_t *v)
+{
+    *v = 0;
+    if (--q->blk_left)
+        return;
+    hs_free(q->alloc, q->blk);
+    q->blk = NULL;
+    q->nblk = q->blk_cap = 0;
 }
 
 /* How far hs_rootq_clear_slow() looks for the next set bit: 16 words,
@@ -95,7 +243,9 @@ int hs_rootq_maybe_slow(hs_rootq *q, uint64_t id)
  * ids jump about. */
 #define WINDOW_WORDS 16
 
-int hs_rootq_clear_slow(hs_rootq *q, uint64_t id)
+/* The range of ids around `id` with no bit set, [*lo, *hi), or 0 when
+ * id's bit is set. */
+static int bits_clear(hs_rootq *q, uint64_t id, uint64_t *lo, uint64_t *hi)
 {
     const uint64_t *page = page_of(q, id);
     const uint64_t key = id >> HS_ROOTQ_PAGE_SHIFT, base = key << HS_ROOTQ_PAGE_SHIFT;
@@ -103,9 +253,9 @@ int hs_rootq_clear_slow(hs_rootq *q, uint64_t id)
     unsigned w = (unsigned)word_of(id), end, b;
     uint64_t m;
 
-    if (!page) { /* no bit in the whole page (the ranges wrap as ids do) */
-        q->win_lo = base;
-        q->win_hi = base + ((uint64_t)1 << HS_ROOTQ_PAGE_SHIFT);
+    if (!page) { /* no bit in the whole page */
+        *lo = base;
+        *hi = base + ((uint64_t)1 << HS_ROOTQ_PAGE_SHIFT);
         return 1;
     }
     b = (unsigned)(id >> 3) & 63;
@@ -113,15 +263,49 @@ int hs_rootq_clear_slow(hs_rootq *q, uint64_t id)
         return 0;
     /* the range runs from id's 8 bytes to the next set bit, or as far as
      * the search goes */
-    q->win_lo = id & ~(uint64_t)7;
+    *lo = id & ~(uint64_t)7;
     end = w + WINDOW_WORDS < words ? w + WINDOW_WORDS : words;
     for (m = page[w] & (~(uint64_t)0 << b); !m && ++w < end;)
         m = page[w];
-    q->win_hi = base + ((uint64_t)w * 64 + (m ? (unsigned)__builtin_ctzll(m) : 0)) * 8;
+    *hi = base + ((uint64_t)w * 64 + (m ? (unsigned)__builtin_ctzll(m) : 0)) * 8;
     /* the object at the range's end likely has roots held: their chain is
      * then in cache when it comes, some dozens of objects on */
     if (m)
-        hs_idmap_prefetch(&q->map, q->win_hi);
+        hs_idmap_prefetch(&q->map, *hi);
+    return 1;
+}
+
+int hs_rootq_clear_slow(hs_rootq *q, uint64_t id)
+{
+    uint64_t lo, hi, blo, bhi;
+    size_t k;
+    unsigned i;
+
+    if (!bits_clear(q, id, &lo, &hi))
+        return 0;
+    if (hi < lo) /* the top page's range ends past the id space */
+        hi = UINT64_MAX;
+    if (block_find(q, id))
+        return 0;
+    if (q->blk_left) { /* narrowed to the gap between two entries */
+        k = q->blk_cur;
+        blo = k ? q->blk[k - 1].key + 1 : 0;
+        bhi = k < q->nblk ? q->blk[k].key : UINT64_MAX;
+        lo = lo > blo ? lo : blo;
+        hi = hi < bhi ? hi : bhi;
+    }
+    for (i = 0; i < q->n_recent; i++) { /* and to leave out the recent ids */
+        const uint64_t r = q->recent_id[i];
+        if (r == id)
+            return 0;
+        if (r < id && r >= lo)
+            lo = r + 1;
+        else if (r > id && r < hi)
+            hi = r;
+    }
+    hi = hi > lo ? hi : lo;
+    q->win_lo = lo;
+    q->win_hi = hi;
     return 1;
 }
 
@@ -164,27 +348,32 @@ hs_status hs_rootq_watch(hs_rootq *q, uint64_t id)
 /* The chain word of `id` in the recent list or the map, or NULL. */
 static uint64_t *find(hs_rootq *q, uint64_t id)
 {
+    uint64_t *v;
     unsigned i;
 
     for (i = q->n_recent; i-- > 0;) /* newest first: ART's roots come just before their object */
         if (q->recent_id[i] == id)
             return &q->recent_chain[i];
-    if (!q->map.count || !hs_rootq_maybe_slow(q, id))
+    if ((v = block_find(q, id)) != NULL)
+        return v;
+    if (!q->map.count || !bit_set(q, id))
         return NULL;
     return hs_idmap_get(&q->map, id);
 }
 
 /* Starts a chain for a new id in the recent list, moving the oldest entry
- * of a full list to the map. */
+ * of a full list to the map. Only ids that reach the map get their bit:
+ * most roots held after the block go out with their object a few
+ * sub-records on, and would otherwise spread bitmap pages over the heap. */
 static hs_status insert(hs_rootq *q, uint64_t id, uint64_t chain)
 {
-    hs_status st = filter_add(q, id);
+    hs_status st;
 
-    if (st != HS_OK)
-        return st;
     if (q->n_recent == HS_ROOTQ_RECENT) {
         /* not in the map: find() looks in the list first */
-        st = hs_idmap_put_new(&q->map, q->recent_id[0], q->recent_chain[0]);
+        st = filter_add(q, q->recent_id[0]);
+        if (st == HS_OK)
+            st = hs_idmap_put_new(&q->map, q->recent_id[0], q->recent_chain[0]);
         if (st != HS_OK)
             return st;
         memmove(q->recent_id, q->recent_id + 1, (HS_ROOTQ_RECENT - 1) * sizeof(uint64_t));
@@ -194,6 +383,8 @@ static hs_status insert(hs_rootq *q, uint64_t id, uint64_t chain)
     q->recent_id[q->n_recent] = id;
     q->recent_chain[q->n_recent] = chain;
     q->n_recent++;
+    if (id - q->win_lo < q->win_hi - q->win_lo)
+        q->win_lo = q->win_hi = 0;
     /* the id moves to the map HS_ROOTQ_RECENT inserts on, unless its object
      * comes first: a random slot of a large map, loaded from now on */
     hs_idmap_prefetch(&q->map, id);
@@ -216,12 +407,16 @@ hs_status hs_rootq_add(hs_rootq *q, uint64_t id, const uint8_t *bytes, size_t le
     s->next = 0;
     s->len = (uint8_t)len;
     memcpy(s->bytes, bytes, HS_ROOT_MAX); /* a constant size: no call */
-    v = find(q, id);
-    if (v) { /* append to the id's chain, keeping arrival order */
+    if (q->open) { /* no lookup yet: chained when the block closes */
+        st = block_add(q, id, ref);
+    } else if ((v = find(q, id)) != NULL) { /* append to the id's chain, keeping arrival order */
         uint32_t last = (uint32_t)*v;
         q->slots[last - 1].next = ref;
         *v = (*v & ~(uint64_t)0xffffffffu) | ref;
-    } else if ((st = insert(q, id, (uint64_t)ref << 32 | ref)) != HS_OK) {
+    } else {
+        st = insert(q, id, (uint64_t)ref << 32 | ref);
+    }
+    if (st != HS_OK) {
         s->next = q->free_list;
         q->free_list = ref;
         return st;
@@ -233,7 +428,7 @@ hs_status hs_rootq_add(hs_rootq *q, uint64_t id, const uint8_t *bytes, size_t le
 
 uint32_t hs_rootq_take(hs_rootq *q, uint64_t id)
 {
-    uint64_t chain;
+    uint64_t chain, *v;
     uint32_t first;
     unsigned i;
 
@@ -246,7 +441,12 @@ uint32_t hs_rootq_take(hs_rootq *q, uint64_t id)
             }
             return first;
         }
-    if (!q->map.count || !hs_rootq_maybe_slow(q, id) || !hs_idmap_take(&q->map, id, &chain))
+    if ((v = block_find(q, id)) != NULL) {
+        first = (uint32_t)(*v >> 32);
+        block_taken(q, v);
+        return first;
+    }
+    if (!q->map.count || !bit_set(q, id) || !hs_idmap_take(&q->map, id, &chain))
         return 0;
     return (uint32_t)(chain >> 32);
 }
@@ -264,6 +464,17 @@ uint32_t hs_rootq_take_any(hs_rootq *q)
 
     if (q->n_recent)
         return hs_rootq_take(q, q->recent_id[0]);
+    if (q->open) { /* never asked about: out in the order they came */
+        if (q->blk_drain < q->nblk)
+            return (uint32_t)q->blk[q->blk_drain++].val;
+        q->nblk = q->blk_drain = 0;
+    }
+    for (; q->blk_left; q->blk_drain++) /* in id order */
+        if (q->blk[q->blk_drain].val) {
+            uint32_t first = (uint32_t)(q->blk[q->blk_drain].val >> 32);
+            block_taken(q, &q->blk[q->blk_drain].val);
+            return first;
+        }
     if (!q->map.count) {
         q->cursor = 0;
         return 0;

@@ -14,6 +14,12 @@
  * ART writes one ROOT_VM_INTERNAL right before each zygote or image object,
  * millions of them: the ids of the last few roots are kept in a small list
  * in front of the map, so such a root comes and goes without a map probe.
+ *
+ * ART also writes a block of roots (a hundred thousand on a small app)
+ * before its first object. Those are not put in the map one by one: they
+ * are appended to an array, the block, sorted by id when the first
+ * question is asked, and then found with a cursor that follows the objects
+ * (which come in address order) along the sorted ids.
  */
 #ifndef HS_ROOTQ_H
 #define HS_ROOTQ_H
@@ -56,15 +62,26 @@ typedef struct {
     size_t npages, pages_cap;
     uint64_t last_key; /* the page looked up last, and its bits (never */
     const uint64_t *last_page; /* NULL once a page was looked up) */
-    /* An id range [win_lo, win_hi) in which no bit is set, found around the
-     * last object a run asked about (hs_rootq_clear): ART writes objects in
-     * address order, so most objects fall in the range of the one before,
-     * and are cleared by two subtractions and a compare. A bit set inside
-     * the range empties it. */
+    /* An id range [win_lo, win_hi) with no bit set, no block entry and no
+     * recent id, found around the last object asked about (hs_rootq_clear):
+     * ART writes objects in address order, so most objects fall in the
+     * range of the one before, and are cleared by two subtractions and a
+     * compare. An id added inside the range empties it. */
     uint64_t win_lo, win_hi;
     /* the newest ids, each with its chain: (first + 1) << 32 | (last + 1) */
     uint64_t recent_id[HS_ROOTQ_RECENT], recent_chain[HS_ROOTQ_RECENT];
     unsigned n_recent;
+    /* The block: while `open`, every root added is appended as (id, slot
+     * index + 1). The first lookup closes it: sorted by id, the roots of
+     * one id chained, it then holds one entry per id, its chain as in the
+     * map, 0 once taken. Twice `blk_cap` entries are allocated: the second
+     * half is the sort's scratch, so closing cannot fail. */
+    hs_idmap_entry *blk;
+    size_t nblk, blk_cap;
+    size_t blk_left; /* entries not taken yet (closed block) */
+    size_t blk_cur;  /* where the last search ended */
+    size_t blk_drain; /* where hs_rootq_take_any looks first */
+    int open;        /* adds go to the block */
 } hs_rootq;
 
 void hs_rootq_init(hs_rootq *q, const hs_alloc *a);
@@ -79,7 +96,10 @@ uint32_t hs_rootq_take(hs_rootq *q, uint64_t id);
 /* The first slot index + 1 of the roots held for `id` (0 when none),
  * left attached. */
 uint32_t hs_rootq_peek(hs_rootq *q, uint64_t id);
-/* Detaches the roots of any one id still held, or returns 0 when empty. */
+/* Detaches the roots of any one id still held, or returns 0 when empty.
+ * Roots of a block never asked about come one at a time, in the order they
+ * were added (HotSpot writes its roots after every object: they go out as
+ * they came); then the block's by id, each id's together; then the rest. */
 uint32_t hs_rootq_take_any(hs_rootq *q);
 static inline hs_root_slot *hs_rootq_slot(hs_rootq *q, uint32_t ref)
 {
@@ -90,7 +110,7 @@ static inline size_t hs_rootq_bytes(const hs_rootq *q)
 {
     return (size_t)q->cap * sizeof(hs_root_slot) + hs_idmap_bytes(&q->map) +
            hs_idmap_bytes(&q->dir) + q->npages * (HS_ROOTQ_PAGE_BITS / 8) +
-           q->pages_cap * sizeof(uint64_t *);
+           q->pages_cap * sizeof(uint64_t *) + 2 * q->blk_cap * sizeof(hs_idmap_entry);
 }
 
 /* The bitmap word of `id` when its page is the last one looked up, else
@@ -100,21 +120,6 @@ static inline const uint64_t *hs_rootq_word(const hs_rootq *q, uint64_t id)
     if (id >> HS_ROOTQ_PAGE_SHIFT != q->last_key)
         return NULL;
     return &q->last_page[(id >> 9) & (HS_ROOTQ_PAGE_BITS / 64 - 1)];
-}
-
-/* False when `id` surely has no root held; true when it may. Every held id,
- * in the recent list or the map, has its bit set. */
-int hs_rootq_maybe_slow(hs_rootq *q, uint64_t id);
-static inline int hs_rootq_maybe(hs_rootq *q, uint64_t id)
-{
-    const uint64_t *w;
-
-    if (!q->count)
-        return 0;
-    w = hs_rootq_word(q, id);
-    if (w)
-        return (int)(*w >> ((id >> 3) & 63) & 1);
-    return hs_rootq_maybe_slow(q, id);
 }
 
 /* Sets the bit of `id` with no root held for it: an id runs must stop at
@@ -128,6 +133,13 @@ int hs_rootq_clear_slow(hs_rootq *q, uint64_t id);
 static inline int hs_rootq_clear(hs_rootq *q, uint64_t id)
 {
     return id - q->win_lo < q->win_hi - q->win_lo || hs_rootq_clear_slow(q, id);
+}
+
+/* False when `id` surely has no root held; true when it may (or is
+ * watched). */
+static inline int hs_rootq_maybe(hs_rootq *q, uint64_t id)
+{
+    return q->count && !hs_rootq_clear(q, id);
 }
 
 /* Starts loading the bitmap word `id` will be looked up in: called a

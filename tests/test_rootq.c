@@ -1,8 +1,9 @@
 /*
  * test_rootq.c - the held-root queue's id sets (src/rootq.c, src/idmap.c):
  * the range a run skips the lookup in (hs_rootq_clear) never holds an id
- * with roots held or watched, however ids arrive; the map's one-probe
- * insert and take agree with a plain array.
+ * with roots held or watched, however ids arrive; the block keeps each id's
+ * roots in arrival order; the map's one-probe insert and take agree with a
+ * plain array.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -36,12 +37,10 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* True when sorted `granules` (ids >> 3) holds id's. */
-static int granule_in(const uint64_t *granules, size_t n, uint64_t id)
+/* True when sorted `ids[0..n)` holds `id`. */
+static int id_in(const uint64_t *ids, size_t n, uint64_t id)
 {
-    const uint64_t g = id >> 3;
-
-    return bsearch(&g, granules, n, sizeof g, cmp_u64) != NULL;
+    return bsearch(&id, ids, n, sizeof id, cmp_u64) != NULL;
 }
 
 Test(rootq, clear_around_held_and_watched_ids, .init = start)
@@ -51,42 +50,60 @@ Test(rootq, clear_around_held_and_watched_ids, .init = start)
     hs_rootq_init(&q, &mem);
     cr_expect(hs_rootq_clear(&q, 0x1000), "nothing held: every id is clear");
     cr_assert_eq(hs_rootq_add(&q, 0x1000, root_bytes, 5), HS_OK);
+    cr_assert_eq(hs_rootq_add(&q, 0x1400, root_bytes, 5), HS_OK);
+    /* the first question closes the block */
     cr_expect(!hs_rootq_clear(&q, 0x1000));
-    cr_expect(!hs_rootq_clear(&q, 0x1004), "an id of the same 8 bytes may be held");
+    cr_expect(hs_rootq_clear(&q, 0x1004), "block ids are exact");
     cr_expect(hs_rootq_clear(&q, 0xff8));
     cr_expect(hs_rootq_clear(&q, 0x1008));
-    /* the range found from 0x1008 reaches far: an id added inside it must
-     * not be skipped */
-    cr_expect(hs_rootq_clear(&q, 0x1010));
+    cr_expect(!hs_rootq_clear(&q, 0x1400), "the range from 0x1008 stops at the next entry");
+    /* after the block: the recent list, then the map and its bits */
+    cr_assert_eq(hs_rootq_add(&q, 0x1010, root_bytes, 5), HS_OK);
+    cr_expect(!hs_rootq_clear(&q, 0x1010), "an id added inside the last range");
+    cr_expect(hs_rootq_clear(&q, 0x1018));
+    /* a recent id below and above the one asked, in a page of no bits */
+    cr_assert_eq(hs_rootq_add(&q, 0x800100, root_bytes, 5), HS_OK);
+    cr_assert_eq(hs_rootq_add(&q, 0x800300, root_bytes, 5), HS_OK);
+    cr_expect(hs_rootq_clear(&q, 0x800200));
+    cr_expect(!hs_rootq_clear(&q, 0x800100), "a recent id below the last range");
+    cr_expect(hs_rootq_clear(&q, 0x800200));
+    cr_expect(!hs_rootq_clear(&q, 0x800300), "a recent id above the last range");
     cr_assert_eq(hs_rootq_watch(&q, 0x1800), HS_OK);
     cr_expect(!hs_rootq_clear(&q, 0x1800), "a watched id inside the last range");
+    cr_expect(!hs_rootq_clear(&q, 0x1804), "a watched id's 8 bytes");
     cr_expect(hs_rootq_clear(&q, 0x1808));
-    /* ids at the top of the id space, where ranges wrap */
+    /* ids at the top of the id space, where the bitmap's ranges end */
     cr_assert_eq(hs_rootq_add(&q, UINT64_MAX - 7, root_bytes, 5), HS_OK);
     cr_expect(!hs_rootq_clear(&q, UINT64_MAX - 7));
-    cr_expect(!hs_rootq_clear(&q, UINT64_MAX));
     cr_expect(hs_rootq_clear(&q, UINT64_MAX - 15));
     cr_expect(hs_rootq_clear(&q, 0));
-    /* roots taken leave their bit: the lookup is asked, and finds none */
+    /* roots taken are gone from the block, the list and the map */
     cr_expect_neq(hs_rootq_take(&q, 0x1000), 0);
     cr_expect_eq(hs_rootq_take(&q, 0x1000), 0);
+    cr_expect(hs_rootq_clear(&q, 0x1000));
+    cr_expect_neq(hs_rootq_take(&q, 0x1010), 0);
+    cr_expect_eq(hs_rootq_take(&q, 0x1010), 0);
+    cr_expect_neq(hs_rootq_take(&q, UINT64_MAX - 7), 0);
+    cr_expect(!hs_rootq_clear(&q, 0x1400), "still held");
     hs_rootq_free(&q);
 }
 
-/* Random ids, dense and sparse, asked in address order (as ART writes)
+/* Random ids, dense and sparse, in the block and after it, some spilled
+ * from the recent list to the map, asked in address order (as ART writes)
  * and at random: an id reported clear never has roots held or watched. */
 Test(rootq, clear_never_hides_an_id, .init = start)
 {
-    enum { N = 3000 };
-    static uint64_t held[N], granules[N];
+    enum { N = 6000, W = 4000 };
+    static uint64_t held[N], sorted[N], walk[W + N];
     hs_rootq q;
-    uint64_t s = 0x9E3779B97F4A7C15ull, base = 0x12c00000, id, wrong = 0, asked = 0;
+    uint64_t s = 0x9E3779B97F4A7C15ull, base = 0x12c00000, id, wrong = 0, asked = 0, hits = 0;
     size_t n = 0, k;
 
     hs_rootq_init(&q, &mem);
     for (k = 0; k < 40; k++) {
-        /* hold some ids, some far apart, some of the same 8 bytes */
-        size_t add = 1 + next_rand(&s) % 100, j;
+        /* hold some ids (the first round is the block), some far apart,
+         * some of the same 8 bytes */
+        size_t add = 1 + next_rand(&s) % (k ? 100 : 2000), j, nw = 0, m;
         for (j = 0; j < add && n < N; j++) {
             id = base + (next_rand(&s) % (1u << 24) & ~(uint64_t)(next_rand(&s) & 1 ? 7 : 3));
             if (j % 7 == 0)
@@ -95,29 +112,168 @@ Test(rootq, clear_never_hides_an_id, .init = start)
                 cr_assert_eq(hs_rootq_add(&q, id, root_bytes, 5), HS_OK);
             held[n++] = id;
         }
-        for (j = 0; j < n; j++)
-            granules[j] = held[j] >> 3;
-        qsort(granules, n, sizeof granules[0], cmp_u64);
-        /* a walk in address order over part of the range */
-        for (id = base + next_rand(&s) % (1u << 24); id < base + (1u << 24); id += 8 + next_rand(&s) % 120) {
+        memcpy(sorted, held, n * sizeof *held);
+        qsort(sorted, n, sizeof sorted[0], cmp_u64);
+        /* a walk in address order over part of the range, through the
+         * held ids in it and others near them */
+        for (id = base + next_rand(&s) % (1u << 24); id < base + (1u << 24) && nw < W;
+             id += 8 + next_rand(&s) % 120)
+            walk[nw++] = id;
+        for (m = 0; m < n; m++)
+            if (nw && sorted[m] >= walk[0])
+                walk[nw++] = sorted[m] + (next_rand(&s) % 3 == 0 ? 4 : 0);
+        qsort(walk, nw, sizeof walk[0], cmp_u64);
+        for (m = 0; m < nw; m++) {
             asked++;
-            if (hs_rootq_clear(&q, id) && granule_in(granules, n, id))
+            hits += id_in(sorted, n, walk[m]);
+            if (hs_rootq_clear(&q, walk[m]) && id_in(sorted, n, walk[m]))
                 wrong++;
         }
-        /* and ids at random */
+        /* and ids at random, held ones among them */
         for (j = 0; j < 2000; j++) {
-            id = base + next_rand(&s) % (1u << 24);
+            id = j % 4 ? base + next_rand(&s) % (1u << 24) : held[next_rand(&s) % n];
             asked++;
-            if (hs_rootq_clear(&q, id) && granule_in(granules, n, id))
+            hits += id_in(sorted, n, id);
+            if (hs_rootq_clear(&q, id) && id_in(sorted, n, id))
                 wrong++;
         }
     }
     cr_expect_gt(asked, 100000);
+    cr_expect_gt(hits, 10000, "the held ids are asked too");
     cr_expect_eq(wrong, 0, "%llu ids with roots held were reported clear",
                  (unsigned long long)wrong);
     for (k = 0; k < n; k++)
         cr_expect(!hs_rootq_clear(&q, held[k]));
     hs_rootq_free(&q);
+}
+
+/* The roots of an id taken as one chain in the order they were added,
+ * whether they came in the block, after it, or both. */
+static void expect_chain(hs_rootq *q, uint32_t ref, const uint8_t *want, size_t n, uint64_t id)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        cr_assert_neq(ref, 0, "id %#llx: chain ends after %zu of %zu roots",
+                      (unsigned long long)id, i, n);
+        cr_expect_eq(hs_rootq_slot(q, ref)->bytes[1], want[i], "id %#llx root %zu",
+                     (unsigned long long)id, i);
+        ref = hs_rootq_slot(q, ref)->next;
+    }
+    cr_expect_eq(ref, 0, "id %#llx: more roots than added", (unsigned long long)id);
+}
+
+Test(rootq, block_keeps_each_ids_roots_in_order, .init = start)
+{
+    enum { IDS = 3000, ROOTS = 9000, LATE = 1000 };
+    static uint64_t ids[IDS];
+    static uint8_t seq[IDS][16], nseq[IDS], taken[IDS];
+    hs_rootq q;
+    uint64_t s = 77;
+    size_t i, k, left;
+    uint32_t ref;
+
+    hs_rootq_init(&q, &mem);
+    for (i = 0; i < IDS; i++) /* distinct, some in the same 8 bytes */
+        ids[i] = 0x12c00000 + (uint64_t)i * 24 + (i % 5 == 0 ? 4 : 0);
+    /* the block: roots of random ids, several for some, numbered in order */
+    for (k = 0; k < ROOTS + LATE; k++) {
+        uint8_t b[HS_ROOT_MAX] = {0xFF};
+        i = next_rand(&s) % IDS;
+        if (nseq[i] == 16)
+            continue;
+        b[1] = (uint8_t)(k & 0xff);
+        b[2] = (uint8_t)(i >> 8); /* whose root it is, for take_any */
+        b[3] = (uint8_t)i;
+        seq[i][nseq[i]++] = b[1];
+        cr_assert_eq(hs_rootq_add(&q, ids[i], b, 5), HS_OK);
+        if (k == ROOTS) /* the first question: later roots join the chains */
+            cr_expect(hs_rootq_clear(&q, 0x12c00000 - 8));
+    }
+    /* take in address order with some ids skipped, then some behind */
+    for (i = 0; i < IDS; i += 1 + next_rand(&s) % 3) {
+        ref = hs_rootq_take(&q, ids[i]);
+        taken[i] = 1;
+        if (nseq[i])
+            expect_chain(&q, ref, seq[i], nseq[i], ids[i]);
+        else
+            cr_expect_eq(ref, 0, "id %zu had no roots", i);
+        for (; ref; ref = hs_rootq_slot(&q, ref)->next) /* hands back after reading next */
+            ;
+    }
+    for (i = IDS; i-- > 0;)
+        if (!taken[i] && i % 2) {
+            cr_expect_eq(hs_rootq_peek(&q, ids[i]) != 0, nseq[i] != 0);
+            ref = hs_rootq_take(&q, ids[i]);
+            taken[i] = 1;
+            if (nseq[i])
+                expect_chain(&q, ref, seq[i], nseq[i], ids[i]);
+            cr_expect_eq(hs_rootq_take(&q, ids[i]), 0, "taken twice");
+        }
+    /* the rest drains, each id once */
+    for (left = 0, i = 0; i < IDS; i++)
+        left += !taken[i] && nseq[i];
+    while ((ref = hs_rootq_take_any(&q)) != 0) {
+        const uint8_t *b = hs_rootq_slot(&q, ref)->bytes;
+        i = (size_t)b[2] << 8 | b[3];
+        cr_assert(i < IDS && !taken[i] && nseq[i], "take_any returned id %zu, not held", i);
+        expect_chain(&q, ref, seq[i], nseq[i], ids[i]);
+        taken[i] = 1;
+        left--;
+    }
+    cr_expect_eq(left, 0, "%zu ids left undrained", left);
+    hs_rootq_free(&q);
+}
+
+/* A block never asked about (HotSpot writes its roots after every object)
+ * drains root by root in the order the roots came; asked about midway, the
+ * rest closes and drains by id, each id's roots together. */
+Test(rootq, an_open_block_drains_in_arrival_order, .init = start)
+{
+    static const uint64_t ids[] = {0x3000, 0x1000, 0x3000, 0x2000, 0x1000, 0x4000, 0x2000, 0x1000};
+    static const uint8_t rest[] = {4, 7, 3, 6, 2}; /* after two out and 0x4000 taken */
+    hs_rootq q;
+    uint32_t ref;
+    size_t k, n = sizeof ids / sizeof *ids;
+
+    for (int round = 0; round < 2; round++) {
+        hs_rootq_init(&q, &mem);
+        for (k = 0; k < n; k++) {
+            uint8_t b[HS_ROOT_MAX] = {0xFF, (uint8_t)k};
+            cr_assert_eq(hs_rootq_add(&q, ids[k], b, 5), HS_OK);
+        }
+        if (round == 0) {
+            for (k = 0; (ref = hs_rootq_take_any(&q)) != 0; k++) {
+                cr_assert_lt(k, n);
+                cr_expect_eq(hs_rootq_slot(&q, ref)->bytes[1], k, "root %zu", k);
+                cr_expect_eq(hs_rootq_slot(&q, ref)->next, 0, "one root at a time");
+                hs_rootq_put_back(&q, ref);
+            }
+            cr_expect_eq(k, n);
+        } else {
+            for (k = 0; k < 2; k++) {
+                ref = hs_rootq_take_any(&q);
+                cr_assert_neq(ref, 0);
+                cr_expect_eq(hs_rootq_slot(&q, ref)->bytes[1], k);
+                hs_rootq_put_back(&q, ref);
+            }
+            ref = hs_rootq_take(&q, 0x4000); /* closes what is left */
+            cr_assert_neq(ref, 0);
+            cr_expect_eq(hs_rootq_slot(&q, ref)->bytes[1], 5);
+            hs_rootq_put_back(&q, ref);
+            for (k = 0; (ref = hs_rootq_take_any(&q)) != 0;)
+                for (; ref; k++) {
+                    uint32_t next = hs_rootq_slot(&q, ref)->next;
+                    cr_assert_lt(k, sizeof rest);
+                    cr_expect_eq(hs_rootq_slot(&q, ref)->bytes[1], rest[k], "root %zu", k);
+                    hs_rootq_put_back(&q, ref);
+                    ref = next;
+                }
+            cr_expect_eq(k, sizeof rest);
+        }
+        cr_expect_eq(q.count, 0);
+        hs_rootq_free(&q);
+    }
 }
 
 /* put_new and take against a plain array of what is in the map. */
