@@ -23,8 +23,11 @@
 #                        zygote/image fractions (0.05 and 0.4): the android-
 #                        app target holds on every composition
 #   jvm-<N>mb.hprof.gz   the JVM dump, gzip -6: one member
-#   jvm-<N>mb-members.hprof.gz  the JVM dump in 1 MiB blocks, one gzip -1
-#                        member each, as HotSpot's -gz=1 writes it
+#   jvm-<N>mb-jcmd.hprof.gz  the JVM dump in 1 MiB blocks, one gzip -1
+#                        member each, the first with the comment "HPROF
+#                        BLOCKSIZE=1048576": as `jcmd PID GC.heap_dump
+#                        -gz=1` writes it (the comment is what lets the
+#                        reader inflate two members at a time)
 #
 # The page cache of a virtual machine may be trimmed by its host between
 # runs (seen here: half of a 1 GB file gone within 20 s), which makes every
@@ -48,8 +51,11 @@
 # (default 1024), BENCH_RUNS (default 3), HPROF_STRIP (the binary to
 # measure, default ./hprof-strip; e.g. one built in a `git worktree` of a
 # given commit), BENCH_BASELINE (another hprof-strip binary, e.g. main's:
-# each mode also runs with it, interleaved, as rows "base: ..."), ARTSIM,
-# HPROF_CONV.
+# each mode also runs with it, interleaved, as rows "base: ..."),
+# BENCH_GZIP_BASELINE (a build from before ISA-L, e.g. 55d37d2, whose gzip
+# input went through zlib on the filter's thread: the gzip inputs also run
+# with it, as rows "zlib build: ...", and issue #13's gzip target is
+# reported against it), ARTSIM, HPROF_CONV.
 set -eu
 
 # Modes of hprof-strip to measure, one per line (the words are passed as
@@ -106,6 +112,12 @@ if [ -n "${BENCH_BASELINE:-}" ]; then
     [ -x "$BENCH_BASELINE" ] || die "BENCH_BASELINE $BENCH_BASELINE is not an executable"
     BASE=$WORK/hprof-strip-base.bench
     cp "$BENCH_BASELINE" "$BASE"
+fi
+ZBASE=""
+if [ -n "${BENCH_GZIP_BASELINE:-}" ]; then
+    [ -x "$BENCH_GZIP_BASELINE" ] || die "BENCH_GZIP_BASELINE $BENCH_GZIP_BASELINE is not an executable"
+    ZBASE=$WORK/hprof-strip-zlib.bench
+    cp "$BENCH_GZIP_BASELINE" "$ZBASE"
 fi
 strip_dir=$(cd "$(dirname "$STRIP_BIN")" && pwd)
 commit=$(git -C "$strip_dir" rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -191,10 +203,16 @@ if [ ! -s "$jvm_gz" ]; then
     say "making $jvm_gz"
     gzip -6 -c "$jvm" > "$jvm_gz.tmp" && mv "$jvm_gz.tmp" "$jvm_gz"
 fi
-jvm_gzm=${jvm%.hprof}-members.hprof.gz
+jvm_gzm=${jvm%.hprof}-jcmd.hprof.gz
 if [ ! -s "$jvm_gzm" ]; then
     say "making $jvm_gzm"
-    split -b 1048576 --filter='gzip -1' "$jvm" > "$jvm_gzm.tmp" && mv "$jvm_gzm.tmp" "$jvm_gzm"
+    # the first member's header carries HotSpot's comment (FLG.FCOMMENT,
+    # XFL 4 as gzip -1 writes it), the rest are plain
+    { head -c 1048576 "$jvm" |
+          { printf '\037\213\010\020\000\000\000\000\004\003HPROF BLOCKSIZE=1048576\000'
+            gzip -1 -c | tail -c +11; }
+      tail -c +1048577 "$jvm" | split -b 1048576 --filter='gzip -1'; } > "$jvm_gzm.tmp" &&
+        mv "$jvm_gzm.tmp" "$jvm_gzm"
 fi
 
 # ---- Measuring ------------------------------------------------------------
@@ -280,13 +298,17 @@ bench_gz_input() {
         run_once "$1" "hprof-strip -p default" "$STRIP -p default < $2 > /dev/null"
         run_once "$1" "hprof-strip -p default -z" "$STRIP -p default -z < $2 > /dev/null"
         run_once "$1" "hprof-strip -T 1 -p default" "$STRIP -T 1 -p default < $2 > /dev/null"
+        if [ -n "$ZBASE" ]; then
+            run_once "$1" "zlib build: hprof-strip -p default" "$ZBASE -p default < $2 > /dev/null"
+            run_once "$1" "zlib build: hprof-strip -p default -z" "$ZBASE -p default -z < $2 > /dev/null"
+        fi
         r=$((r + 1))
     done
 }
 
 bench_input "$(basename "$jvm")" "$jvm" "HotSpot 17 dump from tools/makedump.sh $SIZE_MB"
 bench_gz_input "$(basename "$jvm_gz")" "$jvm_gz" "the JVM dump, gzip -6 (one member)"
-bench_gz_input "$(basename "$jvm_gzm")" "$jvm_gzm" "the JVM dump, 1 MiB gzip -1 members (as HotSpot -gz=1)"
+bench_gz_input "$(basename "$jvm_gzm")" "$jvm_gzm" "the JVM dump, 1 MiB gzip -1 members, as jcmd GC.heap_dump -gz=1 writes them"
 if [ -n "$android" ]; then
     bench_input "$(basename "$android")" "$android" \
         "Android 1.0.3 dump made from the JVM dump by artsim" android
@@ -318,6 +340,7 @@ report() {
     echo "- date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo "- hprof-strip commit: $commit ($version, built in $strip_dir)"
     [ -z "$BASE" ] || echo "- rows \"base: ...\": $BENCH_BASELINE, interleaved with the rows above them"
+    [ -z "$ZBASE" ] || echo "- rows \"zlib build: ...\" (gzip inputs): $BENCH_GZIP_BASELINE, from before ISA-L, interleaved"
     echo "- uname -a: \`$(uname -a)\`"
     echo "- CPU: $cpu, $ncpu logical CPUs; memory $mem"
     echo "- load average (1/5/15 min) at start: $load_start; at end: $(cut -d ' ' -f 1-3 /proc/loadavg)"
@@ -460,9 +483,19 @@ targets13() {
             if ((r = vs_cat(jvm, "-p privacy", 2.5)) > w) { w = r; w_at = "privacy on " jvm }
             if ((r = vs_cat(smallobj, "-p privacy", 3)) > w) { w = r; w_at = "privacy on " smallobj }
             if (w) row("**worst** default/privacy x cat, as a share of its goal (" w_at ")", w, "at most 1", w <= 1)
+            # gzip input against the build from before ISA-L, when it ran
+            for (i = 1; i <= ni; i++) {
+                in_ = order[i]
+                if (in_ !~ /\.gz$/) continue
+                split("-p default|-p default -z", gm, "|")
+                for (k = 1; k <= 2; k++) {
+                    z = m(in_, "zlib build: hprof-strip " gm[k]); g = m(in_, "hprof-strip " gm[k])
+                    if (z && g) row("gzip input, zlib build / now, " gm[k] " on " in_, z / g, "at least 2", z / g >= 2)
+                }
+            }
             if (rss) printf "| peak RSS of any hprof-strip row (%s) | %.1f MiB | under 32 MiB | %s |\n", rss_at, rss / 1024, rss / 1024 < 32 ? "yes" : "no"
         }' "$RAW"
 }
 
 { report; echo "## Targets (issue #6)"; echo; targets; echo; echo "## Targets (issue #13)"; echo; targets13; } | tee bench/RESULTS.md
-rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$STRIP" ${BASE:+"$BASE"}
+rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$STRIP" ${BASE:+"$BASE"} ${ZBASE:+"$ZBASE"}
