@@ -720,7 +720,7 @@ static inline int run_drop_root(F *f, const int mode, size_t pos, size_t lim, ru
 }
 
 /* The object `id` of `size` bytes at window position `pos` may have roots
- * held (its bit is set): they go to the segment right before it in a run
+ * held (hs_rootq_clear could not rule it out): they go to the segment right before it in a run
  * that copies, or are dropped with it in one that skips, as heap_rules()
  * would do. False when sub_record() must decide instead: a Thread object
  * kept in a dropped heap, or roots and object that would overflow `*room`.
@@ -757,8 +757,8 @@ static int run_release(F *f, const int mode, size_t pos, uint64_t id, uint64_t s
         hs_rootq_put_back(q, ref);
         ref = next;
     }
-    /* the next object finds its own range: this one's bit stays set, for
-     * other ids of the same 8 bytes */
+    /* the next object finds its own range (the last one was found before
+     * this object's roots went) */
     q->win_lo = q->win_hi = 0;
     return 1;
 }
