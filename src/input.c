@@ -78,6 +78,7 @@ struct hs_input {
     struct inflate_state *gz, *gz2; /* gz2: HotSpot members in pairs */
     size_t block;         /* HotSpot's most bytes in a member */
     int member_done;
+    uint64_t paired;      /* members given out by members_parallel */
     /* a mapped plain file: map[0..map_len) is the file, the input starts at
      * map + map_skip (stdin may come positioned); pages before `kept` have
      * been given back */
@@ -453,15 +454,17 @@ static void post_slot(hs_input *in, struct slot *s, long len)
  * `jcmd PID GC.heap_dump -gz=N` writes 1 MiB blocks as independent gzip
  * members, the first with the header comment "HPROF BLOCKSIZE=<bytes>",
  * the most one member holds (the others have plain headers). Where the
- * next member starts is only known by
- * inflating this one, so the next is found by its header and inflated
- * beside it, on a second thread; it is kept only when this one turns out
- * to end exactly there. Anything else (a header found inside compressed
- * data, a member bigger than it says, damage) hands over to the streaming
+ * next member starts is only known by inflating this one, so the next is
+ * found by its header and inflated beside it, on a second thread; it is
+ * kept only when this one turns out to end exactly there. A header found
+ * inside compressed data makes this one run out of input: the next header
+ * along is tried instead (member_end, FALSE_HEADERS_TRIED). Anything else
+ * (a member bigger than it says, damage) hands over to the streaming
  * inflater at the first member not yet given out, which then gives the
  * same bytes and messages as ever. */
 #define HOTSPOT_COMMENT "HPROF BLOCKSIZE="
 #define PAR_RAW (4u << 20)
+#define PAR_KEEP (2 * SLOT_SIZE + 64)
 
 /* The block size a HotSpot first member header at p gives, or 0. */
 static size_t hotspot_block(const uint8_t *p, size_t n)
@@ -496,10 +499,15 @@ static size_t next_header(const hs_input *in, size_t from)
     return 0;
 }
 
-/* Keeps raw[raw_pos, raw_len) and reads after it until the buffer is full
- * or the input ends: 0, or -1 on a read error. */
+/* Makes sure raw[raw_pos, raw_len) holds two whole members and the next
+ * header (PAR_KEEP bytes), or all that is left of the input: moves the
+ * tail to the front and reads after it only when it is shorter, so most
+ * pairs move no bytes (moving 3 MiB for every pair was a copy of the input
+ * several times over). 0, or -1 on a read error. */
 static int raw_top_up(hs_input *in)
 {
+    if (in->raw_len - in->raw_pos >= PAR_KEEP || in->raw_eof)
+        return 0;
     memmove(in->raw, in->raw + in->raw_pos, in->raw_len - in->raw_pos);
     in->raw_len -= in->raw_pos;
     in->raw_pos = 0;
@@ -521,7 +529,7 @@ typedef struct {
     struct inflate_state *st;
     uint8_t *in, *out;
     size_t n, cap, got;
-    int ok;
+    int ok, r;
 } member_job;
 
 /* One whole member, all of in[0, n), CRC and length checked. */
@@ -535,7 +543,8 @@ static void *inflate_member(void *arg)
     j->st->next_out = j->out;
     j->st->avail_out = (uint32_t)j->cap;
     j->st->crc_flag = ISAL_GZIP;
-    j->ok = isal_inflate_stateless(j->st) == ISAL_DECOMP_OK && j->st->avail_in == 0;
+    j->r = isal_inflate_stateless(j->st);
+    j->ok = j->r == ISAL_DECOMP_OK && j->st->avail_in == 0;
     j->got = j->cap - j->st->avail_out;
     return NULL;
 }
@@ -554,6 +563,25 @@ static int member_at(hs_input *in, member_job *j, size_t a, size_t b, unsigned s
     return 1;
 }
 
+/* Where the member at raw[at] may end: at the next header after it, at the
+ * end of the input for the last member, or 0 when the buffer holds
+ * neither. */
+static size_t member_end(const hs_input *in, size_t at)
+{
+    size_t e;
+
+    if (at >= in->raw_len)
+        return 0;
+    e = next_header(in, at + 1);
+    return !e && in->raw_eof ? in->raw_len : e;
+}
+
+/* Header-like bytes inside compressed data (a header's first four bytes
+ * turn up about once in 2 GB of it) end a member early: it runs out of
+ * input there. The next header along is tried, a few times at most,
+ * rather than leaving this path for the rest of the input. */
+#define FALSE_HEADERS_TRIED 8
+
 /* Inflates members two at a time while they are HotSpot's and end where
  * the next begins; returns the next slot to fill. */
 static unsigned members_parallel(hs_input *in, unsigned i)
@@ -564,28 +592,32 @@ static unsigned members_parallel(hs_input *in, unsigned i)
     one.st = in->gz;
     two.st = in->gz2;
     while (raw_top_up(in) == 0) {
-        size_t a = in->raw_pos, b = next_header(in, a + 1), c;
-        int pair, joined;
-        if (!b && in->raw_eof)
-            b = in->raw_len; /* the last member: all the rest */
-        c = b && b < in->raw_len ? next_header(in, b + 1) : 0;
-        if (!c && b && b < in->raw_len && in->raw_eof)
-            c = in->raw_len;
-        if (!member_at(in, &one, a, b, i))
-            break;
-        pair = member_at(in, &two, b, c, i + 1);
-        joined = pair && pthread_create(&helper, NULL, inflate_member, &two) == 0;
-        inflate_member(&one);
-        if (joined)
-            pthread_join(helper, NULL);
-        else if (pair && one.ok)
-            inflate_member(&two);
+        size_t a = in->raw_pos, b = member_end(in, a), c;
+        int pair, tries = 0;
+        for (;;) {
+            int joined;
+            c = b ? member_end(in, b) : 0;
+            if (!member_at(in, &one, a, b, i))
+                return i;
+            pair = member_at(in, &two, b, c, i + 1);
+            joined = pair && pthread_create(&helper, NULL, inflate_member, &two) == 0;
+            inflate_member(&one);
+            if (joined)
+                pthread_join(helper, NULL);
+            else if (pair && one.ok)
+                inflate_member(&two);
+            if (one.ok || one.r != ISAL_END_INPUT || ++tries > FALSE_HEADERS_TRIED ||
+                !(b = member_end(in, b)))
+                break;
+        }
         if (!one.ok)
             break;
+        in->paired++;
         if (one.got)
             post_slot(in, &in->slot[i++ % SLOTS], (long)one.got);
         in->raw_pos = b;
         if (pair && two.ok) {
+            in->paired++;
             if (two.got)
                 post_slot(in, &in->slot[i++ % SLOTS], (long)two.got);
             in->raw_pos = c;
@@ -774,6 +806,11 @@ enum hs_input_format hs_input_format(const hs_input *in)
 const char *hs_input_error(const hs_input *in)
 {
     return settled(in) && in->err[0] ? in->err : NULL;
+}
+
+uint64_t hs_input_paired_members(const hs_input *in)
+{
+    return settled(in) ? in->paired : 0;
 }
 
 uint64_t hs_input_raw_bytes(const hs_input *in)

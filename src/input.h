@@ -43,6 +43,11 @@ enum hs_input_damage hs_input_damage(const hs_input *in);
 /* Bytes hs_input_read has given out: the decompressed dump's length so
  * far. */
 uint64_t hs_input_dump_bytes(const hs_input *in);
+/* gzip members inflated two at a time (HotSpot's -gz shape, with the
+ * reader thread), once the caller has read to the end; 0 before. For
+ * tests: the rest of the input goes through the streaming inflater, which
+ * gives the same bytes, only on one core. */
+uint64_t hs_input_paired_members(const hs_input *in);
 /* What failed, naming the layer ("gzip data is truncated ..."), or NULL. */
 const char *hs_input_error(const hs_input *in);
 /* Bytes read from the file descriptor so far (compressed ones included),

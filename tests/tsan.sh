@@ -1,6 +1,7 @@
 #!/bin/sh
-# -z and --gzip output (several compression threads), and the input's pager
-# thread, under ThreadSanitizer:
+# -z and --gzip output (several compression threads), the input's pager
+# thread, and gzip input's reader thread (one member, and HotSpot's -gz
+# members two at a time, on a second thread), under ThreadSanitizer:
 # each compressed output must decompress to the single-threaded plain output,
 # and TSan halts (exit 66) on any report. Usage: sh tests/tsan.sh BIN [DUMP...]
 set -u
@@ -22,6 +23,14 @@ for d in "$@"; do
         then ok "$n -z -T$t"; else bad "$n -z -T$t"; fi
         if "$bin" --gzip -T$t "$d" -o "$tmp/g.gz" -f && gzip -dc "$tmp/g.gz" | cmp -s - "$tmp/plain"
         then ok "$n --gzip -T$t"; else bad "$n --gzip -T$t"; fi
+    done
+    # gzip input: one member, and 256 KiB members as HotSpot's -gz writes them
+    gzip -1 -c "$d" >"$tmp/one.gz"
+    split -b 262144 --filter='{ printf "\037\213\010\020\000\000\000\000\004\000HPROF BLOCKSIZE=262144\000"; gzip -1 -c | tail -c +11; }' \
+        "$d" >"$tmp/hs.gz"
+    for g in one hs; do
+        if "$bin" -T2 "$tmp/$g.gz" -o "$tmp/in" -f && cmp -s "$tmp/in" "$tmp/plain"
+        then ok "$n $g.gz -T2"; else bad "$n $g.gz -T2"; fi
     done
 done
 exit $fail

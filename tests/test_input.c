@@ -1,0 +1,156 @@
+/*
+ * test_input.c - the CLI's gzip reader (src/input.c) on HotSpot's -gz
+ * shape: members inflated two at a time on the reader thread, also past
+ * bytes inside a member that look like the next member's header.
+ *
+ * The members are built here from stored deflate blocks, which carry their
+ * bytes as they are: a header planted in the data is then a header inside
+ * the compressed member, as it happens by chance about once in 2 GB of
+ * real compressed data.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "input.h"
+
+#define BLOCK 262144u /* the BLOCKSIZE the first header gives */
+#define MEMBERS 8
+
+static const uint8_t g_decoy[10] = {0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x04, 0x03};
+
+static void le(uint8_t *p, uint32_t v, int n)
+{
+    int i;
+
+    for (i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* One gzip member of stored blocks holding p[0, n) at out; its length. The
+ * first member carries HotSpot's comment. */
+static size_t stored_member(uint8_t *out, const uint8_t *p, size_t n, int first)
+{
+    static const uint8_t head[10] = {0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x04, 0x03};
+    size_t at = 10, done = 0;
+    char comment[40];
+
+    memcpy(out, head, 10);
+    if (first) {
+        out[3] = 0x10;
+        at += (size_t)snprintf(comment, sizeof comment, "HPROF BLOCKSIZE=%u", BLOCK) + 1;
+        memcpy(out + 10, comment, at - 10);
+    }
+    do {
+        size_t k = n - done > 65535 ? 65535 : n - done;
+        out[at++] = done + k == n; /* BFINAL on the last, BTYPE 00: stored */
+        le(out + at, (uint32_t)k, 2);
+        le(out + at + 2, (uint32_t)~k & 0xffff, 2);
+        memcpy(out + at + 4, p + done, k);
+        at += 4 + k;
+        done += k;
+    } while (done < n);
+    le(out + at, (uint32_t)crc32(0, p, (uInt)n), 4);
+    le(out + at + 4, (uint32_t)n, 4);
+    return at + 8;
+}
+
+/* The dump's bytes: MEMBERS blocks of pseudo-random data (the last one
+ * short), `decoys[m]` member headers planted in block m. */
+static uint8_t *dump_bytes(size_t *n, const int *decoys)
+{
+    size_t len = (MEMBERS - 1) * (size_t)BLOCK + 1000, i;
+    uint8_t *d = malloc(len);
+    uint32_t x = 2463534242u;
+    int m, k;
+
+    cr_assert_not_null(d);
+    for (i = 0; i < len; i++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        d[i] = (uint8_t)x;
+    }
+    for (m = 0; m < MEMBERS; m++)
+        for (k = 0; decoys && k < decoys[m]; k++)
+            memcpy(d + (size_t)m * BLOCK + 1000 + (size_t)k * 20000, g_decoy, sizeof g_decoy);
+    *n = len;
+    return d;
+}
+
+/* The dump as HotSpot's -gz writes it, in a temporary file: its fd. */
+static int gz_file(const uint8_t *d, size_t n)
+{
+    uint8_t *gz = malloc(n + n / 1000 + 4096);
+    size_t at = 0, i;
+    char path[] = "/tmp/hs-test-input-XXXXXX";
+    int fd = mkstemp(path);
+
+    cr_assert_not_null(gz);
+    cr_assert_geq(fd, 0);
+    unlink(path);
+    for (i = 0; i < n; i += BLOCK)
+        at += stored_member(gz + at, d + i, n - i < BLOCK ? n - i : BLOCK, i == 0);
+    cr_assert_eq(write(fd, gz, at), (ssize_t)at);
+    cr_assert_eq(lseek(fd, 0, SEEK_SET), 0);
+    free(gz);
+    return fd;
+}
+
+/* Reads the dump back through the reader thread: checks every byte, and
+ * gives how many members went through the two-at-a-time path. */
+static uint64_t read_back(const int *decoys)
+{
+    size_t n, got = 0;
+    uint8_t *d = dump_bytes(&n, decoys), *buf = malloc(100000);
+    int fd = gz_file(d, n);
+    hs_input *in;
+    uint64_t paired;
+    long k;
+
+    cr_assert_not_null(buf);
+    cr_assert_eq(hs_input_open(&in, fd), 0);
+    cr_assert_eq(hs_input_format(in), HS_IN_GZIP);
+    cr_assert_eq(hs_input_start_thread(in), 0);
+    while ((k = hs_input_read(in, buf, 100000)) > 0) {
+        cr_assert_leq(got + (size_t)k, n, "more bytes out than went in");
+        cr_assert(memcmp(buf, d + got, (size_t)k) == 0, "bytes differ after %zu", got);
+        got += (size_t)k;
+    }
+    cr_assert_eq(k, 0, "%s", hs_input_error(in) ? hs_input_error(in) : "read failed");
+    cr_assert_eq(got, n);
+    cr_assert_null(hs_input_error(in));
+    cr_assert_eq(hs_input_damage(in), HS_DAMAGE_NONE);
+    paired = hs_input_paired_members(in);
+    hs_input_close(in);
+    close(fd);
+    free(buf);
+    free(d);
+    return paired;
+}
+
+Test(input, hotspot_members_all_go_two_at_a_time)
+{
+    cr_assert_eq(read_back(NULL), MEMBERS);
+}
+
+/* A header inside the first of a pair, inside the second, and three in one
+ * member: each is passed over, and every member still goes in pairs. */
+Test(input, header_bytes_inside_a_member_do_not_end_the_paired_path)
+{
+    int decoys[MEMBERS] = {1, 0, 0, 1, 0, 3, 0, 0};
+
+    cr_assert_eq(read_back(decoys), MEMBERS);
+}
+
+/* More headers inside one member than are tried: the streaming inflater
+ * takes over there, with the same bytes (read_back checks them). */
+Test(input, too_many_header_bytes_hand_over_to_the_streaming_inflater)
+{
+    int decoys[MEMBERS] = {0, 0, 12, 0, 0, 0, 0, 0};
+
+    cr_assert_eq(read_back(decoys), 2);
+}
