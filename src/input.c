@@ -79,6 +79,7 @@ struct hs_input {
     size_t block;         /* HotSpot's most bytes in a member */
     int member_done;
     uint64_t paired;      /* members given out by members_parallel */
+    uint64_t false_headers; /* header-like bytes it met inside members */
     /* a mapped plain file: map[0..map_len) is the file, the input starts at
      * map + map_skip (stdin may come positioned); pages before `kept` have
      * been given back */
@@ -458,7 +459,7 @@ static void post_slot(hs_input *in, struct slot *s, long len)
  * found by its header and inflated beside it, on a second thread; it is
  * kept only when this one turns out to end exactly there. A header found
  * inside compressed data makes this one run out of input: the next header
- * along is tried instead (member_end, FALSE_HEADERS_TRIED). Anything else
+ * along is tried instead (member_end, may_try_another_header). Anything else
  * (a member bigger than it says, damage) hands over to the streaming
  * inflater at the first member not yet given out, which then gives the
  * same bytes and messages as ever. */
@@ -578,9 +579,14 @@ static size_t member_end(const hs_input *in, size_t at)
 
 /* Header-like bytes inside compressed data (a header's first four bytes
  * turn up about once in 2 GB of it) end a member early: it runs out of
- * input there. The next header along is tried, a few times at most,
- * rather than leaving this path for the rest of the input. */
-#define FALSE_HEADERS_TRIED 8
+ * input there. The next header along is tried rather than leaving this
+ * path for the rest of the input, within a budget: 8, and one more per
+ * 64 MiB of input. Each try inflates the member again, so input made of
+ * such bytes costs a few members' work, then goes to the streaming path. */
+static int may_try_another_header(hs_input *in)
+{
+    return ++in->false_headers <= 8 + (raw_at(in) >> 26);
+}
 
 /* Inflates members two at a time while they are HotSpot's and end where
  * the next begins; returns the next slot to fill. */
@@ -593,7 +599,7 @@ static unsigned members_parallel(hs_input *in, unsigned i)
     two.st = in->gz2;
     while (raw_top_up(in) == 0) {
         size_t a = in->raw_pos, b = member_end(in, a), c;
-        int pair, tries = 0;
+        int pair;
         for (;;) {
             int joined;
             c = b ? member_end(in, b) : 0;
@@ -606,7 +612,7 @@ static unsigned members_parallel(hs_input *in, unsigned i)
                 pthread_join(helper, NULL);
             else if (pair && one.ok)
                 inflate_member(&two);
-            if (one.ok || one.r != ISAL_END_INPUT || ++tries > FALSE_HEADERS_TRIED ||
+            if (one.ok || one.r != ISAL_END_INPUT || !may_try_another_header(in) ||
                 !(b = member_end(in, b)))
                 break;
         }

@@ -146,11 +146,21 @@ Test(input, header_bytes_inside_a_member_do_not_end_the_paired_path)
     cr_assert_eq(read_back(decoys), MEMBERS);
 }
 
-/* More headers inside one member than are tried: the streaming inflater
- * takes over there, with the same bytes (read_back checks them). */
+/* More header-like bytes than the budget (8 this near the start): the
+ * streaming inflater takes over at the member where it runs out, with the
+ * same bytes (read_back checks them). */
 Test(input, too_many_header_bytes_hand_over_to_the_streaming_inflater)
 {
     int decoys[MEMBERS] = {0, 0, 12, 0, 0, 0, 0, 0};
 
     cr_assert_eq(read_back(decoys), 2);
+}
+
+/* The budget is the input's, not a member's: 5 and 5 run it out in the
+ * second member that holds them. */
+Test(input, the_header_budget_spans_members)
+{
+    int decoys[MEMBERS] = {0, 0, 5, 0, 5, 0, 0, 0};
+
+    cr_assert_eq(read_back(decoys), 4);
 }
