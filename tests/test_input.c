@@ -22,7 +22,9 @@
 #define BLOCK 262144u /* the BLOCKSIZE the first header gives */
 #define MEMBERS 8
 
-static const uint8_t g_decoy[10] = {0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x04, 0x03};
+/* A member's header as gzip -1 writes it (no flags, XFL 4, Unix): what
+ * starts each member but the first, and what is planted as a decoy. */
+static const uint8_t g_head[10] = {0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x04, 0x03};
 
 static void le(uint8_t *p, uint32_t v, int n)
 {
@@ -36,11 +38,10 @@ static void le(uint8_t *p, uint32_t v, int n)
  * first member carries HotSpot's comment. */
 static size_t stored_member(uint8_t *out, const uint8_t *p, size_t n, int first)
 {
-    static const uint8_t head[10] = {0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x04, 0x03};
-    size_t at = 10, done = 0;
+    size_t at = sizeof g_head, done = 0;
     char comment[40];
 
-    memcpy(out, head, 10);
+    memcpy(out, g_head, sizeof g_head);
     if (first) {
         out[3] = 0x10;
         at += (size_t)snprintf(comment, sizeof comment, "HPROF BLOCKSIZE=%u", BLOCK) + 1;
@@ -76,7 +77,7 @@ static uint8_t *dump_bytes(size_t *n, const int *decoys)
     }
     for (m = 0; m < MEMBERS; m++)
         for (k = 0; decoys && k < decoys[m]; k++)
-            memcpy(d + (size_t)m * BLOCK + 1000 + (size_t)k * 20000, g_decoy, sizeof g_decoy);
+            memcpy(d + (size_t)m * BLOCK + 1000 + (size_t)k * 20000, g_head, sizeof g_head);
     *n = len;
     return d;
 }
