@@ -332,6 +332,16 @@ bench_input "$(basename "$small")" "$small" "HotSpot 17 dump from tools/makedump
 
 # ---- Report ---------------------------------------------------------------
 
+# median(list): the median of the numbers in a space-separated list; every
+# table's awk program below starts with it.
+AWK_MEDIAN='
+        function median(list,   n, a, i, j, t) {
+            n = split(list, a, " ")
+            for (i = 2; i <= n; i++)            # insertion sort (mawk has no asort)
+                for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+        }'
+
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 fstype=$(df -T "$WORK" | awk 'NR == 2 { print $2 }')
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
@@ -366,12 +376,7 @@ report() {
     # row's median time divided by the baseline's median time.
     awk -F '\t' -v inputs="$INPUTS" '
         function md(s) { gsub(/\|/, "\\|", s); return s }   # a | inside a table cell
-        function median(list,   n, a, i, j, t) {
-            n = split(list, a, " ")
-            for (i = 2; i <= n; i++)            # insertion sort (mawk has no asort)
-                for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-        }
+'"$AWK_MEDIAN"'
         BEGIN { while ((getline line < inputs) > 0) { split(line, f, "\t"); order[++ni] = f[1]; size[f[1]] = f[2] } }
         {
             k = $1 SUBSEP $2
@@ -410,12 +415,7 @@ report() {
 targets() {
     awk -F '\t' -v jvm="$(basename "$jvm")" -v android="$(basename "${android:-none}")" \
         -v oom="$(basename "$oom")" -v small="$(basename "$small")" '
-        function median(list,   n, a, i, j, t) {
-            n = split(list, a, " ")
-            for (i = 2; i <= n; i++)
-                for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-        }
+'"$AWK_MEDIAN"'
         { t[$1, $2] = t[$1, $2] " " $3; if ($4 + 0 > r[$1, $2]) r[$1, $2] = $4 + 0
           if ($2 ~ /^hprof-strip/ && $5 == 0) modes[$2] = 1 }
         function m(i, l) { return ((i, l) in t) ? median(t[i, l]) : 0 }
@@ -446,12 +446,7 @@ targets() {
 # its worst, and default/privacy against cat on the two HotSpot shapes.
 targets13() {
     awk -F '\t' -v jvm="$(basename "$jvm")" -v smallobj="$(basename "$smallobj")" '
-        function median(list,   n, a, i, j, t) {
-            n = split(list, a, " ")
-            for (i = 2; i <= n; i++)
-                for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-        }
+'"$AWK_MEDIAN"'
         { t[$1, $2] = t[$1, $2] " " $3; if (!($1 in seen)) { seen[$1] = 1; order[++ni] = $1 }
           if ($2 ~ /^hprof-strip/ && $4 + 0 > rss) { rss = $4 + 0; rss_at = $2 " on " $1 } }
         function m(i, l) { return ((i, l) in t) ? median(t[i, l]) : 0 }
@@ -506,12 +501,7 @@ targets13() {
 # that bound, not the code, caps the ratio to the zlib build.
 gz_cores() {
     awk -F '\t' -v ncpu="$ncpu" '
-        function median(list,   n, a, i, j, t) {
-            n = split(list, a, " ")
-            for (i = 2; i <= n; i++)
-                for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-        }
+'"$AWK_MEDIAN"'
         $1 ~ /\.gz$/ { t[$1, $2] = t[$1, $2] " " $3; c[$1, $2] = c[$1, $2] " " ($6 + 0)
                        if (!($1 in seen)) { seen[$1] = 1; order[++ni] = $1 } }
         END {
