@@ -189,6 +189,24 @@ for threads in 1 2; do
 done
 cmp -s "$T/s1.hprof" "$T/s2.hprof" && ok || bad "damaged HotSpot member: -T 1 and -T 2 differ"
 
+# A real `jcmd GC.heap_dump -gz=1` file (JDK 17, fixtures/README.md), not
+# the recipe above: the same dump out as through gzip -dc, plain and -z,
+# whole and cut inside its second member.
+JCMD=fixtures/jvm17-jcmd-gz1.hprof.gz
+gzip -dc "$JCMD" >"$T/jcmd.hprof"
+gzip -dc "$JCMD" | "$BIN" -p default >"$T/jcmd-default.hprof"
+for threads in 1 2; do
+    "$BIN" -T $threads -p none "$JCMD" | cmp -s - "$T/jcmd.hprof" && ok || bad "jcmd -gz=1 dump, -T $threads"
+    "$BIN" -T $threads -p default -z <"$JCMD" | zstd -dc | cmp -s - "$T/jcmd-default.hprof" && ok ||
+        bad "jcmd -gz=1 dump, -p default -z, -T $threads"
+    head -c 600000 "$JCMD" >"$T/jcmd-cut.gz"
+    "$BIN" -T $threads --salvage -p none "$T/jcmd-cut.gz" >/dev/null 2>"$T/err"; rc=$?
+    expect_rc 6 "jcmd -gz=1 dump cut, -T $threads"
+    # the first member's 1048576 bytes and the 494708 that zlib inflates
+    # of the second before the cut (gzip -dc holds back one more)
+    [ "$(dump_end "$T/err")" = 1543284 ] && ok || bad "jcmd -gz=1 dump cut, -T $threads: $(cat "$T/err")"
+done
+
 # Archives and other compressors: exit 1, named, with the way out.
 magic() { printf "$1" >"$T/m"; head -c 4000 "$FIX" >>"$T/m"; "$BIN" "$T/m" >/dev/null 2>"$T/err"; rc=$?; }
 magic 'PK\003\004'; expect_rc 1 "zip"; expect_grep "zip archive.*unzip -p" "$T/err" "zip message"

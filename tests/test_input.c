@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -101,13 +102,12 @@ static int gz_file(const uint8_t *d, size_t n)
     return fd;
 }
 
-/* Reads the dump back through the reader thread: checks every byte, and
- * gives how many members went through the two-at-a-time path. */
-static uint64_t read_back(const int *decoys)
+/* Reads fd through the reader thread: checks every byte against want[0,
+ * n), and gives how many members went through the two-at-a-time path. */
+static uint64_t read_through(int fd, const uint8_t *want, size_t n)
 {
-    size_t n, got = 0;
-    uint8_t *d = dump_bytes(&n, decoys), *buf = malloc(100000);
-    int fd = gz_file(d, n);
+    size_t got = 0;
+    uint8_t *buf = malloc(100000);
     hs_input *in;
     uint64_t paired;
     long k;
@@ -118,7 +118,7 @@ static uint64_t read_back(const int *decoys)
     cr_assert_eq(hs_input_start_thread(in), 0);
     while ((k = hs_input_read(in, buf, 100000)) > 0) {
         cr_assert_leq(got + (size_t)k, n, "more bytes out than went in");
-        cr_assert(memcmp(buf, d + got, (size_t)k) == 0, "bytes differ after %zu", got);
+        cr_assert(memcmp(buf, want + got, (size_t)k) == 0, "bytes differ after %zu", got);
         got += (size_t)k;
     }
     cr_assert_eq(k, 0, "%s", hs_input_error(in) ? hs_input_error(in) : "read failed");
@@ -127,8 +127,19 @@ static uint64_t read_back(const int *decoys)
     cr_assert_eq(hs_input_damage(in), HS_DAMAGE_NONE);
     paired = hs_input_paired_members(in);
     hs_input_close(in);
-    close(fd);
     free(buf);
+    return paired;
+}
+
+/* The made-up dump with `decoys` planted, written and read back. */
+static uint64_t read_back(const int *decoys)
+{
+    size_t n;
+    uint8_t *d = dump_bytes(&n, decoys);
+    int fd = gz_file(d, n);
+    uint64_t paired = read_through(fd, d, n);
+
+    close(fd);
     free(d);
     return paired;
 }
@@ -164,4 +175,29 @@ Test(input, the_header_budget_spans_members)
     int decoys[MEMBERS] = {0, 0, 5, 0, 5, 0, 0, 0};
 
     cr_assert_eq(read_back(decoys), 4);
+}
+
+/* A real `jcmd PID GC.heap_dump -gz=1` file (JDK 17; fixtures/README.md),
+ * not made up here: all four members go in pairs, and give what zlib
+ * gives. */
+Test(input, a_real_jcmd_gz_dump_goes_two_members_at_a_time)
+{
+    const char *path = "fixtures/jvm17-jcmd-gz1.hprof.gz";
+    gzFile z = gzopen(path, "rb");
+    size_t cap = 8u << 20, n = 0;
+    uint8_t *want = malloc(cap);
+    int k, fd;
+
+    cr_assert_not_null(z, "%s is missing", path);
+    cr_assert_not_null(want);
+    while ((k = gzread(z, want + n, (unsigned)(cap - n))) > 0)
+        n += (size_t)k;
+    cr_assert_eq(k, 0);
+    cr_assert(n > 3 * 1048576 && n < cap, "%zu bytes: not the 4-member fixture", n);
+    gzclose(z);
+    fd = open(path, O_RDONLY);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(read_through(fd, want, n), 4);
+    close(fd);
+    free(want);
 }
