@@ -208,13 +208,8 @@ fi
 jvm_gzm=${jvm%.hprof}-jcmd.hprof.gz
 if [ ! -s "$jvm_gzm" ]; then
     say "making $jvm_gzm"
-    # the first member's header carries HotSpot's comment (FLG.FCOMMENT,
-    # XFL 4 as gzip -1 writes it), the rest are plain
-    { head -c 1048576 "$jvm" |
-          { printf '\037\213\010\020\000\000\000\000\004\003HPROF BLOCKSIZE=1048576\000'
-            gzip -1 -c | tail -c +11; }
-      tail -c +1048577 "$jvm" | split -b 1048576 --filter='gzip -1'; } > "$jvm_gzm.tmp" &&
-        mv "$jvm_gzm.tmp" "$jvm_gzm"
+    # the comment in the first member only, as jcmd writes it
+    sh tools/hotspot-gz.sh "$jvm" > "$jvm_gzm.tmp" && mv "$jvm_gzm.tmp" "$jvm_gzm"
 fi
 
 # ---- Measuring ------------------------------------------------------------

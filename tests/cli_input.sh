@@ -144,12 +144,10 @@ fi
 # the same bytes as inline, also when a member header shows up inside the
 # compressed data (a stored block of an unknown record: it must not be
 # taken for a member), and the same salvage when a member is damaged.
-hotspot_gz() { # FILE [BLOCK]: FILE as HotSpot -gz=1 writes it
-    split -b "${2:-1048576}" --filter='{ printf "\037\213\010\020\000\000\000\000\004\000HPROF BLOCKSIZE=%s\000" "${BS:-1048576}"; gzip -1 -c | tail -c +11; }' "$1"
-}
+hotspot_gz() { sh tools/hotspot-gz.sh --every "$@"; } # the comment in every member
 hotspot_gz "$FIX" >"$T/hs.gz"
 # as jcmd writes them: the comment in the first member only
-{ head -c 1048576 "$FIX" | hotspot_gz /dev/stdin; tail -c +1048577 "$FIX" | split -b 1048576 --filter='gzip -1'; } >"$T/hs1.gz"
+sh tools/hotspot-gz.sh "$FIX" >"$T/hs1.gz"
 gzip -t "$T/hs.gz" && ok || bad "the HotSpot-style test input is not gzip"
 be32() { printf '\\%03o\\%03o\\%03o\\%03o' $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) $(($1 >> 8 & 255)) $(($1 & 255)); }
 head -c 65536 /dev/urandom >"$T/noise"
@@ -157,7 +155,7 @@ head -c 65536 /dev/urandom >"$T/noise"
 { cat "$FIX"; printf '\177\000\000\000\000'; printf "$(be32 $(wc -c <"$T/body"))"; cat "$T/body"; tail -c +32 "$FIX"; } >"$T/decoy.hprof"
 "$BIN" -p none "$T/decoy.hprof" 2>"$T/err" | cmp -s - "$T/decoy.hprof" && ok || bad "decoy dump is not valid: $(cat "$T/err")"
 hotspot_gz "$T/decoy.hprof" >"$T/decoy.gz"
-BS=300000 hotspot_gz "$T/decoy.hprof" 300000 >"$T/decoy-small.gz"
+hotspot_gz --block 300000 "$T/decoy.hprof" >"$T/decoy-small.gz"
 for threads in 1 2; do
     "$BIN" -T $threads -p none "$T/hs.gz" | cmp -s - "$FIX" && ok || bad "HotSpot members, -T $threads"
     "$BIN" -T $threads -p none "$T/hs1.gz" | cmp -s - "$FIX" && ok || bad "HotSpot members, plain headers after the first, -T $threads"
@@ -166,11 +164,11 @@ for threads in 1 2; do
     "$BIN" -T $threads -p none "$T/decoy-small.gz" | cmp -s - "$T/decoy.hprof" && ok || bad "small HotSpot members with a decoy header, -T $threads"
 done
 # a block bigger than its header says: inflated by the streaming path
-BS=1000 hotspot_gz "$FIX" >"$T/liar.gz"
+hotspot_gz --says 1000 "$FIX" >"$T/liar.gz"
 "$BIN" -p none "$T/liar.gz" | cmp -s - "$FIX" && ok || bad "HotSpot members bigger than their BLOCKSIZE"
 # damage in the third member, and cuts: salvaged up to the damage
-BS=500000 hotspot_gz "$FIX" 500000 >"$T/hs5.gz"
-third=$(head -c 1000000 "$FIX" | BS=500000 hotspot_gz /dev/stdin 500000 | wc -c)
+hotspot_gz --block 500000 "$FIX" >"$T/hs5.gz"
+third=$(head -c 1000000 "$FIX" | hotspot_gz --block 500000 /dev/stdin | wc -c)
 { head -c $((third + 35)) "$T/hs5.gz"; printf '\007'; tail -c +$((third + 37)) "$T/hs5.gz"; } >"$T/hs-bad.gz"
 # (how the filter salvages a record cut short can depend on how the reads
 # fell, so the outputs are compared between -T 1 and -T 2, not to the
