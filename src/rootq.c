@@ -7,6 +7,13 @@
 
 #include "alloc.h"
 
+/* Frees the block (rootq.h), whether or not all its roots were taken. */
+static void block_free(hs_rootq *q)
+{
+    hs_free(q->alloc, q->blk);
+    q->blk = NULL;
+    q->nblk = q->blk_cap = q->blk_left = 0;
+}
 
 void hs_rootq_init(hs_rootq *q, const hs_alloc *a)
 {
@@ -28,9 +35,7 @@ void hs_rootq_free(hs_rootq *q)
         hs_free(q->alloc, q->pages[i]);
     hs_free(q->alloc, q->pages);
     hs_free(q->alloc, q->slots);
-    hs_free(q->alloc, q->blk);
-    q->blk = NULL;
-    q->nblk = q->blk_cap = q->blk_left = 0;
+    block_free(q);
     q->slots = NULL;
     q->pages = NULL;
     q->npages = q->pages_cap = 0;
@@ -231,11 +236,8 @@ static uint64_t *block_find(hs_rootq *q, uint64_t id)
 static void block_taken(hs_rootq *q, uint64_t *v)
 {
     *v = 0;
-    if (--q->blk_left)
-        return;
-    hs_free(q->alloc, q->blk);
-    q->blk = NULL;
-    q->nblk = q->blk_cap = 0;
+    if (!--q->blk_left)
+        block_free(q);
 }
 
 /* How far hs_rootq_clear_slow() looks for the next set bit: 16 words,
