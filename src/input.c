@@ -75,7 +75,7 @@ struct hs_input {
     ZSTD_DStream *zd;
     size_t zret;          /* last ZSTD_decompressStream result: 0 at a frame end */
     /* gzip */
-    struct inflate_state *gz, *gz2; /* gz2: HotSpot members in pairs */
+    struct inflate_state *gz, *gz2; /* gz2: the helper's, for HotSpot members */
     size_t block;         /* HotSpot's most bytes in a member */
     int member_done;
     uint64_t paired;      /* members given out by members_parallel */
@@ -451,21 +451,28 @@ static void post_slot(hs_input *in, struct slot *s, long len)
     pthread_mutex_unlock(&in->mu);
 }
 
-/* ---- HotSpot's -gz dumps: two members at a time ----
+/* ---- HotSpot's -gz dumps: members on two threads ----
  * `jcmd PID GC.heap_dump -gz=N` writes 1 MiB blocks as independent gzip
  * members, the first with the header comment "HPROF BLOCKSIZE=<bytes>",
- * the most one member holds (the others have plain headers). Where the
- * next member starts is only known by inflating this one, so the next is
- * found by its header and inflated beside it, on a second thread; it is
- * kept only when this one turns out to end exactly there. A header found
- * inside compressed data makes this one run out of input: the next header
- * along is tried instead (member_end, may_try_another_header). Anything else
- * (a member bigger than it says, damage) hands over to the streaming
- * inflater at the first member not yet given out, which then gives the
- * same bytes and messages as ever. */
+ * the most one member holds. Where the next member starts is only known by
+ * inflating this one, so members are handed out by their headers, found
+ * ahead (member_end), and inflated by the reader thread and a helper, each
+ * taking the next one as soon as it is free: two at a time, but never
+ * waiting for each other (pairs in lockstep left a core idle whenever the
+ * filter took one). They go to the filter in order, each only when the one
+ * before ended exactly where it began, so one that began at a false start
+ * is never given out.
+ *
+ * Header-like bytes inside compressed data (a header's first four bytes
+ * turn up about once in 2 GB of it) make a member run out of input there:
+ * it is handed out again up to the next header along, within a budget
+ * (may_try_another_header). Anything else (a member bigger than it says,
+ * an empty one, damage, trailing bytes) hands over to the streaming
+ * inflater at the first member not given out, which then gives the same
+ * bytes and messages as ever. */
 #define HOTSPOT_COMMENT "HPROF BLOCKSIZE="
 #define PAR_RAW (4u << 20)
-#define PAR_KEEP (2 * SLOT_SIZE + 64)
+#define JOBS SLOTS /* members out at once: each has a slot of its own */
 
 /* The block size a HotSpot first member header at p gives, or 0. */
 static size_t hotspot_block(const uint8_t *p, size_t n)
@@ -500,73 +507,9 @@ static size_t next_header(const hs_input *in, size_t from)
     return 0;
 }
 
-/* Makes sure raw[raw_pos, raw_len) holds two whole members and the next
- * header (PAR_KEEP bytes), or all that is left of the input: moves the
- * tail to the front and reads after it only when it is shorter, so most
- * pairs move no bytes (moving 3 MiB for every pair was a copy of the input
- * several times over). 0, or -1 on a read error. */
-static int raw_top_up(hs_input *in)
-{
-    if (in->raw_len - in->raw_pos >= PAR_KEEP || in->raw_eof)
-        return 0;
-    memmove(in->raw, in->raw + in->raw_pos, in->raw_len - in->raw_pos);
-    in->raw_len -= in->raw_pos;
-    in->raw_pos = 0;
-    while (in->raw_len < PAR_RAW && !in->raw_eof) {
-        ssize_t n = read(in->fd, in->raw + in->raw_len, PAR_RAW - in->raw_len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1; /* the streaming reader meets it again and says so */
-        if (n == 0)
-            in->raw_eof = 1;
-        in->raw_len += (size_t)n;
-        in->raw_total += (uint64_t)n;
-    }
-    return 0;
-}
-
-typedef struct {
-    struct inflate_state *st;
-    uint8_t *in, *out;
-    size_t n, cap, got;
-    int ok, r;
-} member_job;
-
-/* One whole member, all of in[0, n), CRC and length checked. */
-static void *inflate_member(void *arg)
-{
-    member_job *j = arg;
-
-    isal_inflate_init(j->st);
-    j->st->next_in = j->in;
-    j->st->avail_in = (uint32_t)j->n;
-    j->st->next_out = j->out;
-    j->st->avail_out = (uint32_t)j->cap;
-    j->st->crc_flag = ISAL_GZIP;
-    j->r = isal_inflate_stateless(j->st);
-    j->ok = j->r == ISAL_DECOMP_OK && j->st->avail_in == 0;
-    j->got = j->cap - j->st->avail_out;
-    return NULL;
-}
-
-/* Sets up the member at raw[a, b) to be inflated into a free slot. */
-static int member_at(hs_input *in, member_job *j, size_t a, size_t b, unsigned slot)
-{
-    struct slot *s;
-
-    j->cap = in->block;
-    if (!member_header(in->raw + a, in->raw_len - a) || !b || !(s = free_slot(in, slot)))
-        return 0;
-    j->in = in->raw + a;
-    j->n = b - a;
-    j->out = s->buf;
-    return 1;
-}
-
-/* Where the member at raw[at] may end: at the next header after it, at the
- * end of the input for the last member, or 0 when the buffer holds
- * neither. */
+/* Where a member may end when it does not end by raw[at]: at the next
+ * header after `at`, at the end of the input for the last member, or 0
+ * when the buffer holds neither. */
 static size_t member_end(const hs_input *in, size_t at)
 {
     size_t e;
@@ -577,61 +520,250 @@ static size_t member_end(const hs_input *in, size_t at)
     return !e && in->raw_eof ? in->raw_len : e;
 }
 
-/* Header-like bytes inside compressed data (a header's first four bytes
- * turn up about once in 2 GB of it) end a member early: it runs out of
- * input there. The next header along is tried rather than leaving this
- * path for the rest of the input, within a budget: 8, and one more per
- * 64 MiB of input. Each try inflates the member again, so input made of
- * such bytes costs a few members' work, then goes to the streaming path. */
+/* See above: every try inflates the member again, so input made of such
+ * bytes costs a few members' work, then goes to the streaming path. 8 tries,
+ * and one more per 64 MiB of input. */
 static int may_try_another_header(hs_input *in)
 {
     return ++in->false_headers <= 8 + (raw_at(in) >> 26);
 }
 
-/* Inflates members two at a time while they are HotSpot's and end where
- * the next begins; returns the next slot to fill. */
-static unsigned members_parallel(hs_input *in, unsigned i)
-{
-    member_job one, two;
-    pthread_t helper;
+typedef struct {
+    size_t a, b;    /* the member: raw[a, b) */
+    unsigned n;     /* its number: it goes to slot[n % SLOTS] */
+    size_t got;     /* bytes it gave */
+    int r, ok, done;
+} member_job;
 
-    one.st = in->gz;
-    two.st = in->gz2;
-    while (raw_top_up(in) == 0) {
-        size_t a = in->raw_pos, b = member_end(in, a), c;
-        int pair;
-        for (;;) {
-            int joined;
-            c = b ? member_end(in, b) : 0;
-            if (!member_at(in, &one, a, b, i))
-                return i;
-            pair = member_at(in, &two, b, c, i + 1);
-            joined = pair && pthread_create(&helper, NULL, inflate_member, &two) == 0;
-            inflate_member(&one);
-            if (joined)
-                pthread_join(helper, NULL);
-            else if (pair && one.ok)
-                inflate_member(&two);
-            if (one.ok || one.r != ISAL_END_INPUT || !may_try_another_header(in) ||
-                !(b = member_end(in, b)))
-                break;
-        }
-        if (!one.ok)
+/* The two threads' shared state, under in->mu. Members are numbered from
+ * `first`, the first slot the reader thread fills here; `given` have been
+ * handed out and `posted` of them given to the filter. */
+typedef struct {
+    hs_input *in;
+    member_job job[JOBS];
+    unsigned first, given, posted;
+    size_t next;    /* the next member to hand out starts at raw[next] */
+    size_t past;    /* and ends at the first header after raw[past] */
+    int running;    /* members being inflated */
+    int reading;    /* a thread is reading after raw_len, unlocked */
+    int failed;     /* member `posted` did not end where the next begins */
+    int over;       /* no more members: the streaming path goes on */
+} members;
+
+static void wait_on(hs_input *in)
+{
+    pthread_cond_wait(&in->cv, &in->mu);
+}
+
+/* Gives the filter every member inflated, in order, up to the first that
+ * is not done or did not end where the next one begins. */
+static void post_members(members *m)
+{
+    hs_input *in = m->in;
+    unsigned was = m->posted;
+
+    while (m->posted < m->given && !m->failed) {
+        member_job *j = &m->job[m->posted % JOBS];
+        struct slot *s = &in->slot[j->n % SLOTS];
+        if (!j->done)
             break;
+        if (!j->ok) {
+            m->failed = 1;
+            break;
+        }
+        s->len = (long)j->got;
+        s->raw = in->raw_total;
+        s->full = 1;
+        in->raw_pos = j->b;
         in->paired++;
-        if (one.got)
-            post_slot(in, &in->slot[i++ % SLOTS], (long)one.got);
-        in->raw_pos = b;
-        if (pair && two.ok) {
-            in->paired++;
-            if (two.got)
-                post_slot(in, &in->slot[i++ % SLOTS], (long)two.got);
-            in->raw_pos = c;
-        }
-        if (in->raw_pos == in->raw_len && in->raw_eof)
-            break;
+        m->posted++;
     }
-    return i;
+    /* only on news: two threads waiting here must not wake each other for
+     * nothing, over and over */
+    if (m->posted != was || m->failed)
+        pthread_cond_broadcast(&in->cv);
+}
+
+/* Reads more compressed bytes after raw_len, moving the member not handed
+ * out yet to the front first when the buffer is full (only once every
+ * member is in: they point into it). The read is made without the lock: a
+ * pipe may keep it waiting, and the members out go on meanwhile. 1 when
+ * there is more to look at, 0 to wait for the other thread, -1 when this
+ * path cannot go on. */
+static int more_raw(members *m)
+{
+    hs_input *in = m->in;
+    size_t len = in->raw_len;
+    ssize_t n;
+
+    if (in->raw_eof)
+        return -1; /* a member that cannot end: the streaming path says why */
+    if (m->reading)
+        return 0;
+    if (len == PAR_RAW) {
+        if (m->running || m->posted < m->given)
+            return 0;
+        if (in->raw_pos == 0)
+            return -1; /* one member fills the buffer: not HotSpot's */
+        memmove(in->raw, in->raw + in->raw_pos, len - in->raw_pos);
+        in->raw_len -= in->raw_pos;
+        len = in->raw_len;
+        m->next -= in->raw_pos;
+        m->past -= in->raw_pos;
+        in->raw_pos = 0;
+    }
+    m->reading = 1;
+    pthread_mutex_unlock(&in->mu);
+    do
+        n = read(in->fd, in->raw + len, PAR_RAW - len);
+    while (n < 0 && errno == EINTR);
+    pthread_mutex_lock(&in->mu);
+    m->reading = 0;
+    pthread_cond_broadcast(&in->cv);
+    if (n < 0)
+        return -1; /* the streaming reader meets it again and says so */
+    if (n == 0)
+        in->raw_eof = 1;
+    in->raw_len += (size_t)n;
+    in->raw_total += (uint64_t)n;
+    return 1;
+}
+
+/* The member that did not end where the next began (m->failed): handed
+ * out again, up to the next header along, when it ran out of input there
+ * and the budget allows; the members after it began at a false start. 0
+ * when the streaming path must take over. */
+static int try_again(members *m)
+{
+    member_job *j = &m->job[m->posted % JOBS];
+
+    if (j->r != ISAL_END_INPUT || !may_try_another_header(m->in))
+        return 0;
+    m->failed = 0;
+    m->given = m->posted;
+    m->next = j->a;
+    m->past = j->b;
+    return 1;
+}
+
+/* Under in->mu: the next member to inflate, or NULL when there is none
+ * (m->over, or the filter stopped the reader). */
+static member_job *hand_out(members *m)
+{
+    hs_input *in = m->in;
+
+    for (;;) {
+        member_job *j;
+        size_t b;
+        int more;
+        post_members(m);
+        if (in->stop || m->over)
+            return NULL;
+        if (m->failed) {
+            if (m->running)
+                wait_on(in);
+            else if (!try_again(m))
+                m->over = 1;
+            continue;
+        }
+        if (m->given - m->posted == JOBS) {
+            wait_on(in);
+            continue;
+        }
+        if (m->next == in->raw_len && in->raw_eof) { /* every member is out */
+            if (m->posted < m->given)
+                wait_on(in);
+            else
+                m->over = 1;
+            continue;
+        }
+        if (!(b = member_end(in, m->past > m->next ? m->past : m->next))) {
+            if ((more = more_raw(m)) == 0)
+                wait_on(in);
+            else if (more < 0)
+                m->over = 1;
+            continue;
+        }
+        if (!member_header(in->raw + m->next, in->raw_len - m->next)) {
+            m->over = 1;
+            continue;
+        }
+        j = &m->job[m->given % JOBS];
+        j->a = m->next;
+        j->b = b;
+        j->n = m->first + m->given++;
+        j->done = j->ok = 0;
+        m->next = m->past = b;
+        m->running++;
+        return j;
+    }
+}
+
+/* One whole member, all of raw[a, b), CRC and length checked, into its
+ * slot. */
+static void inflate_member(hs_input *in, struct inflate_state *st, member_job *j, uint8_t *out)
+{
+    isal_inflate_init(st);
+    st->next_in = in->raw + j->a;
+    st->avail_in = (uint32_t)(j->b - j->a);
+    st->next_out = out;
+    st->avail_out = (uint32_t)in->block;
+    st->crc_flag = ISAL_GZIP;
+    j->r = isal_inflate_stateless(st);
+    j->got = in->block - st->avail_out;
+    j->ok = j->r == ISAL_DECOMP_OK && st->avail_in == 0 && j->got > 0;
+}
+
+/* What each of the two threads does: inflate the next member, until there
+ * is none. */
+static void inflate_members(members *m, struct inflate_state *st)
+{
+    hs_input *in = m->in;
+    member_job *j;
+
+    pthread_mutex_lock(&in->mu);
+    while ((j = hand_out(m)) != NULL) {
+        struct slot *s = &in->slot[j->n % SLOTS];
+        while (s->full && !in->stop)
+            wait_on(in); /* the filter is still reading the member 4 back */
+        if (!in->stop) {
+            pthread_mutex_unlock(&in->mu);
+            inflate_member(in, st, j, s->buf);
+            pthread_mutex_lock(&in->mu);
+        }
+        j->done = 1;
+        m->running--;
+        pthread_cond_broadcast(&in->cv); /* the other may wait for it */
+    }
+    pthread_cond_broadcast(&in->cv); /* and for m->over */
+    pthread_mutex_unlock(&in->mu);
+}
+
+static void *helper_thread(void *arg)
+{
+    members *m = arg;
+
+    inflate_members(m, m->in->gz2);
+    return NULL;
+}
+
+/* Inflates members on two threads while they are HotSpot's and end where
+ * the next begins; returns the next slot to fill. */
+static unsigned members_parallel(hs_input *in, unsigned first)
+{
+    members m;
+    pthread_t helper;
+    int helped;
+
+    memset(&m, 0, sizeof m);
+    m.in = in;
+    m.first = first;
+    m.next = m.past = in->raw_pos;
+    helped = pthread_create(&helper, NULL, helper_thread, &m) == 0;
+    inflate_members(&m, in->gz);
+    if (helped)
+        pthread_join(helper, NULL);
+    return first + m.posted;
 }
 
 static void *reader_thread(void *arg)

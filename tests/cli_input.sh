@@ -150,7 +150,9 @@ hotspot_gz "$FIX" >"$T/hs.gz"
 sh tools/hotspot-gz.sh "$FIX" >"$T/hs1.gz"
 gzip -t "$T/hs.gz" && ok || bad "the HotSpot-style test input is not gzip"
 be32() { printf '\\%03o\\%03o\\%03o\\%03o' $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) $(($1 >> 8 & 255)) $(($1 & 255)); }
-head -c 65536 /dev/urandom >"$T/noise"
+# 3 MiB of noise on either side of a planted header: the members are
+# more than the reader's 4 MiB buffer of compressed bytes holds
+head -c 3145728 /dev/urandom >"$T/noise"
 { cat "$T/noise"; printf '\037\213\010\020\000\000\000\000\004\000HPROF BLOCKSIZE=1048576\000'; cat "$T/noise"; } >"$T/body"
 { cat "$FIX"; printf '\177\000\000\000\000'; printf "$(be32 $(wc -c <"$T/body"))"; cat "$T/body"; tail -c +32 "$FIX"; } >"$T/decoy.hprof"
 "$BIN" -p none "$T/decoy.hprof" 2>"$T/err" | cmp -s - "$T/decoy.hprof" && ok || bad "decoy dump is not valid: $(cat "$T/err")"
@@ -162,6 +164,7 @@ for threads in 1 2; do
     "$BIN" -T $threads -p none <"$T/hs.gz" | cmp -s - "$FIX" && ok || bad "HotSpot members on stdin, -T $threads"
     "$BIN" -T $threads -p none "$T/decoy.gz" | cmp -s - "$T/decoy.hprof" && ok || bad "HotSpot members with a decoy header, -T $threads"
     "$BIN" -T $threads -p none "$T/decoy-small.gz" | cmp -s - "$T/decoy.hprof" && ok || bad "small HotSpot members with a decoy header, -T $threads"
+    cat "$T/decoy.gz" | "$BIN" -T $threads -p none | cmp -s - "$T/decoy.hprof" && ok || bad "HotSpot members with a decoy header from a pipe, -T $threads"
 done
 # a block bigger than its header says: inflated by the streaming path
 hotspot_gz --says 1000 "$FIX" >"$T/liar.gz"

@@ -22,6 +22,7 @@
 
 #define BLOCK 262144u /* the BLOCKSIZE the first header gives */
 #define MEMBERS 8
+#define MANY 40 /* members: 10 MiB, more than the reader's 4 MiB buffer */
 
 /* A member's header as gzip -1 writes it (no flags, XFL 4, Unix): what
  * starts each member but the first, and what is planted as a decoy. */
@@ -62,11 +63,11 @@ static size_t stored_member(uint8_t *out, const uint8_t *p, size_t n, int first)
     return at + 8;
 }
 
-/* The dump's bytes: MEMBERS blocks of pseudo-random data (the last one
+/* The dump's bytes: `members` blocks of pseudo-random data (the last one
  * short), `decoys[m]` member headers planted in block m. */
-static uint8_t *dump_bytes(size_t *n, const int *decoys)
+static uint8_t *dump_bytes(size_t *n, const int *decoys, int members)
 {
-    size_t len = (MEMBERS - 1) * (size_t)BLOCK + 1000, i;
+    size_t len = (size_t)(members - 1) * BLOCK + 1000, i;
     uint8_t *d = malloc(len);
     uint32_t x = 2463534242u;
     int m, k;
@@ -76,7 +77,7 @@ static uint8_t *dump_bytes(size_t *n, const int *decoys)
         x ^= x << 13, x ^= x >> 17, x ^= x << 5;
         d[i] = (uint8_t)x;
     }
-    for (m = 0; m < MEMBERS; m++)
+    for (m = 0; m < members; m++)
         for (k = 0; decoys && k < decoys[m]; k++)
             memcpy(d + (size_t)m * BLOCK + 1000 + (size_t)k * 20000, g_head, sizeof g_head);
     *n = len;
@@ -131,17 +132,23 @@ static uint64_t read_through(int fd, const uint8_t *want, size_t n)
     return paired;
 }
 
-/* The made-up dump with `decoys` planted, written and read back. */
-static uint64_t read_back(const int *decoys)
+/* The made-up dump of MEMBERS members with `decoys` planted, written and
+ * read back. */
+static uint64_t read_back_n(const int *decoys, int members)
 {
     size_t n;
-    uint8_t *d = dump_bytes(&n, decoys);
+    uint8_t *d = dump_bytes(&n, decoys, members);
     int fd = gz_file(d, n);
     uint64_t paired = read_through(fd, d, n);
 
     close(fd);
     free(d);
     return paired;
+}
+
+static uint64_t read_back(const int *decoys)
+{
+    return read_back_n(decoys, MEMBERS);
 }
 
 Test(input, hotspot_members_all_go_two_at_a_time)
@@ -175,6 +182,24 @@ Test(input, the_header_budget_spans_members)
     int decoys[MEMBERS] = {0, 0, 5, 0, 5, 0, 0, 0};
 
     cr_assert_eq(read_back(decoys), 4);
+}
+
+/* More members than the compressed buffer holds: it is refilled as they
+ * go, and the rest moved to its front once every member in it is out. A
+ * header inside every tenth member, and three in the one that straddles
+ * the first refill, are passed over all the same: 7 tries, within the
+ * budget of 8. Three more in member 25 make 10, and the streaming
+ * inflater takes the rest from that member on. */
+Test(input, members_past_the_buffer_and_header_bytes_across_a_refill)
+{
+    int decoys[MANY] = {0}, m;
+
+    for (m = 0; m < MANY; m += 10)
+        decoys[m] = 1;
+    decoys[15] = 3; /* 15 * 256 KiB + a header: past 4 MiB */
+    cr_assert_eq(read_back_n(decoys, MANY), MANY);
+    decoys[25] = 3; /* tries 7, 8 and 9 */
+    cr_assert_eq(read_back_n(decoys, MANY), 25);
 }
 
 /* A real `jcmd PID GC.heap_dump -gz=1` file (JDK 17; fixtures/README.md),
