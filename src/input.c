@@ -424,29 +424,40 @@ static long decode(hs_input *in, uint8_t *buf, size_t cap)
     }
 }
 
-/* The reader thread: fills the slots in turn, each as full as it goes (the
- * decoders give out a little at a time), until the input ends or fails; the
- * end (0 or -1) goes in a slot of its own. */
-/* Waits until slot i is free: it, or NULL when told to stop. */
-static struct slot *free_slot(hs_input *in, unsigned i)
+/* Under in->mu: waits until slot i is free; it, or NULL when told to
+ * stop. */
+static struct slot *free_slot_locked(hs_input *in, unsigned i)
 {
     struct slot *s = &in->slot[i % SLOTS];
-    int stop;
 
-    pthread_mutex_lock(&in->mu);
     while (s->full && !in->stop)
         pthread_cond_wait(&in->cv, &in->mu);
-    stop = in->stop;
+    return in->stop ? NULL : s;
+}
+
+static struct slot *free_slot(hs_input *in, unsigned i)
+{
+    struct slot *s;
+
+    pthread_mutex_lock(&in->mu);
+    s = free_slot_locked(in, i);
     pthread_mutex_unlock(&in->mu);
-    return stop ? NULL : s;
+    return s;
+}
+
+/* Under in->mu: gives slot s, holding `len` (or the end), to the reader;
+ * the caller wakes it. */
+static void fill_slot_locked(hs_input *in, struct slot *s, long len)
+{
+    s->len = len;
+    s->raw = in->raw_total;
+    s->full = 1;
 }
 
 static void post_slot(hs_input *in, struct slot *s, long len)
 {
     pthread_mutex_lock(&in->mu);
-    s->len = len;
-    s->raw = in->raw_total;
-    s->full = 1;
+    fill_slot_locked(in, s, len);
     pthread_cond_broadcast(&in->cv);
     pthread_mutex_unlock(&in->mu);
 }
@@ -543,7 +554,8 @@ typedef struct {
     member_job job[JOBS];
     unsigned first, given, posted;
     size_t next;    /* the next member to hand out starts at raw[next] */
-    size_t past;    /* and ends at the first header after raw[past] */
+    size_t past;    /* and ends at the first header after raw[past]: past
+                     * is next but for a member handed out again */
     int running;    /* members being inflated */
     int reading;    /* a thread is reading after raw_len, unlocked */
     int failed;     /* member `posted` did not end where the next begins */
@@ -564,16 +576,13 @@ static void post_members(members *m)
 
     while (m->posted < m->given && !m->failed) {
         member_job *j = &m->job[m->posted % JOBS];
-        struct slot *s = &in->slot[j->n % SLOTS];
         if (!j->done)
             break;
         if (!j->ok) {
             m->failed = 1;
             break;
         }
-        s->len = (long)j->got;
-        s->raw = in->raw_total;
-        s->full = 1;
+        fill_slot_locked(in, &in->slot[j->n % SLOTS], (long)j->got);
         in->raw_pos = j->b;
         in->paired++;
         m->posted++;
@@ -677,7 +686,7 @@ static member_job *hand_out(members *m)
                 m->over = 1;
             continue;
         }
-        if (!(b = member_end(in, m->past > m->next ? m->past : m->next))) {
+        if (!(b = member_end(in, m->past))) {
             if ((more = more_raw(m)) == 0)
                 wait_on(in);
             else if (more < 0)
@@ -723,10 +732,9 @@ static void inflate_members(members *m, struct inflate_state *st)
 
     pthread_mutex_lock(&in->mu);
     while ((j = hand_out(m)) != NULL) {
-        struct slot *s = &in->slot[j->n % SLOTS];
-        while (s->full && !in->stop)
-            wait_on(in); /* the filter is still reading the member 4 back */
-        if (!in->stop) {
+        /* the filter may still be reading the member JOBS back */
+        struct slot *s = free_slot_locked(in, j->n);
+        if (s) {
             pthread_mutex_unlock(&in->mu);
             inflate_member(in, st, j, s->buf);
             pthread_mutex_lock(&in->mu);
@@ -766,6 +774,9 @@ static unsigned members_parallel(hs_input *in, unsigned first)
     return first + m.posted;
 }
 
+/* The reader thread: fills the slots in turn, each as full as it goes (the
+ * decoders give out a little at a time), until the input ends or fails; the
+ * end (0 or -1) goes in a slot of its own. */
 static void *reader_thread(void *arg)
 {
     hs_input *in = arg;
