@@ -149,12 +149,11 @@ hotspot_gz "$FIX" >"$T/hs.gz"
 # as jcmd writes them: the comment in the first member only
 sh tools/hotspot-gz.sh "$FIX" >"$T/hs1.gz"
 gzip -t "$T/hs.gz" && ok || bad "the HotSpot-style test input is not gzip"
-be32() { printf '\\%03o\\%03o\\%03o\\%03o' $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) $(($1 >> 8 & 255)) $(($1 & 255)); }
 # 3 MiB of noise on either side of a planted header: the members are
 # more than the reader's 4 MiB buffer of compressed bytes holds
 head -c 3145728 /dev/urandom >"$T/noise"
 { cat "$T/noise"; printf '\037\213\010\020\000\000\000\000\004\000HPROF BLOCKSIZE=1048576\000'; cat "$T/noise"; } >"$T/body"
-{ cat "$FIX"; printf '\177\000\000\000\000'; printf "$(be32 $(wc -c <"$T/body"))"; cat "$T/body"; tail -c +32 "$FIX"; } >"$T/decoy.hprof"
+{ cat "$FIX"; sh tools/unknown-record.sh "$T/body"; tail -c +32 "$FIX"; } >"$T/decoy.hprof"
 "$BIN" -p none "$T/decoy.hprof" 2>"$T/err" | cmp -s - "$T/decoy.hprof" && ok || bad "decoy dump is not valid: $(cat "$T/err")"
 hotspot_gz "$T/decoy.hprof" >"$T/decoy.gz"
 hotspot_gz --block 300000 "$T/decoy.hprof" >"$T/decoy-small.gz"

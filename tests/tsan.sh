@@ -35,9 +35,8 @@ done
 # HotSpot members past the reader's 4 MiB buffer of compressed bytes, so
 # refilled as the two threads go: the first dump and a record of an unknown
 # tag (passed through) holding 6 MiB of noise
-be32() { printf '\\%03o\\%03o\\%03o\\%03o' $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) $(($1 >> 8 & 255)) $(($1 & 255)); }
 head -c 6291456 /dev/urandom >"$tmp/noise"
-{ cat "$1"; printf '\177\000\000\000\000'; printf "$(be32 6291456)"; cat "$tmp/noise"; } >"$tmp/big.hprof"
+{ cat "$1"; sh tools/unknown-record.sh "$tmp/noise"; } >"$tmp/big.hprof"
 sh tools/hotspot-gz.sh --block 262144 "$tmp/big.hprof" >"$tmp/big.gz"
 if "$bin" -T2 -p none "$tmp/big.gz" -o "$tmp/in" -f && cmp -s "$tmp/in" "$tmp/big.hprof"
 then ok "members past the buffer -T2"; else bad "members past the buffer -T2"; fi
