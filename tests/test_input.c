@@ -132,8 +132,8 @@ static uint64_t read_through(int fd, const uint8_t *want, size_t n)
     return paired;
 }
 
-/* The made-up dump of MEMBERS members with `decoys` planted, written and
- * read back. */
+/* The made-up dump of `members` members with `decoys` planted, written
+ * and read back. */
 static uint64_t read_back_n(const int *decoys, int members)
 {
     size_t n;
@@ -203,8 +203,8 @@ Test(input, members_past_the_buffer_and_header_bytes_across_a_refill)
 }
 
 /* A real `jcmd PID GC.heap_dump -gz=1` file (JDK 17; fixtures/README.md),
- * not made up here: all four members go in pairs, and give what zlib
- * gives. */
+ * not made up here: all four members go through the two-thread path,
+ * and give what zlib gives. */
 Test(input, a_real_jcmd_gz_dump_goes_two_members_at_a_time)
 {
     const char *path = "fixtures/jvm17-jcmd-gz1.hprof.gz";
