@@ -53,7 +53,9 @@
 # (default 1024), BENCH_RUNS (default 3), HPROF_STRIP (the binary to
 # measure, default ./hprof-strip; e.g. one built in a `git worktree` of a
 # given commit), BENCH_BASELINE (another hprof-strip binary, e.g. main's:
-# each mode also runs with it, interleaved, as rows "base: ..."),
+# each mode also runs with it, interleaved, as rows "base: ...", and issue
+# #13's target that no row gets slower is reported against it; for that
+# target, the build the issue was filed against, 55d37d2),
 # BENCH_GZIP_BASELINE (a build from before ISA-L, e.g. 55d37d2, whose gzip
 # input went through zlib on the filter's thread: the gzip inputs also run
 # with it, as rows "zlib build: ...", and issue #13's gzip target is
@@ -488,6 +490,18 @@ targets13() {
                 }
             }
             if (rss) printf "| peak RSS of any hprof-strip row (%s) | %.1f MiB | under 32 MiB | %s |\n", rss_at, rss / 1024, rss / 1024 < 32 ? "yes" : "no"
+            # no row slower than the base binary (BENCH_BASELINE), when it ran:
+            # the slowest mode and input, now / base, over every pair measured
+            nb = 0; slower = 0; sw = 0
+            for (k in t) {
+                split(k, p, SUBSEP)
+                if (p[2] !~ /^hprof-strip / || !((p[1], "base: " p[2]) in t)) continue
+                b = m(p[1], "base: " p[2]); g = m(p[1], p[2])
+                if (!b || !g) continue
+                nb++; slower += g / b > 1
+                if (g / b > sw) { sw = g / b; sw_at = substr(p[2], 13) " on " p[1] }
+            }
+            if (nb) row(sprintf("**slowest** row against base, now / base (%s; %d of %d rows above 1)", sw_at, slower, nb), sw, "at most 1", sw <= 1)
         }' "$RAW"
 }
 
