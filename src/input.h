@@ -21,8 +21,9 @@ int hs_input_open(hs_input **in, int fd);
 long hs_input_read(void *ctx, void *buf, size_t cap);
 /* Decompresses a gzip input on a thread of its own, ahead of the reads,
  * so that it runs beside the filter (4 MiB of buffers; HotSpot's -gz
- * members two at a time, on a second thread). Nothing for other inputs. Returns 0, or -1 when the thread could not be started
- * (the input is then read as before). Before the first read only. */
+ * members two at a time, on a second thread). Nothing for other inputs.
+ * Returns 0, or -1 when the thread could not be started (the input is then
+ * read as before). Before the first read only. */
 int hs_input_start_thread(hs_input *in);
 /* The input in memory when it is a plain regular file, mapped (then it is
  * read in place: hs_source.data), else NULL. */
