@@ -1,0 +1,60 @@
+#!/bin/sh
+# bench/ab.sh - two hprof-strip binaries on one input, in alternating runs.
+#
+#   sh bench/ab.sh [-n ROUNDS] INPUT "ARGS" BIN_A BIN_B
+#
+# Runs `BIN ARGS < INPUT > /dev/null` for A, then B, ROUNDS times (default
+# 11), and prints each binary's median wall time (a nanosecond clock, so
+# runs of a few ms still compare) and median CPU time (user + system over
+# every thread, GNU time: 10 ms steps). Alternating is what makes a small
+# difference worth reading on a shared machine: drift hits both alike,
+# where two runs one after the other can differ by 20 %. The bench's
+# "base:" rows do the same over every mode; this is for one row.
+set -eu
+
+rounds=11
+if [ "${1:-}" = -n ]; then
+    rounds=$2
+    shift 2
+fi
+if [ $# -ne 4 ]; then
+    echo "usage: sh bench/ab.sh [-n ROUNDS] INPUT \"ARGS\" BIN_A BIN_B" >&2
+    exit 2
+fi
+input=$1 args=$2
+case $rounds in ''|*[!0-9]*|0) echo "ab.sh: ROUNDS must be a positive whole number" >&2; exit 2 ;; esac
+[ -r "$input" ] || { echo "ab.sh: cannot read $input" >&2; exit 2; }
+for bin in "$3" "$4"; do
+    [ -x "$bin" ] || { echo "ab.sh: $bin is not an executable" >&2; exit 2; }
+done
+cpu=$(mktemp)
+runs=$(mktemp)
+trap 'rm -f "$cpu" "$runs"' EXIT
+
+r=0
+while [ "$r" -lt "$rounds" ]; do
+    for which in A B; do
+        if [ $which = A ]; then bin=$3; else bin=$4; fi
+        t0=$(date +%s%N)
+        # shellcheck disable=SC2086 # ARGS is a word list
+        /usr/bin/time -f '%U %S' -o "$cpu" "$bin" $args < "$input" > /dev/null ||
+            { echo "ab.sh: $bin $args failed" >&2; exit 1; }
+        t1=$(date +%s%N)
+        echo "$which $((t1 - t0)) $(tail -n 1 "$cpu")" >> "$runs"
+    done
+    r=$((r + 1))
+done
+awk -v a="$3" -v b="$4" '
+    function median(list,   n, v, i, j, t) {
+        n = split(list, v, " ")
+        for (i = 2; i <= n; i++)
+            for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+    }
+    { wall[$1] = wall[$1] " " $2 / 1e6; cpu[$1] = cpu[$1] " " ($3 + $4); n[$1]++ }
+    END {
+        wa = median(wall["A"]); wb = median(wall["B"])
+        printf "A %s: median %.2f ms wall, %.2f s CPU (%d runs)\n", a, wa, median(cpu["A"]), n["A"]
+        printf "B %s: median %.2f ms wall, %.2f s CPU (%d runs)\n", b, wb, median(cpu["B"]), n["B"]
+        if (wa > 0) printf "B / A: %.3f\n", wb / wa
+    }' "$runs"
