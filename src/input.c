@@ -126,26 +126,44 @@ static void try_map(hs_input *in, int fd)
 
 static int is_compressed(const uint8_t *p, size_t n);
 
+/* read(2), again when a signal interrupts it. */
+static ssize_t read_some(int fd, void *buf, size_t n)
+{
+    ssize_t got;
+
+    do
+        got = read(fd, buf, n);
+    while (got < 0 && errno == EINTR);
+    return got;
+}
+
+/* A read failed: keeps why for hs_input_error; -1. */
+static int read_failed(hs_input *in)
+{
+    in->err_no = errno;
+    snprintf(in->err, sizeof in->err, "reading failed: %s", strerror(errno));
+    return -1;
+}
+
+/* `n` compressed bytes were read after raw_len (none: the input ended). */
+static void raw_got(hs_input *in, size_t n)
+{
+    if (n == 0)
+        in->raw_eof = 1;
+    in->raw_len += n;
+    in->raw_total += n;
+}
+
 static long raw_fill(hs_input *in)
 {
     ssize_t n;
 
     in->raw_pos = 0;
     in->raw_len = 0;
-    for (;;) {
-        n = read(in->fd, in->raw, RAW_BUFFER);
-        if (n >= 0)
-            break;
-        if (errno != EINTR) {
-            in->err_no = errno;
-            snprintf(in->err, sizeof in->err, "reading failed: %s", strerror(errno));
-            return -1;
-        }
-    }
-    if (n == 0)
-        in->raw_eof = 1;
-    in->raw_len = (size_t)n;
-    in->raw_total += (uint64_t)n;
+    n = read_some(in->fd, in->raw, RAW_BUFFER);
+    if (n < 0)
+        return read_failed(in);
+    raw_got(in, (size_t)n);
     return (long)n;
 }
 
@@ -195,18 +213,10 @@ static int sniff(hs_input *in, int fd)
 {
     /* the first read decides; a pipe may give fewer bytes at first */
     while (in->raw_len < 8 && !in->raw_eof) {
-        ssize_t n = read(fd, in->raw + in->raw_len, RAW_BUFFER - in->raw_len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            in->err_no = errno;
-            snprintf(in->err, sizeof in->err, "reading failed: %s", strerror(errno));
-            return -1;
-        }
-        if (n == 0)
-            in->raw_eof = 1;
-        in->raw_len += (size_t)n;
-        in->raw_total += (uint64_t)n;
+        ssize_t n = read_some(fd, in->raw + in->raw_len, RAW_BUFFER - in->raw_len);
+        if (n < 0)
+            return read_failed(in);
+        raw_got(in, (size_t)n);
     }
     return 0;
 }
@@ -271,16 +281,9 @@ static long read_plain(hs_input *in, uint8_t *buf, size_t cap)
     }
     if (in->raw_eof)
         return 0;
-    for (;;) { /* then straight into the caller's buffer */
-        n = read(in->fd, buf, cap);
-        if (n >= 0)
-            break;
-        if (errno != EINTR) {
-            in->err_no = errno;
-            snprintf(in->err, sizeof in->err, "reading failed: %s", strerror(errno));
-            return -1;
-        }
-    }
+    n = read_some(in->fd, buf, cap); /* then straight into the caller's buffer */
+    if (n < 0)
+        return read_failed(in);
     in->raw_total += (uint64_t)n;
     return (long)n;
 }
@@ -623,18 +626,13 @@ static int more_raw(members *m)
     }
     m->reading = 1;
     pthread_mutex_unlock(&in->mu);
-    do
-        n = read(in->fd, in->raw + len, PAR_RAW - len);
-    while (n < 0 && errno == EINTR);
+    n = read_some(in->fd, in->raw + len, PAR_RAW - len);
     pthread_mutex_lock(&in->mu);
     m->reading = 0;
     pthread_cond_broadcast(&in->cv);
     if (n < 0)
         return -1; /* the streaming reader meets it again and says so */
-    if (n == 0)
-        in->raw_eof = 1;
-    in->raw_len += (size_t)n;
-    in->raw_total += (uint64_t)n;
+    raw_got(in, (size_t)n);
     return 1;
 }
 

@@ -117,6 +117,10 @@ expect_rc 1 "gzip ISIZE mismatch"
 expect_rc 1 "bytes after the last member"
 expect_grep "unexpected bytes after a gzip member" "$T/err" "trailing garbage message"
 
+# A read that fails (stdin a directory: EISDIR) is an I/O error, named.
+"$BIN" -p none <"$T" >/dev/null 2>"$T/err"; rc=$?
+expect_rc 4 "stdin a directory"; expect_grep "stdin: reading failed: Is a directory" "$T/err" "read error message"
+
 # Many members (HotSpot -gz: 1 MiB each; here also tiny and empty ones),
 # through a pipe and from a file, on the reader thread and inline.
 : >"$T/multi.gz"
