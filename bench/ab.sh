@@ -44,13 +44,7 @@ while [ "$r" -lt "$rounds" ]; do
     done
     r=$((r + 1))
 done
-awk -v a="$3" -v b="$4" '
-    function median(list,   n, v, i, j, t) {
-        n = split(list, v, " ")
-        for (i = 2; i <= n; i++)
-            for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-    }
+awk -v a="$3" -v b="$4" "$(cat "$(dirname "$0")/median.awk")"'
     { wall[$1] = wall[$1] " " $2 / 1e6; cpu[$1] = cpu[$1] " " ($3 + $4); n[$1]++ }
     END {
         wa = median(wall["A"]); wb = median(wall["B"])

@@ -329,15 +329,8 @@ bench_input "$(basename "$small")" "$small" "HotSpot 17 dump from tools/makedump
 
 # ---- Report ---------------------------------------------------------------
 
-# median(list): the median of the numbers in a space-separated list; every
-# table's awk program below starts with it.
-AWK_MEDIAN='
-        function median(list,   n, a, i, j, t) {
-            n = split(list, a, " ")
-            for (i = 2; i <= n; i++)            # insertion sort (mawk has no asort)
-                for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-        }'
+# median(list), which every table's awk program below starts with
+AWK_MEDIAN=$(cat bench/median.awk)
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 fstype=$(df -T "$WORK" | awk 'NR == 2 { print $2 }')
