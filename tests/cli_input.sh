@@ -199,11 +199,11 @@ cmp -s "$T/s1.hprof" "$T/s2.hprof" && ok || bad "damaged HotSpot member: -T 1 an
 JCMD=fixtures/jvm17-jcmd-gz1.hprof.gz
 gzip -dc "$JCMD" >"$T/jcmd.hprof"
 gzip -dc "$JCMD" | "$BIN" -p default >"$T/jcmd-default.hprof"
+head -c 600000 "$JCMD" >"$T/jcmd-cut.gz"
 for threads in 1 2; do
     "$BIN" -T $threads -p none "$JCMD" | cmp -s - "$T/jcmd.hprof" && ok || bad "jcmd -gz=1 dump, -T $threads"
     "$BIN" -T $threads -p default -z <"$JCMD" | zstd -dc | cmp -s - "$T/jcmd-default.hprof" && ok ||
         bad "jcmd -gz=1 dump, -p default -z, -T $threads"
-    head -c 600000 "$JCMD" >"$T/jcmd-cut.gz"
     "$BIN" -T $threads --salvage -p none "$T/jcmd-cut.gz" >/dev/null 2>"$T/err"; rc=$?
     expect_rc 6 "jcmd -gz=1 dump cut, -T $threads"
     # the first member's 1048576 bytes and the 494708 that zlib inflates
