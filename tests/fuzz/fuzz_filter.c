@@ -57,6 +57,7 @@
 
 #include "hprof_strip.h"
 #include "input.h"
+#include "fuzz_check.h"
 
 /* The library closes a heap dump left open at the end of the input (segments
  * with no HEAP_DUMP_END) by appending one, even with preset none and no
@@ -75,17 +76,6 @@
  * CLASS_DUMP), 1 MiB output buffer, segment buffer (1 MiB default). Nothing
  * is sized from the input, so live memory stays under this. */
 #define MAX_LIVE_BYTES ((size_t)8 << 20)
-
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            fprintf(stderr, "fuzz_filter: invariant failed: %s (%s:%d)\n  ",   \
-                    #cond, __FILE__, __LINE__);                                 \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fputc('\n', stderr);                                                \
-            abort();                                                            \
-        }                                                                       \
-    } while (0)
 
 /* ---- counting allocator ---------------------------------------------------- */
 

@@ -29,19 +29,9 @@
 #include <string.h>
 
 #include "mapping.h"
+#include "fuzz_check.h"
 
 #define ORIGIN "fuzz.map"
-
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            fprintf(stderr, "fuzz_mapping: invariant failed: %s (%s:%d)\n  ",  \
-                    #cond, __FILE__, __LINE__);                                 \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fputc('\n', stderr);                                                \
-            abort();                                                            \
-        }                                                                       \
-    } while (0)
 
 /* ---- counting allocator ------------------------------------------------------ */
 

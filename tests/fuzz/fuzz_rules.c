@@ -42,20 +42,10 @@
 
 #include "hprof_strip.h"
 #include "rules.h"
+#include "fuzz_check.h"
 
 #define ORIGIN "fuzz.rules"
 #define PRINT_CAP ((size_t)1 << 17) /* 256 array rules of ~100 bytes fit */
-
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            fprintf(stderr, "fuzz_rules: invariant failed: %s (%s:%d)\n  ",    \
-                    #cond, __FILE__, __LINE__);                                 \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fputc('\n', stderr);                                                \
-            abort();                                                            \
-        }                                                                       \
-    } while (0)
 
 static int known(const char *id)
 {
