@@ -144,11 +144,16 @@ test-asan: deps
 test-clang: deps
 	$(MAKE) CC=clang BUILD=build-clang BIN=build-clang/hprof-strip EXTRA_CFLAGS=-Werror check
 
-# -z and --gzip with several threads under ThreadSanitizer (tests/tsan.sh).
+# -z and --gzip with several threads under ThreadSanitizer (tests/tsan.sh),
+# and the gzip reader's fuzz seeds and regressions (its reader thread, its
+# helper and a pipe writer).
 test-tsan: deps
 	$(MAKE) CC=clang BUILD=build-tsan BIN=build-tsan/hprof-strip CFLAGS="-O1 -g -fsanitize=thread" \
 	    LDFLAGS="-fsanitize=thread" build-tsan/hprof-strip
 	sh tests/tsan.sh build-tsan/hprof-strip
+	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc src/input.c src/pager.c \
+	    tests/fuzz/fuzz_gzip.c tests/fuzz/replay.c -o build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_LIBS)
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_SEEDS) $(FUZZ_GZIP_REGRESS)
 
 # A few real dumps through every mode under valgrind (memcheck), zero errors.
 test-valgrind: $(BIN)

@@ -1,6 +1,7 @@
 # tests/fuzz/fuzz.mk - libFuzzer harnesses over the library: the whole
 # filter (fuzz_filter.c), the rule-file parser and printer (fuzz_rules.c)
-# and the R8/ProGuard mapping parser (fuzz_mapping.c).
+# the R8/ProGuard mapping parser (fuzz_mapping.c) and the CLI's gzip
+# reader, with and without its reader thread (fuzz_gzip.c).
 #
 # Works included from the top Makefile (`include tests/fuzz/fuzz.mk`) or on
 # its own (`make -f tests/fuzz/fuzz.mk fuzz`), from the repository root.
@@ -9,15 +10,19 @@
 #                        -fsanitize=fuzzer,address,undefined, fuzz the filter
 #                        for FUZZ_SECONDS (default 120), then the rules for
 #                        FUZZ_RULES_SECONDS (default a quarter of that), then
-#                        the mapping parser for FUZZ_MAPPING_SECONDS (same)
+#                        the mapping parser for FUZZ_MAPPING_SECONDS (same),
+#                        then the gzip reader for FUZZ_GZIP_SECONDS (same)
 #   make fuzz-filter     only the filter harness, FUZZ_SECONDS
 #   make fuzz-rules      only the rules harness, FUZZ_RULES_SECONDS
 #   make fuzz-mapping    only the mapping harness, FUZZ_MAPPING_SECONDS
-#   make fuzz-build      only build build-fuzz/fuzz_filter, fuzz_rules, fuzz_mapping
+#   make fuzz-gzip       only the gzip-reader harness, FUZZ_GZIP_SECONDS
+#   make fuzz-build      only build build-fuzz/fuzz_filter, fuzz_rules, fuzz_mapping,
+#                        fuzz_gzip
 #   make fuzz-replay     build replay.c with $(CC) + ASan/UBSan and run it over
 #                        tests/fuzz/seeds/ and tests/fuzz/regress/ (filter),
 #                        tests/fuzz/seeds-rules/ and tests/fuzz/regress/rules/,
-#                        tests/fuzz/seeds-mapping/ (and regress/mapping/)
+#                        tests/fuzz/seeds-mapping/ (and regress/mapping/),
+#                        tests/fuzz/seeds-gzip/ (and regress/gzip/)
 #   make fuzz-seeds      regenerate tests/fuzz/seeds/ (python3)
 #   make fuzz-clean      remove build-fuzz/
 #
@@ -26,7 +31,8 @@
 #   build-fuzz/fuzz_filter -minimize_crash=1 -runs=20000 \
 #       -exact_artifact_path=tests/fuzz/regress/NAME build-fuzz/artifacts/crash-...
 # (build-fuzz/fuzz_rules and tests/fuzz/regress/rules/NAME for the rules,
-# build-fuzz/fuzz_mapping and tests/fuzz/regress/mapping/NAME for mappings)
+# build-fuzz/fuzz_mapping and tests/fuzz/regress/mapping/NAME for mappings,
+# build-fuzz/fuzz_gzip and tests/fuzz/regress/gzip/NAME for the gzip reader)
 # and note it in tests/fuzz/regress/README.md.
 #
 # Every variable is prefixed FUZZ_ so nothing of the includer is changed;
@@ -115,6 +121,19 @@ FUZZ_MAPPING_DICT    ?= $(FUZZ_DIR)/mapping.dict
 FUZZ_MAPPING_OBJ := $(FUZZ_LIB_OBJ) $(FUZZ_OUT)/fuzz/fuzz_mapping.o
 FUZZ_MAPPING_BIN := $(FUZZ_OUT)/fuzz_mapping
 
+# The gzip-reader harness: recipes of a few bytes that build gzip files
+# (seeds-gzip/, gzip.dict, regress/gzip/, crashes prefixed gzip-). It
+# links the CLI's input.c alone, with libdeflate to make the members.
+FUZZ_GZIP_SECONDS ?= $(FUZZ_RULES_SECONDS)
+FUZZ_GZIP_MAX_LEN ?= 65536
+FUZZ_GZIP_CORPUS  ?= $(FUZZ_OUT)/corpus-gzip
+FUZZ_GZIP_SEEDS   ?= $(FUZZ_DIR)/seeds-gzip
+FUZZ_GZIP_REGRESS ?= $(FUZZ_REGRESS)/gzip
+FUZZ_GZIP_DICT    ?= $(FUZZ_DIR)/gzip.dict
+FUZZ_GZIP_LIBS    ?= $(FUZZ_INPUT_LIBS) -ldeflate -lxxhash
+FUZZ_GZIP_OBJ := $(FUZZ_OUT)/fuzz/input.o $(FUZZ_OUT)/fuzz/pager.o $(FUZZ_OUT)/fuzz/fuzz_gzip.o
+FUZZ_GZIP_BIN := $(FUZZ_OUT)/fuzz_gzip
+
 # replay build: the normal compiler with ASan + UBSan, no libFuzzer.
 FUZZ_REPLAY_CC := $(if $(filter default,$(origin CC)),cc,$(CC))
 FUZZ_REPLAY_CFLAGS ?= -O1 -g
@@ -130,8 +149,11 @@ FUZZ_REPLAY_RULES_BIN := $(FUZZ_OUT)/fuzz_replay_rules
 FUZZ_REPLAY_MAPPING_OBJ := $(FUZZ_REPLAY_LIB_OBJ) \
                            $(FUZZ_OUT)/replay/fuzz_mapping.o $(FUZZ_OUT)/replay/replay.o
 FUZZ_REPLAY_MAPPING_BIN := $(FUZZ_OUT)/fuzz_replay_mapping
+FUZZ_REPLAY_GZIP_OBJ := $(FUZZ_OUT)/replay/input.o $(FUZZ_OUT)/replay/pager.o \
+                        $(FUZZ_OUT)/replay/fuzz_gzip.o $(FUZZ_OUT)/replay/replay.o
+FUZZ_REPLAY_GZIP_BIN := $(FUZZ_OUT)/fuzz_replay_gzip
 
-.PHONY: fuzz fuzz-filter fuzz-rules fuzz-mapping fuzz-build fuzz-replay fuzz-replay-build fuzz-seeds \
+.PHONY: fuzz fuzz-filter fuzz-rules fuzz-mapping fuzz-gzip fuzz-build fuzz-replay fuzz-replay-build fuzz-seeds \
         fuzz-clean fuzz-help
 
 fuzz-help:
@@ -140,6 +162,7 @@ fuzz-help:
 	@echo "make fuzz-filter     only the filter harness"
 	@echo "make fuzz-rules      only the rule-file harness"
 	@echo "make fuzz-mapping    only the mapping-file harness (FUZZ_MAPPING_SECONDS)"
+	@echo "make fuzz-gzip       only the gzip-reader harness (FUZZ_GZIP_SECONDS)"
 	@echo "make fuzz-build      build $(FUZZ_BIN) and $(FUZZ_RULES_BIN) only"
 	@echo "make fuzz-replay     run the seeds and regression inputs under ASan/UBSan"
 	@echo "make fuzz-seeds      regenerate $(FUZZ_SEEDS) with make-seeds.py"
@@ -161,6 +184,10 @@ $(FUZZ_OUT)/fuzz/fuzz_mapping.o: $(FUZZ_DIR)/fuzz_mapping.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -c $< -o $@
 
+$(FUZZ_OUT)/fuzz/fuzz_gzip.o: $(FUZZ_DIR)/fuzz_gzip.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -c $< -o $@
+
 $(FUZZ_BIN): $(FUZZ_OBJ)
 	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS) $(FUZZ_INPUT_LIBS)
 
@@ -170,7 +197,10 @@ $(FUZZ_RULES_BIN): $(FUZZ_RULES_OBJ)
 $(FUZZ_MAPPING_BIN): $(FUZZ_MAPPING_OBJ)
 	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS)
 
-fuzz-build: $(FUZZ_BIN) $(FUZZ_RULES_BIN) $(FUZZ_MAPPING_BIN)
+$(FUZZ_GZIP_BIN): $(FUZZ_GZIP_OBJ)
+	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -o $@ $^ $(FUZZ_GZIP_LIBS)
+
+fuzz-build: $(FUZZ_BIN) $(FUZZ_RULES_BIN) $(FUZZ_MAPPING_BIN) $(FUZZ_GZIP_BIN)
 
 # The first corpus directory is the one libFuzzer writes to; the others only
 # seed it. Inputs longer than -max_len (the fixtures) are cut to it.
@@ -186,21 +216,28 @@ FUZZ_MAPPING_RUN = $(FUZZ_MAPPING_BIN) -max_len=$(FUZZ_MAPPING_MAX_LEN) -timeout
 	    -max_total_time=$(FUZZ_MAPPING_SECONDS) -malloc_limit_mb=256 -print_final_stats=1 \
 	    -dict=$(FUZZ_MAPPING_DICT) -artifact_prefix=$(FUZZ_OUT)/artifacts/mapping- $(FUZZ_FLAGS) \
 	    $(FUZZ_MAPPING_CORPUS) $(FUZZ_MAPPING_SEEDS) $(wildcard $(FUZZ_MAPPING_REGRESS))
+FUZZ_GZIP_RUN = $(FUZZ_GZIP_BIN) -max_len=$(FUZZ_GZIP_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
+	    -max_total_time=$(FUZZ_GZIP_SECONDS) -malloc_limit_mb=512 -print_final_stats=1 \
+	    -dict=$(FUZZ_GZIP_DICT) -artifact_prefix=$(FUZZ_OUT)/artifacts/gzip- $(FUZZ_FLAGS) \
+	    $(FUZZ_GZIP_CORPUS) $(FUZZ_GZIP_SEEDS) $(wildcard $(FUZZ_GZIP_REGRESS))
 
 # The harnesses, one after the other (each on one core), even when one
 # finds something; the status says whether any did.
-fuzz: $(FUZZ_BIN) $(FUZZ_RULES_BIN) $(FUZZ_MAPPING_BIN)
-	@mkdir -p $(FUZZ_CORPUS) $(FUZZ_RULES_CORPUS) $(FUZZ_MAPPING_CORPUS) $(FUZZ_OUT)/artifacts
+fuzz: $(FUZZ_BIN) $(FUZZ_RULES_BIN) $(FUZZ_MAPPING_BIN) $(FUZZ_GZIP_BIN)
+	@mkdir -p $(FUZZ_CORPUS) $(FUZZ_RULES_CORPUS) $(FUZZ_MAPPING_CORPUS) $(FUZZ_GZIP_CORPUS) \
+	    $(FUZZ_OUT)/artifacts
 	@echo "fuzz: the filter for $(FUZZ_SECONDS) s"
 	$(FUZZ_FILTER_RUN); echo $$? >$(FUZZ_OUT)/fuzz-filter.status
 	@echo "fuzz: the rule parser for $(FUZZ_RULES_SECONDS) s"
 	$(FUZZ_RULES_RUN); echo $$? >$(FUZZ_OUT)/fuzz-rules.status
 	@echo "fuzz: the mapping parser for $(FUZZ_MAPPING_SECONDS) s"
 	$(FUZZ_MAPPING_RUN); echo $$? >$(FUZZ_OUT)/fuzz-mapping.status
+	@echo "fuzz: the gzip reader for $(FUZZ_GZIP_SECONDS) s"
+	$(FUZZ_GZIP_RUN); echo $$? >$(FUZZ_OUT)/fuzz-gzip.status
 	@f=$$(cat $(FUZZ_OUT)/fuzz-filter.status); r=$$(cat $(FUZZ_OUT)/fuzz-rules.status); \
-	    p=$$(cat $(FUZZ_OUT)/fuzz-mapping.status); \
-	    echo "fuzz: filter exit $$f, rules exit $$r, mapping exit $$p"; \
-	    test "$$f" = 0 && test "$$r" = 0 && test "$$p" = 0
+	    p=$$(cat $(FUZZ_OUT)/fuzz-mapping.status); g=$$(cat $(FUZZ_OUT)/fuzz-gzip.status); \
+	    echo "fuzz: filter exit $$f, rules exit $$r, mapping exit $$p, gzip exit $$g"; \
+	    test "$$f" = 0 && test "$$r" = 0 && test "$$p" = 0 && test "$$g" = 0
 
 fuzz-filter: $(FUZZ_BIN)
 	@mkdir -p $(FUZZ_CORPUS) $(FUZZ_OUT)/artifacts
@@ -213,6 +250,10 @@ fuzz-rules: $(FUZZ_RULES_BIN)
 fuzz-mapping: $(FUZZ_MAPPING_BIN)
 	@mkdir -p $(FUZZ_MAPPING_CORPUS) $(FUZZ_OUT)/artifacts
 	$(FUZZ_MAPPING_RUN)
+
+fuzz-gzip: $(FUZZ_GZIP_BIN)
+	@mkdir -p $(FUZZ_GZIP_CORPUS) $(FUZZ_OUT)/artifacts
+	$(FUZZ_GZIP_RUN)
 
 $(FUZZ_OUT)/replay/%.o: $(FUZZ_SRC_DIR)/%.c
 	@mkdir -p $(@D)
@@ -231,15 +272,21 @@ $(FUZZ_REPLAY_RULES_BIN): $(FUZZ_REPLAY_RULES_OBJ)
 $(FUZZ_REPLAY_MAPPING_BIN): $(FUZZ_REPLAY_MAPPING_OBJ)
 	$(FUZZ_REPLAY_CC) $(FUZZ_REPLAY_ALL_CFLAGS) -o $@ $^ $(FUZZ_LIBS)
 
-fuzz-replay-build: $(FUZZ_REPLAY_BIN) $(FUZZ_REPLAY_RULES_BIN) $(FUZZ_REPLAY_MAPPING_BIN)
+$(FUZZ_REPLAY_GZIP_BIN): $(FUZZ_REPLAY_GZIP_OBJ)
+	$(FUZZ_REPLAY_CC) $(FUZZ_REPLAY_ALL_CFLAGS) -o $@ $^ $(FUZZ_GZIP_LIBS)
+
+fuzz-replay-build: $(FUZZ_REPLAY_BIN) $(FUZZ_REPLAY_RULES_BIN) $(FUZZ_REPLAY_MAPPING_BIN) \
+                   $(FUZZ_REPLAY_GZIP_BIN)
 
 # (replay reads a directory one level deep: regress/rules/ is not fed to the
 # filter harness)
-fuzz-replay: $(FUZZ_REPLAY_BIN) $(FUZZ_REPLAY_RULES_BIN) $(FUZZ_REPLAY_MAPPING_BIN)
+fuzz-replay: $(FUZZ_REPLAY_BIN) $(FUZZ_REPLAY_RULES_BIN) $(FUZZ_REPLAY_MAPPING_BIN) \
+             $(FUZZ_REPLAY_GZIP_BIN)
 	@s=0; \
 	$(FUZZ_REPLAY_BIN) $(FUZZ_SEEDS) $(wildcard $(FUZZ_REGRESS)) || s=1; \
 	$(FUZZ_REPLAY_RULES_BIN) $(FUZZ_RULES_SEEDS) $(wildcard $(FUZZ_RULES_REGRESS)) || s=1; \
 	$(FUZZ_REPLAY_MAPPING_BIN) $(FUZZ_MAPPING_SEEDS) $(wildcard $(FUZZ_MAPPING_REGRESS)) || s=1; \
+	$(FUZZ_REPLAY_GZIP_BIN) $(FUZZ_GZIP_SEEDS) $(wildcard $(FUZZ_GZIP_REGRESS)) || s=1; \
 	exit $$s
 
 fuzz-seeds:
