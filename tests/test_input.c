@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -37,8 +39,9 @@ static void le(uint8_t *p, uint32_t v, int n)
 }
 
 /* One gzip member of stored blocks holding p[0, n) at out; its length. The
- * first member carries HotSpot's comment. */
-static size_t stored_member(uint8_t *out, const uint8_t *p, size_t n, int first)
+ * first member carries HotSpot's comment; a member with a `name` carries
+ * it as gzip(1) does, which HotSpot never writes. */
+static size_t named_member(uint8_t *out, const uint8_t *p, size_t n, int first, const char *name)
 {
     size_t at = sizeof g_head, done = 0;
     char comment[40];
@@ -48,6 +51,10 @@ static size_t stored_member(uint8_t *out, const uint8_t *p, size_t n, int first)
         out[3] = 0x10;
         at += (size_t)snprintf(comment, sizeof comment, "HPROF BLOCKSIZE=%u", BLOCK) + 1;
         memcpy(out + 10, comment, at - 10);
+    } else if (name) {
+        out[3] = 0x08;
+        memcpy(out + at, name, strlen(name) + 1);
+        at += strlen(name) + 1;
     }
     do {
         size_t k = n - done > 65535 ? 65535 : n - done;
@@ -61,6 +68,11 @@ static size_t stored_member(uint8_t *out, const uint8_t *p, size_t n, int first)
     le(out + at, (uint32_t)crc32(0, p, (uInt)n), 4);
     le(out + at + 4, (uint32_t)n, 4);
     return at + 8;
+}
+
+static size_t stored_member(uint8_t *out, const uint8_t *p, size_t n, int first)
+{
+    return named_member(out, p, n, first, NULL);
 }
 
 /* The dump's bytes: `members` blocks of pseudo-random data (the last one
@@ -225,4 +237,163 @@ Test(input, a_real_jcmd_gz_dump_goes_two_members_at_a_time)
     cr_assert_eq(read_through(fd, want, n), 4);
     close(fd);
     free(want);
+}
+
+/* ---- a pipe whose writer pauses: a read ends where the writer paused ---- */
+
+typedef struct {
+    int fd;
+    const uint8_t *p;
+    size_t n, pause_at;
+} slow_writer;
+
+static void write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        cr_assert_gt(k, 0, "write to the pipe failed");
+        p += k;
+        n -= (size_t)k;
+    }
+}
+
+static void *write_with_a_pause(void *arg)
+{
+    slow_writer *w = arg;
+    struct timespec pause = {0, 50 * 1000000L};
+
+    write_all(w->fd, w->p, w->pause_at);
+    nanosleep(&pause, NULL); /* the reader has read up to here, and waits */
+    write_all(w->fd, w->p + w->pause_at, w->n - w->pause_at);
+    close(w->fd);
+    return NULL;
+}
+
+/* The gzip bytes in fd (from the start), in memory. */
+static uint8_t *slurp(int fd, size_t *n)
+{
+    off_t end = lseek(fd, 0, SEEK_END);
+    uint8_t *p = malloc((size_t)end);
+
+    cr_assert_not_null(p);
+    cr_assert_eq(pread(fd, p, (size_t)end, 0), (ssize_t)end);
+    *n = (size_t)end;
+    return p;
+}
+
+/* Reads gz[0, n) through a pipe whose writer pauses after pause_at bytes,
+ * with the reader thread or without: checks every byte against want[0,
+ * wn) and gives how many members went two at a time. */
+static uint64_t through_slow_pipe(const uint8_t *gz, size_t n, size_t pause_at, int threaded,
+                                  const uint8_t *want, size_t wn)
+{
+    size_t got = 0;
+    uint8_t *buf = malloc(100000);
+    int fds[2];
+    pthread_t t;
+    slow_writer w;
+    hs_input *in;
+    uint64_t paired;
+    long k;
+
+    cr_assert_not_null(buf);
+    cr_assert_eq(pipe(fds), 0);
+    w.fd = fds[1], w.p = gz, w.n = n, w.pause_at = pause_at;
+    cr_assert_eq(pthread_create(&t, NULL, write_with_a_pause, &w), 0);
+    cr_assert_eq(hs_input_open(&in, fds[0]), 0);
+    if (threaded)
+        cr_assert_eq(hs_input_start_thread(in), 0);
+    while ((k = hs_input_read(in, buf, 100000)) > 0) {
+        cr_assert_leq(got + (size_t)k, wn, "more bytes out than went in");
+        cr_assert(memcmp(buf, want + got, (size_t)k) == 0, "bytes differ after %zu", got);
+        got += (size_t)k;
+    }
+    cr_assert_eq(k, 0);
+    cr_assert_null(hs_input_error(in), "%s", hs_input_error(in));
+    cr_assert_eq(got, wn);
+    paired = hs_input_paired_members(in);
+    hs_input_close(in);
+    pthread_join(t, NULL);
+    close(fds[0]);
+    free(buf);
+    return paired;
+}
+
+/* The first read of a pipe (here 20 bytes) may end inside HotSpot's
+ * comment: the whole header is read before the shape is decided, so the
+ * members still go two at a time. */
+Test(input, a_first_read_inside_the_hotspot_comment_still_pairs_members)
+{
+    size_t n, gn;
+    uint8_t *d = dump_bytes(&n, NULL, MEMBERS);
+    int fd = gz_file(d, n);
+    uint8_t *gz = slurp(fd, &gn);
+
+    cr_assert_eq(through_slow_pipe(gz, gn, 20, 1, d, n), MEMBERS);
+    close(fd);
+    free(gz);
+    free(d);
+}
+
+/* gzip(1)'s members carry the file's name. A read that ends inside one
+ * (a pipe's pieces end anywhere) left ISA-L to resume the header with
+ * flags it never set, and valid input came out corrupt (found by
+ * tests/fuzz/fuzz_gzip.c); the header is now whole before it is read.
+ * Cut at bytes of the second member's header, streaming and on the reader
+ * thread. */
+Test(input, a_member_header_cut_inside_its_name_reads_whole)
+{
+    const char *name = "java_pid1234.hprof";
+    /* inside the fixed 10 bytes, inside the name, at its NUL, after it */
+    const size_t cuts[] = {5, 11, 20, 10 + 18, 10 + 19};
+    size_t n, at, second, i;
+    uint8_t *d = dump_bytes(&n, NULL, 3), *gz = malloc(n + 4096);
+
+    cr_assert_not_null(gz);
+    at = named_member(gz, d, BLOCK, 0, name);
+    second = at;
+    at += named_member(gz + at, d + BLOCK, n - BLOCK, 0, name);
+    for (i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        cr_assert_eq(through_slow_pipe(gz, at, second + cuts[i], 0, d, n), 0);
+        cr_assert_eq(through_slow_pipe(gz, at, second + cuts[i], 1, d, n), 0);
+    }
+    free(gz);
+    free(d);
+}
+
+/* A header field with no end in sight (a name of over 1 MiB, or a flipped
+ * FNAME bit over compressed data without a zero byte) is damage, named as
+ * such, not a wait for ever more input in memory. */
+Test(input, a_member_header_longer_than_the_buffer_is_corrupt)
+{
+    size_t name_len = (1u << 20) + 100, n;
+    uint8_t *d = dump_bytes(&n, NULL, 1), *gz = malloc(name_len + n + 4096), buf[4096];
+    char *name = malloc(name_len + 1);
+    char path[] = "/tmp/hs-test-input-XXXXXX";
+    int fd = mkstemp(path);
+    size_t len;
+    hs_input *in;
+    long k;
+
+    cr_assert(gz && name && fd >= 0);
+    unlink(path);
+    memset(name, 'x', name_len);
+    name[name_len] = 0;
+    len = stored_member(gz, d, n, 1);          /* a whole first member */
+    len += named_member(gz + len, d, n, 0, name); /* then the long name */
+    cr_assert_eq(write(fd, gz, len), (ssize_t)len);
+    cr_assert_eq(lseek(fd, 0, SEEK_SET), 0);
+    cr_assert_eq(hs_input_open(&in, fd), 0);
+    while ((k = hs_input_read(in, buf, sizeof buf)) > 0)
+        ;
+    cr_assert_eq(k, 0);
+    cr_assert_eq(hs_input_dump_bytes(in), n, "the first member is given whole");
+    cr_assert_eq(hs_input_damage(in), HS_DAMAGE_CORRUPT);
+    cr_assert_not_null(strstr(hs_input_error(in), "a member header too long to hold"), "%s",
+                       hs_input_error(in));
+    hs_input_close(in);
+    close(fd);
+    free(name);
+    free(gz);
+    free(d);
 }
