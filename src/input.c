@@ -78,7 +78,6 @@ struct hs_input {
     struct inflate_state *gz, *gz2; /* gz2: the helper's, for HotSpot members */
     size_t block;         /* HotSpot's most bytes in a member */
     int member_done;
-    int need_header;      /* the next member's header is not yet whole in raw */
     uint64_t paired;      /* members given out by members_parallel */
     uint64_t false_headers; /* header-like bytes it met inside members */
     /* a mapped plain file: map[0..map_len) is the file, the input starts at
@@ -156,6 +155,32 @@ static void raw_got(hs_input *in, size_t n)
     in->raw_total += n;
 }
 
+/* Reads compressed bytes after raw_len, as many as the buffer holds: 0, or
+ * -1 on a read error (read_failed). */
+static int raw_append(hs_input *in)
+{
+    ssize_t n = read_some(in->fd, in->raw + in->raw_len, in->raw_cap - in->raw_len);
+
+    if (n < 0)
+        return read_failed(in);
+    raw_got(in, (size_t)n);
+    return 0;
+}
+
+/* Moves the bytes not decoded yet to the front of the buffer, to make room
+ * after them (raw_at() stays what it was); returns how far they moved. */
+static size_t raw_to_front(hs_input *in)
+{
+    size_t by = in->raw_pos;
+
+    if (by) {
+        memmove(in->raw, in->raw + by, in->raw_len - by);
+        in->raw_len -= by;
+        in->raw_pos = 0;
+    }
+    return by;
+}
+
 static long raw_fill(hs_input *in)
 {
     ssize_t n;
@@ -211,15 +236,12 @@ static int foreign(hs_input *in, const uint8_t *p, size_t n)
     return 0;
 }
 
-static int sniff(hs_input *in, int fd)
+static int sniff(hs_input *in)
 {
     /* the first read decides; a pipe may give fewer bytes at first */
-    while (in->raw_len < 8 && !in->raw_eof) {
-        ssize_t n = read_some(fd, in->raw + in->raw_len, RAW_BUFFER - in->raw_len);
-        if (n < 0)
-            return read_failed(in);
-        raw_got(in, (size_t)n);
-    }
+    while (in->raw_len < 8 && !in->raw_eof)
+        if (raw_append(in) != 0)
+            return -1;
     return 0;
 }
 
@@ -248,7 +270,7 @@ int hs_input_open(hs_input **out, int fd)
     if (!in->raw)
         return -1;
     in->raw_cap = RAW_BUFFER;
-    if (sniff(in, fd) != 0)
+    if (sniff(in) != 0)
         return -1;
     if (foreign(in, in->raw, in->raw_len))
         return -2;
@@ -265,7 +287,6 @@ int hs_input_open(hs_input **out, int fd)
         isal_inflate_init(in->gz);
         in->gz->crc_flag = ISAL_GZIP;
         /* the whole first header now: HotSpot's comment is in it */
-        in->need_header = 1;
         if (whole_header(in) == -1)
             return -1;
     } else {
@@ -402,36 +423,25 @@ static size_t header_len(const uint8_t *p, size_t n)
  * isal_inflate, reading more (the pieces of a pipe may end anywhere). ISA-L
  * 2.30 resumes a header cut inside its name, comment or extra field with
  * flags it never set, and so misreads what follows: measured, valid input
- * came out "corrupt" (tests/fuzz/fuzz_gzip.c). 1, or 0 when the input ends
+ * came out "corrupt" (tests/fuzz/fuzz_gzip.c). 1, also when the input ends
  * first (isal_inflate then reports it cut), -1 on a read error, -2 when no
  * header fits the buffer (damaged()). */
 static int whole_header(hs_input *in)
 {
-    ssize_t n;
-
-    while (!header_len(in->raw + in->raw_pos, in->raw_len - in->raw_pos)) {
-        if (in->raw_eof)
-            return in->need_header = 0; /* isal_inflate says where it ends */
-        if (in->raw_pos > 0) { /* the header to the front: raw_at() holds */
-            memmove(in->raw, in->raw + in->raw_pos, in->raw_len - in->raw_pos);
-            in->raw_len -= in->raw_pos;
-            in->raw_pos = 0;
-        }
+    while (!header_len(in->raw + in->raw_pos, in->raw_len - in->raw_pos) && !in->raw_eof) {
+        raw_to_front(in);
         if (in->raw_len == in->raw_cap) {
             damaged(in, HS_DAMAGE_CORRUPT, "gzip", "a member header too long to hold");
             return -2;
         }
-        n = read_some(in->fd, in->raw + in->raw_len, in->raw_cap - in->raw_len);
-        if (n < 0)
-            return read_failed(in);
-        raw_got(in, (size_t)n);
+        if (raw_append(in) != 0)
+            return -1;
     }
-    in->need_header = 0;
     return 1;
 }
 
-/* Starts the next gzip member at the next byte: 1, or 0 when the input
- * ends there, -1 on a read error or damage. */
+/* Starts the next gzip member at the next byte, its header whole: 1, or 0
+ * when the input ends there, -1 on a read error, -2 on damage. */
 static int next_member(hs_input *in)
 {
     int more = raw_more(in, 1, "gzip", "member");
@@ -446,8 +456,7 @@ static int next_member(hs_input *in)
     isal_inflate_reset(in->gz);
     in->gz->crc_flag = ISAL_GZIP;
     in->member_done = 0;
-    in->need_header = 1;
-    return 1;
+    return whole_header(in);
 }
 
 static long read_gzip(hs_input *in, uint8_t *buf, size_t cap)
@@ -458,8 +467,6 @@ static long read_gzip(hs_input *in, uint8_t *buf, size_t cap)
 
     do { /* until some output, or the end */
         if (in->member_done && (r = next_member(in)) <= 0)
-            return r == -2 ? 0 : r;
-        if (in->need_header && (r = whole_header(in)) < 0)
             return r == -2 ? 0 : r;
         if (in->raw_pos == in->raw_len && !in->raw_eof && raw_fill(in) < 0)
             return -1;
@@ -679,28 +686,26 @@ static void post_members(members *m)
 static int more_raw(members *m)
 {
     hs_input *in = m->in;
-    size_t len = in->raw_len;
+    size_t len = in->raw_len, moved;
     ssize_t n;
 
     if (in->raw_eof)
         return -1; /* a member that cannot end: the streaming path says why */
     if (m->reading)
         return 0;
-    if (len == PAR_RAW) {
+    if (len == in->raw_cap) {
         if (m->running || m->posted < m->given)
             return 0;
         if (in->raw_pos == 0)
             return -1; /* one member fills the buffer: not HotSpot's */
-        memmove(in->raw, in->raw + in->raw_pos, len - in->raw_pos);
-        in->raw_len -= in->raw_pos;
+        moved = raw_to_front(in);
         len = in->raw_len;
-        m->next -= in->raw_pos;
-        m->past -= in->raw_pos;
-        in->raw_pos = 0;
+        m->next -= moved;
+        m->past -= moved;
     }
     m->reading = 1;
     pthread_mutex_unlock(&in->mu);
-    n = read_some(in->fd, in->raw + len, PAR_RAW - len);
+    n = read_some(in->fd, in->raw + len, in->raw_cap - len);
     pthread_mutex_lock(&in->mu);
     m->reading = 0;
     pthread_cond_broadcast(&in->cv);

@@ -115,9 +115,10 @@ static int gz_file(const uint8_t *d, size_t n)
     return fd;
 }
 
-/* Reads fd through the reader thread: checks every byte against want[0,
- * n), and gives how many members went through the two-at-a-time path. */
-static uint64_t read_through(int fd, const uint8_t *want, size_t n)
+/* Reads fd, through the reader thread or not: checks every byte against
+ * want[0, n), and gives how many members went through the two-at-a-time
+ * path. */
+static uint64_t read_with(int fd, int threaded, const uint8_t *want, size_t n)
 {
     size_t got = 0;
     uint8_t *buf = malloc(100000);
@@ -128,7 +129,8 @@ static uint64_t read_through(int fd, const uint8_t *want, size_t n)
     cr_assert_not_null(buf);
     cr_assert_eq(hs_input_open(&in, fd), 0);
     cr_assert_eq(hs_input_format(in), HS_IN_GZIP);
-    cr_assert_eq(hs_input_start_thread(in), 0);
+    if (threaded)
+        cr_assert_eq(hs_input_start_thread(in), 0);
     while ((k = hs_input_read(in, buf, 100000)) > 0) {
         cr_assert_leq(got + (size_t)k, n, "more bytes out than went in");
         cr_assert(memcmp(buf, want + got, (size_t)k) == 0, "bytes differ after %zu", got);
@@ -142,6 +144,11 @@ static uint64_t read_through(int fd, const uint8_t *want, size_t n)
     hs_input_close(in);
     free(buf);
     return paired;
+}
+
+static uint64_t read_through(int fd, const uint8_t *want, size_t n)
+{
+    return read_with(fd, 1, want, n);
 }
 
 /* The made-up dump of `members` members with `decoys` planted, written
@@ -282,40 +289,21 @@ static uint8_t *slurp(int fd, size_t *n)
 }
 
 /* Reads gz[0, n) through a pipe whose writer pauses after pause_at bytes,
- * with the reader thread or without: checks every byte against want[0,
- * wn) and gives how many members went two at a time. */
+ * as read_with does. */
 static uint64_t through_slow_pipe(const uint8_t *gz, size_t n, size_t pause_at, int threaded,
                                   const uint8_t *want, size_t wn)
 {
-    size_t got = 0;
-    uint8_t *buf = malloc(100000);
     int fds[2];
     pthread_t t;
     slow_writer w;
-    hs_input *in;
     uint64_t paired;
-    long k;
 
-    cr_assert_not_null(buf);
     cr_assert_eq(pipe(fds), 0);
     w.fd = fds[1], w.p = gz, w.n = n, w.pause_at = pause_at;
     cr_assert_eq(pthread_create(&t, NULL, write_with_a_pause, &w), 0);
-    cr_assert_eq(hs_input_open(&in, fds[0]), 0);
-    if (threaded)
-        cr_assert_eq(hs_input_start_thread(in), 0);
-    while ((k = hs_input_read(in, buf, 100000)) > 0) {
-        cr_assert_leq(got + (size_t)k, wn, "more bytes out than went in");
-        cr_assert(memcmp(buf, want + got, (size_t)k) == 0, "bytes differ after %zu", got);
-        got += (size_t)k;
-    }
-    cr_assert_eq(k, 0);
-    cr_assert_null(hs_input_error(in), "%s", hs_input_error(in));
-    cr_assert_eq(got, wn);
-    paired = hs_input_paired_members(in);
-    hs_input_close(in);
+    paired = read_with(fds[0], threaded, want, wn);
     pthread_join(t, NULL);
     close(fds[0]);
-    free(buf);
     return paired;
 }
 
