@@ -9,48 +9,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "count_alloc.h"
 #include "helpers.h"
 
-/* A counting allocator that can fail its Nth call. Each block carries its
- * size in a header so the peak of live bytes can be tracked. */
-typedef struct {
-    long calls, fail_at; /* fail_at: 1-based call to fail, 0 = never */
-    long live_blocks;
-    size_t live, peak;
-} counter;
-
-static void *count_alloc(void *opaque, size_t size)
-{
-    counter *c = opaque;
-    size_t *p;
-
-    if (c->fail_at && ++c->calls == c->fail_at)
-        return NULL;
-    p = malloc(size + sizeof(size_t) * 2);
-    if (!p)
-        return NULL;
-    p[0] = size;
-    c->live += size;
-    c->live_blocks++;
-    if (c->live > c->peak)
-        c->peak = c->live;
-    return p + 2;
-}
-
-static void count_free(void *opaque, void *ptr)
-{
-    counter *c = opaque;
-    size_t *p = (size_t *)ptr - 2;
-
-    c->live -= p[0];
-    c->live_blocks--;
-    free(p);
-}
-
-static hs_status run_with(counter *c, const char *preset, const uint8_t *in, size_t len,
+static hs_status run_with(count_state *c, const char *preset, const uint8_t *in, size_t len,
                           size_t *out_len, const hs_options *opt)
 {
-    hs_alloc a = {count_alloc, count_free, c};
+    hs_alloc a = COUNT_ALLOC(c);
     mem_src src = {in, len, 0, 0, -1};
     mem_sink sink = {NULL, 0, 0, 0};
     hs_source s = {.read = mem_read, .ctx = &src};
@@ -150,9 +115,8 @@ Test(api, status_strings)
 Test(api, allocation_failures)
 {
     dump d;
-    counter c;
-    long n, total;
-    size_t out_len;
+    count_state c;
+    size_t n, total, out_len;
     hs_options opt;
 
     dg_everything(&d, 8, 1);
@@ -161,7 +125,7 @@ Test(api, allocation_failures)
     memset(&c, 0, sizeof c);
     c.fail_at = 1000000;
     cr_assert_eq(run_with(&c, "default", d.p, d.len, &out_len, &opt), HS_OK);
-    cr_expect_eq(c.live_blocks, 0, "leak on success");
+    cr_expect_eq(c.blocks, 0, "leak on success");
     total = c.calls;
     cr_expect_gt(total, 2);
     for (n = 1; n <= total; n++) {
@@ -169,8 +133,8 @@ Test(api, allocation_failures)
         memset(&c, 0, sizeof c);
         c.fail_at = n;
         st = run_with(&c, "default", d.p, d.len, NULL, &opt);
-        cr_expect_eq(st, HS_E_NOMEM, "failing allocation %ld gave status %d", n, st);
-        cr_expect_eq(c.live_blocks, 0, "leak when allocation %ld fails", n);
+        cr_expect_eq(st, HS_E_NOMEM, "failing allocation %zu gave status %d", n, st);
+        cr_expect_eq(c.blocks, 0, "leak when allocation %zu fails", n);
     }
     dg_free(&d);
 }
@@ -180,7 +144,7 @@ Test(api, allocation_failures)
 Test(api, memory_is_bounded, .timeout = 60)
 {
     dump d;
-    counter c;
+    count_state c;
     size_t out_len;
     hs_options opt;
     int repack;
@@ -315,8 +279,8 @@ Test(zero_copy, never_reads_what_it_gave_back, .timeout = 300)
 Test(zero_copy, allocates_no_read_buffer)
 {
     dump d;
-    counter c;
-    hs_alloc a = {count_alloc, count_free, &c};
+    count_state c;
+    hs_alloc a = COUNT_ALLOC(&c);
     hs_rules *rules = hs_rules_create(NULL);
     hs_filter *f;
     mem_sink sink = {NULL, 0, 0, 0};
@@ -332,7 +296,7 @@ Test(zero_copy, allocates_no_read_buffer)
     cr_expect_eq(hs_filter_run(f, &src, &dst), HS_OK);
     cr_expect(sink.len == d.len && memcmp(sink.data, d.p, d.len) == 0);
     hs_filter_free(f);
-    cr_expect_eq(c.live, 0);
+    cr_expect_eq(c.blocks, 0);
     cr_expect_lt(c.peak, (1u << 20) + (256u << 10), "peak %zu bytes", c.peak);
     free(sink.data);
     hs_rules_free(rules);

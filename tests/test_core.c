@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "count_alloc.h"
 #include "helpers.h"
 
 /* Two different 2 MiB arrays streamed through a 64 KiB window are not
@@ -123,27 +124,12 @@ Test(core, first_nonzero_field_of_held_instance)
     dg_free(&d);
 }
 
-static size_t largest;
-
-static void *count_alloc(void *opaque, size_t size)
-{
-    (void)opaque;
-    if (size > largest)
-        largest = size;
-    return malloc(size);
-}
-
-static void count_free(void *opaque, void *p)
-{
-    (void)opaque;
-    free(p);
-}
-
 /* A segment cap past what a u4 segment length can say is bounded: the
  * segment buffer never takes gigabytes. */
 Test(core, segment_cap_is_bounded)
 {
-    hs_alloc a = {count_alloc, count_free, NULL};
+    count_state c = {0};
+    hs_alloc a = COUNT_ALLOC(&c);
     hs_rules *rules = hs_rules_create(NULL);
     hs_options opt;
     hs_filter *f;
@@ -166,8 +152,9 @@ Test(core, segment_cap_is_bounded)
         free(snk.data);
         free(in);
     }
-    cr_expect_leq(largest, (size_t)256 << 20, "largest allocation %zu", largest);
+    cr_expect_leq(c.largest, (size_t)256 << 20, "largest allocation %zu", c.largest);
     hs_filter_free(f);
+    cr_expect_eq(c.blocks, 0, "%zu blocks left", c.blocks);
     hs_rules_free(rules);
 }
 

@@ -9,46 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "count_alloc.h"
 #include "helpers.h"
 #include "mapping.h"
 
 #define R8_MAP "tests/data/mapping/r8.txt"
 #define PG_MAP "tests/data/mapping/proguard.txt"
-
-/* ---- a counting allocator that can fail the Nth call ------------------------- */
-
-typedef struct {
-    size_t calls, fail_at; /* fail call number fail_at (1-based); 0 never */
-    size_t live, live_bytes, peak_bytes;
-} counter;
-
-static void *count_alloc(void *opaque, size_t size)
-{
-    counter *c = opaque;
-    size_t *p;
-
-    if (++c->calls == c->fail_at)
-        return NULL;
-    p = malloc(size + sizeof(size_t) * 2);
-    if (!p)
-        return NULL;
-    p[0] = size;
-    c->live++;
-    c->live_bytes += size;
-    if (c->live_bytes > c->peak_bytes)
-        c->peak_bytes = c->live_bytes;
-    return p + 2;
-}
-
-static void count_free(void *opaque, void *ptr)
-{
-    counter *c = opaque;
-    size_t *p = (size_t *)ptr - 2;
-
-    c->live--;
-    c->live_bytes -= p[0];
-    free(p);
-}
 
 static hs_mapping *parse_file(const char *path, hs_error *err)
 {
@@ -453,8 +419,8 @@ static char *make_mapping(size_t classes, size_t *len)
 
 Test(mapping_memory, held_is_at_most_the_text)
 {
-    counter cnt = {0};
-    hs_alloc a = {count_alloc, count_free, &cnt};
+    count_state cnt = {0};
+    hs_alloc a = COUNT_ALLOC(&cnt);
     size_t len;
     char *text = make_mapping(5000, &len);
     hs_mapping *m = hs_mapping_parse(text, len, "big", &a, NULL);
@@ -463,11 +429,11 @@ Test(mapping_memory, held_is_at_most_the_text)
     cr_assert_not_null(m);
     cr_expect_leq(hs_mapping_bytes(m), len, "holds %zu bytes for a %zu-byte text",
                   hs_mapping_bytes(m), len);
-    cr_expect_eq(hs_mapping_bytes(m), cnt.live_bytes, "reports %zu bytes, holds %zu",
-                 hs_mapping_bytes(m), cnt.live_bytes);
+    cr_expect_eq(hs_mapping_bytes(m), cnt.bytes, "reports %zu bytes, holds %zu",
+                 hs_mapping_bytes(m), cnt.bytes);
     /* while parsing: the arrays grow by doubling, the text is not copied whole */
-    cr_expect_leq(cnt.peak_bytes, len * 3 / 2, "peak %zu bytes for a %zu-byte text",
-                  cnt.peak_bytes, len);
+    cr_expect_leq(cnt.peak, len * 3 / 2, "peak %zu bytes for a %zu-byte text",
+                  cnt.peak, len);
     cr_expect_str_eq(hs_mapping_class(m, S("a.b4321")),
                      "com.example.app.feature1.ScreenController4321");
     cr_expect_str_eq(hs_mapping_field(m, S("a.b4999"), S("c")), "field2");
@@ -480,7 +446,7 @@ Test(mapping_memory, held_is_at_most_the_text)
                  "ScreenController.kt", 132);
     free(text);
     hs_mapping_free(m);
-    cr_expect_eq(cnt.live, 0, "%zu allocations left", cnt.live);
+    cr_expect_eq(cnt.blocks, 0, "%zu allocations left", cnt.blocks);
 }
 
 /* Every allocation made to fail in turn: NULL with HS_E_NOMEM, no leak. */
@@ -490,8 +456,8 @@ Test(mapping_memory, allocation_failures)
     char *text = make_mapping(40, &len);
 
     for (n = 1;; n++) {
-        counter cnt = {.fail_at = n};
-        hs_alloc a = {count_alloc, count_free, &cnt};
+        count_state cnt = {.fail_at = n};
+        hs_alloc a = COUNT_ALLOC(&cnt);
         hs_error err = {0};
         hs_mapping *m = hs_mapping_parse(text, len, "oom", &a, &err);
 
@@ -499,14 +465,14 @@ Test(mapping_memory, allocation_failures)
             cr_expect_str_eq(hs_mapping_class(m, S("a.b39")),
                              "com.example.app.feature39.ScreenController39");
             hs_mapping_free(m);
-            cr_expect_eq(cnt.live, 0);
+            cr_expect_eq(cnt.blocks, 0);
             if (cnt.calls < n)
                 break; /* no allocation left to fail */
             continue;  /* a failed trim is not a failure */
         }
         cr_expect_eq(err.code, HS_E_NOMEM, "allocation %zu: %s", n, err.message);
         cr_expect_str_eq(err.message, "oom: out of memory reading the mapping");
-        cr_expect_eq(cnt.live, 0, "allocation %zu failed: %zu allocations left", n, cnt.live);
+        cr_expect_eq(cnt.blocks, 0, "allocation %zu failed: %zu allocations left", n, cnt.blocks);
     }
     cr_expect_gt(n, 10);
     free(text);

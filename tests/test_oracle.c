@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "count_alloc.h"
 #include "helpers.h"
 #include "oracle.h"
 
@@ -487,39 +488,14 @@ Test(oracle_fields, first_nonzero_field_is_set)
 
 /* ---- allocation failures on every path ------------------------------------- */
 
-/* An allocator that fails its Nth call and counts the blocks still live. */
-typedef struct {
-    long calls, fail_at; /* fail_at: 1-based call to fail, 0 = never */
-    long live;
-} failing;
-
-static void *fail_alloc(void *opaque, size_t size)
-{
-    failing *c = opaque;
-
-    if (++c->calls == c->fail_at)
-        return NULL;
-    c->live++;
-    return malloc(size);
-}
-
-static void fail_free(void *opaque, void *ptr)
-{
-    failing *c = opaque;
-
-    if (ptr)
-        c->live--;
-    free(ptr);
-}
-
 static char oom_msg[320]; /* the last failed run's message */
 
 /* Builds the rules from `text` and runs them over `in`, everything through
- * the failing allocator. */
-static hs_status run_failing(failing *c, const char *text, const uint8_t *in, size_t len,
+ * the counting allocator, which fails its Nth call when asked. */
+static hs_status run_failing(count_state *c, const char *text, const uint8_t *in, size_t len,
                              const hs_options *opt)
 {
-    hs_alloc a = {fail_alloc, fail_free, c};
+    hs_alloc a = COUNT_ALLOC(c);
     mem_src src = {in, len, 0, 0, -1};
     mem_sink sink = {NULL, 0, 0, 0};
     hs_source s = {.read = mem_read, .ctx = &src};
@@ -556,22 +532,22 @@ static hs_status run_failing(failing *c, const char *text, const uint8_t *in, si
 static void every_allocation(const char *name, const char *text, const uint8_t *in, size_t len,
                              const hs_options *opt)
 {
-    failing c = {0, 0, 0};
-    long n, total;
+    count_state c = {0};
+    size_t n, total;
     int bad = 0;
 
     cr_assert_eq(run_failing(&c, text, in, len, opt), HS_OK, "%s [%s]", name, text);
-    cr_expect_eq(c.live, 0, "%s [%s]: leak on success", name, text);
+    cr_expect_eq(c.blocks, 0, "%s [%s]: leak on success", name, text);
     total = c.calls;
     for (n = 1; n <= total + 1 && bad < 3; n++) {
         hs_status st;
         memset(&c, 0, sizeof c);
         c.fail_at = n;
         st = run_failing(&c, text, in, len, opt);
-        if (st != (n <= total ? HS_E_NOMEM : HS_OK) || c.live != 0) {
-            cr_expect_fail("%s [%s]: failing allocation %ld of %ld gave status %d (%s), %ld "
+        if (st != (n <= total ? HS_E_NOMEM : HS_OK) || c.blocks != 0) {
+            cr_expect_fail("%s [%s]: failing allocation %zu of %zu gave status %d (%s), %zu "
                            "blocks leaked",
-                           name, text, n, total, st, oom_msg, c.live);
+                           name, text, n, total, st, oom_msg, c.blocks);
             bad++;
         }
     }

@@ -55,6 +55,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../count_alloc.h"
 #include "hprof_strip.h"
 #include "input.h"
 #include "fuzz_check.h"
@@ -76,56 +77,6 @@
  * CLASS_DUMP), 1 MiB output buffer, segment buffer (1 MiB default). Nothing
  * is sized from the input, so live memory stays under this. */
 #define MAX_LIVE_BYTES ((size_t)8 << 20)
-
-/* ---- counting allocator ---------------------------------------------------- */
-
-typedef struct {
-    size_t live_count, live_bytes, peak_bytes, biggest;
-    size_t live_limit;
-    size_t total_allocs;
-} counter;
-
-typedef union {
-    size_t size;
-    max_align_t align;
-} block_head;
-
-static void *count_alloc(void *opaque, size_t size)
-{
-    counter *c = opaque;
-    block_head *h;
-
-    CHECK(size > 0, "hs_alloc asked for 0 bytes");
-    CHECK(size <= MAX_LIVE_BYTES, "one allocation of %zu bytes", size);
-    h = malloc(sizeof *h + size);
-    if (!h)
-        return NULL;
-    h->size = size;
-    c->live_count++;
-    c->live_bytes += size;
-    c->total_allocs++;
-    if (c->live_bytes > c->peak_bytes)
-        c->peak_bytes = c->live_bytes;
-    if (size > c->biggest)
-        c->biggest = size;
-    CHECK(c->live_bytes <= c->live_limit, "%zu bytes live at once", c->live_bytes);
-    return h + 1;
-}
-
-static void count_free(void *opaque, void *p)
-{
-    counter *c = opaque;
-    block_head *h;
-
-    if (!p)
-        return;
-    h = (block_head *)p - 1;
-    CHECK(c->live_count > 0, "free with no live allocation");
-    CHECK(c->live_bytes >= h->size, "free of more bytes than are live");
-    c->live_count--;
-    c->live_bytes -= h->size;
-    free(h);
-}
 
 /* ---- memory source ---------------------------------------------------------- */
 
@@ -343,8 +294,9 @@ static void check_error(const hs_filter *f, hs_status s, size_t len, const char 
 static hs_status run_filter(const config *cfg, const uint8_t *in, size_t len, msink *out,
                             uint64_t seed, const char *which, hs_error *err_out)
 {
-    counter cnt = {.live_limit = MAX_LIVE_BYTES};
-    hs_alloc a = {count_alloc, count_free, &cnt};
+    count_state cnt = {0};
+    size_t live_limit = MAX_LIVE_BYTES;
+    hs_alloc a = COUNT_ALLOC(&cnt);
     hs_options opt = {0};
     hs_rules *rules;
     hs_filter *f;
@@ -383,13 +335,16 @@ static hs_status run_filter(const config *cfg, const uint8_t *in, size_t len, ms
         /* with a small cap on held strings the arena sized from a STRING's
          * declared length stays small (see the regress README) */
         opt.max_held = 1u << 20;
-        cnt.live_limit += 4 * (size_t)opt.max_held;
+        live_limit += 4 * (size_t)opt.max_held;
     }
     f = hs_filter_create(rules, &opt, &a);
     CHECK(f != NULL, "%s: hs_filter_create failed", which);
     CHECK(hs_filter_error(f) == NULL, "%s: error before the run", which);
 
     s = hs_filter_run(f, &hsrc, &hsink);
+    CHECK(cnt.zero == 0, "%s: hs_alloc asked for 0 bytes", which);
+    CHECK(cnt.largest <= MAX_LIVE_BYTES, "%s: one allocation of %zu bytes", which, cnt.largest);
+    CHECK(cnt.peak <= live_limit, "%s: %zu bytes live at once", which, cnt.peak);
     if (out->overflow && (cfg->salvage || cfg->to_jvm)) {
         /* Both may write zeros for bytes the input only declares: salvage
          * completes a cut record (up to 64 MiB, see heap.c), --to-jvm gives
@@ -435,9 +390,9 @@ static hs_status run_filter(const config *cfg, const uint8_t *in, size_t len, ms
 
     hs_filter_free(f);
     hs_rules_free(rules);
-    CHECK(cnt.live_count == 0 && cnt.live_bytes == 0,
-          "%s: leak: %zu allocations (%zu bytes) still live after free", which, cnt.live_count,
-          cnt.live_bytes);
+    CHECK(cnt.blocks == 0 && cnt.bytes == 0,
+          "%s: leak: %zu allocations (%zu bytes) still live after free", which, cnt.blocks,
+          cnt.bytes);
     return s;
 }
 

@@ -28,39 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mapping.h"
+#include "../count_alloc.h"
 #include "fuzz_check.h"
+#include "mapping.h"
 
 #define ORIGIN "fuzz.map"
-
-/* ---- counting allocator ------------------------------------------------------ */
-
-typedef struct {
-    size_t live, bytes;
-} counter;
-
-static void *count_alloc(void *opaque, size_t size)
-{
-    counter *c = opaque;
-    size_t *p = malloc(size + 2 * sizeof(size_t));
-
-    if (!p)
-        return NULL;
-    p[0] = size;
-    c->live++;
-    c->bytes += size;
-    return p + 2;
-}
-
-static void count_free(void *opaque, void *ptr)
-{
-    counter *c = opaque;
-    size_t *p = (size_t *)ptr - 2;
-
-    c->live--;
-    c->bytes -= p[0];
-    free(p);
-}
 
 /* ---- the text -------------------------------------------------------------------- */
 
@@ -209,8 +181,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *t = (const char *)data;
-    counter cnt = {0, 0};
-    hs_alloc a = {count_alloc, count_free, &cnt};
+    count_state cnt = {0};
+    hs_alloc a = COUNT_ALLOC(&cnt);
     hs_mapping *m, *m2;
     hs_mapping_counts c;
     hs_error err;
@@ -227,7 +199,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "fuzz_mapping: %zu bytes: %s\n", size, m ? "parsed" : err.message);
     if (!m) {
         check_message(&err, t, size);
-        CHECK(cnt.live == 0, "%zu allocations live after a failed parse", cnt.live);
+        CHECK(cnt.blocks == 0, "%zu allocations live after a failed parse", cnt.blocks);
         return 0;
     }
     CHECK(hs_mapping_bytes(m) == cnt.bytes, "reports %zu bytes, holds %zu",
@@ -242,6 +214,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
               c.frame_hits <= c.frame_lookups,
           "more hits than lookups");
     hs_mapping_free(m);
-    CHECK(cnt.live == 0, "%zu allocations live after hs_mapping_free", cnt.live);
+    CHECK(cnt.blocks == 0, "%zu allocations live after hs_mapping_free", cnt.blocks);
     return 0;
 }

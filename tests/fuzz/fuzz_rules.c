@@ -23,7 +23,8 @@
  *     verdict for each array type at each size bound any rule names (and
  *     around it), each heap any rule names, each root kind, strings, fields
  *     and the keep-field names (this uses the library's internal rules.h);
- *   - every allocation made through hs_alloc is freed by hs_rules_free.
+ *   - every allocation made through hs_alloc is freed by hs_rules_free,
+ *     and none asks for 64 MiB or more.
  *
  * FUZZ_KNOWN, a comma-separated list of ids in the environment, relaxes the
  * checks for bugs already reported (see regress/README.md; both fixed in
@@ -40,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../count_alloc.h"
 #include "hprof_strip.h"
 #include "rules.h"
 #include "fuzz_check.h"
@@ -58,42 +60,6 @@ static int known(const char *id)
         if ((p == k || p[-1] == ',') && (p[n] == 0 || p[n] == ','))
             return 1;
     return 0;
-}
-
-/* ---- counting allocator ---------------------------------------------------- */
-
-typedef struct {
-    size_t live;
-} counter;
-
-typedef union {
-    size_t size;
-    max_align_t align;
-} block_head;
-
-static void *count_alloc(void *opaque, size_t size)
-{
-    counter *c = opaque;
-    block_head *h;
-
-    CHECK(size > 0 && size < ((size_t)64 << 20), "hs_alloc asked for %zu bytes", size);
-    h = malloc(sizeof *h + size);
-    if (!h)
-        return NULL;
-    h->size = size;
-    c->live++;
-    return h + 1;
-}
-
-static void count_free(void *opaque, void *p)
-{
-    counter *c = opaque;
-
-    if (!p)
-        return;
-    CHECK(c->live > 0, "free with no live allocation");
-    c->live--;
-    free((block_head *)p - 1);
 }
 
 /* ---- checks ------------------------------------------------------------------ */
@@ -278,8 +244,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    counter cnt = {0};
-    hs_alloc a = {count_alloc, count_free, &cnt};
+    count_state cnt = {0};
+    hs_alloc a = COUNT_ALLOC(&cnt);
     hs_rules *r1, *r2, *r3;
     hs_error err;
     hs_status s, s2, s3;
@@ -332,6 +298,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hs_rules_free(r1);
     hs_rules_free(r2);
     hs_rules_free(r3);
-    CHECK(cnt.live == 0, "%zu allocations live after hs_rules_free", cnt.live);
+    CHECK(cnt.blocks == 0, "%zu allocations live after hs_rules_free", cnt.blocks);
+    CHECK(cnt.largest < ((size_t)64 << 20), "hs_alloc asked for %zu bytes", cnt.largest);
     return 0;
 }
