@@ -231,7 +231,7 @@ run_once() {
     rss=${4:-0}; cpu=$(awk -v u="${5:-0}" -v s="${6:-0}" 'BEGIN { printf "%.2f", u + s }')
     case $rss in ''|*[!0-9]*) rss=0 ;; esac
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" \
-        "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')" \
+        "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", (b - a) / 1e9 }')" \
         "$rss" "$st" "$cpu" >> "$RAW"
     if [ "$st" != 0 ]; then
         say "$2 on $1 exited $st: $(head -n 1 "$WORK/cmd.err")"
