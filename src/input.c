@@ -181,17 +181,12 @@ static size_t raw_to_front(hs_input *in)
     return by;
 }
 
-static long raw_fill(hs_input *in)
+/* Refills the buffer once all of it is decoded: 0, or -1 on a read error. */
+static int raw_fill(hs_input *in)
 {
-    ssize_t n;
-
     in->raw_pos = 0;
     in->raw_len = 0;
-    n = read_some(in->fd, in->raw, RAW_BUFFER);
-    if (n < 0)
-        return read_failed(in);
-    raw_got(in, (size_t)n);
-    return (long)n;
+    return raw_append(in);
 }
 
 static int starts(const uint8_t *p, size_t n, const char *magic, size_t mn)
