@@ -22,14 +22,15 @@
  * Other compressed or archived formats (zip, xz, bzip2, lz4, 7z) are
  * recognised by their magic only, to say how to get the dump out of them.
  *
- * A plain regular file is mapped instead of read: the filter then walks
- * the file's pages in place (hs_source.data), which saves copying every
- * byte through read(2), often the largest single cost of a run. As the
- * filter moves on, the pages behind it are unmapped (hs_input_window), so
- * memory stays flat; with hs_input_start_thread a pager thread does that,
- * and maps the pages ahead, beside the filter (pager.h). A file that
- * shrinks while mapped raises SIGBUS, which the CLI turns into an I/O
- * error (run.c).
+ * A regular file is mapped instead of read, which saves copying every
+ * byte through read(2), often the largest single cost of a run. A plain
+ * one the filter walks in place (hs_source.data); a compressed one is
+ * decoded in place, its whole file the compressed buffer (raw_mapped). As
+ * the reading moves on, the pages behind it are unmapped (hs_input_window,
+ * map_done), so memory stays flat; with hs_input_start_thread a pager
+ * thread does that, and maps the pages ahead, on the other core (pager.h).
+ * A file that shrinks while mapped raises SIGBUS, which the CLI turns into
+ * an I/O error (run.c).
  */
 #define _DEFAULT_SOURCE /* madvise */
 #define _POSIX_C_SOURCE 200809L
@@ -66,7 +67,8 @@ struct hs_input {
     uint8_t *raw;         /* compressed bytes (or the sniffed prefix) */
     size_t raw_pos, raw_len, raw_cap;
     int raw_eof;
-    uint64_t raw_total;   /* bytes read from fd */
+    int raw_mapped;       /* raw is the mapped file, all of it: nothing is read */
+    uint64_t raw_total;   /* bytes read from fd (mapped: the file's) */
     int err_no;           /* errno of a failed read */
     char err[200];        /* what failed, for the message */
     enum hs_input_damage damage; /* the compressed data ended early or is corrupt */
@@ -80,7 +82,7 @@ struct hs_input {
     int member_done;
     uint64_t paired;      /* members given out by members_parallel */
     uint64_t false_headers; /* header-like bytes it met inside members */
-    /* a mapped plain file: map[0..map_len) is the file, the input starts at
+    /* a mapped file: map[0..map_len) is the file, the input starts at
      * map + map_skip (stdin may come positioned); pages before `kept` have
      * been given back */
     uint8_t *map;
@@ -99,9 +101,9 @@ struct hs_input {
     int end_seen;         /* the caller took the end: err and damage are final */
 };
 
-/* Maps `fd` when it is a non-empty regular file whose first bytes are not a
- * compression magic. Failing that, nothing is mapped and the input is read
- * as before: mapping is only a faster way to the same bytes. */
+/* Maps `fd` when it is a non-empty regular file. Failing that, nothing is
+ * mapped and the input is read as before: mapping is only a faster way to
+ * the same bytes. */
 static void try_map(hs_input *in, int fd)
 {
     struct stat st;
@@ -189,6 +191,40 @@ static int raw_fill(hs_input *in)
     return raw_append(in);
 }
 
+/* The offset of the next compressed byte to decode. */
+static uint64_t raw_at(const hs_input *in)
+{
+    return in->raw_total - in->raw_len + in->raw_pos;
+}
+
+/* Compressed bytes taken in: read from fd, or, mapped, decoded (all of the
+ * file is in the buffer from the start). */
+static uint64_t raw_taken(const hs_input *in)
+{
+    return in->raw_mapped ? raw_at(in) : in->raw_total;
+}
+
+/* Bytes before map[at] are done with: the pager gives their pages back
+ * (and maps the next ones), or, without one, this thread does once `step`
+ * bytes of them have gathered. */
+static void map_done(hs_input *in, size_t at, size_t step)
+{
+    size_t give = at / in->page * in->page;
+
+    if (in->pager) {
+        hs_pager_advance(in->pager, at);
+        return;
+    }
+    if (give >= in->kept + step) {
+        madvise(in->map + in->kept, give - in->kept, MADV_DONTNEED);
+        in->kept = give;
+    }
+}
+
+/* How many bytes a mapped compressed input decodes between two map_done
+ * calls of its own (without a pager). */
+#define MAP_STEP (1u << 20)
+
 static int starts(const uint8_t *p, size_t n, const char *magic, size_t mn)
 {
     return n >= mn && memcmp(p, magic, mn) == 0;
@@ -250,7 +286,7 @@ int hs_input_open(hs_input **out, int fd)
     in->fd = fd;
     try_map(in, fd);
     if (in->map) {
-        const uint8_t *p = in->map + in->map_skip;
+        uint8_t *p = in->map + in->map_skip;
         size_t n = in->map_len - in->map_skip;
         if (foreign(in, p, n))
             return -2;
@@ -258,15 +294,18 @@ int hs_input_open(hs_input **out, int fd)
             in->format = HS_IN_PLAIN;
             return 0;
         }
-        munmap(in->map, in->map_len);
-        in->map = NULL;
+        /* the whole file is read already, as it were */
+        in->raw = p;
+        in->raw_len = in->raw_cap = in->raw_total = n;
+        in->raw_eof = in->raw_mapped = 1;
+    } else {
+        in->raw = malloc(RAW_BUFFER);
+        if (!in->raw)
+            return -1;
+        in->raw_cap = RAW_BUFFER;
+        if (sniff(in) != 0)
+            return -1;
     }
-    in->raw = malloc(RAW_BUFFER);
-    if (!in->raw)
-        return -1;
-    in->raw_cap = RAW_BUFFER;
-    if (sniff(in) != 0)
-        return -1;
     if (foreign(in, in->raw, in->raw_len))
         return -2;
     if (starts(in->raw, in->raw_len, ZSTD_MAGIC, 4)) {
@@ -309,12 +348,6 @@ static long read_plain(hs_input *in, uint8_t *buf, size_t cap)
         return read_failed(in);
     in->raw_total += (uint64_t)n;
     return (long)n;
-}
-
-/* The offset of the next compressed byte to decode. */
-static uint64_t raw_at(const hs_input *in)
-{
-    return in->raw_total - in->raw_len + in->raw_pos;
 }
 
 /* The compressed layer is damaged: keeps what for the CLI, and ends the
@@ -423,6 +456,13 @@ static size_t header_len(const uint8_t *p, size_t n)
  * header fits the buffer (damaged()). */
 static int whole_header(hs_input *in)
 {
+    /* A mapped file holds any header whole: the buffer's limit applies all
+     * the same, so that a file reads as the same file piped in would. */
+    if (in->raw_mapped && in->raw_len - in->raw_pos > RAW_BUFFER &&
+        !header_len(in->raw + in->raw_pos, RAW_BUFFER)) {
+        damaged(in, HS_DAMAGE_CORRUPT, "gzip", "a member header too long to hold");
+        return -2;
+    }
     while (!header_len(in->raw + in->raw_pos, in->raw_len - in->raw_pos) && !in->raw_eof) {
         raw_to_front(in);
         if (in->raw_len == in->raw_cap) {
@@ -466,7 +506,9 @@ static long read_gzip(hs_input *in, uint8_t *buf, size_t cap)
         if (in->raw_pos == in->raw_len && !in->raw_eof && raw_fill(in) < 0)
             return -1;
         g->next_in = in->raw + in->raw_pos;
-        g->avail_in = (uint32_t)(in->raw_len - in->raw_pos);
+        /* a mapped file may hold more than avail_in counts */
+        g->avail_in = in->raw_len - in->raw_pos > UINT32_MAX ? UINT32_MAX
+                                                             : (uint32_t)(in->raw_len - in->raw_pos);
         g->next_out = buf;
         g->avail_out = want;
         r = isal_inflate(g);
@@ -492,15 +534,21 @@ static long read_gzip(hs_input *in, uint8_t *buf, size_t cap)
 /* Decompressed bytes, on whichever thread decompresses. */
 static long decode(hs_input *in, uint8_t *buf, size_t cap)
 {
+    long n;
+
     if (in->damage)
         return 0; /* the end of what could be decompressed */
     if (in->err[0])
         return -1;
     switch (in->format) {
-    case HS_IN_ZSTD: return read_zstd(in, buf, cap);
-    case HS_IN_GZIP: return read_gzip(in, buf, cap);
+    case HS_IN_ZSTD: n = read_zstd(in, buf, cap); break;
+    case HS_IN_GZIP: n = read_gzip(in, buf, cap); break;
     default: return read_plain(in, buf, cap);
     }
+    /* the decoders keep what they still need of their input */
+    if (in->raw_mapped)
+        map_done(in, in->map_skip + in->raw_pos, MAP_STEP);
+    return n;
 }
 
 /* Under in->mu: waits until slot i is free; it, or NULL when told to
@@ -529,7 +577,7 @@ static struct slot *free_slot(hs_input *in, unsigned i)
 static void fill_slot_locked(hs_input *in, struct slot *s, long len)
 {
     s->len = len;
-    s->raw = in->raw_total;
+    s->raw = raw_taken(in);
     s->full = 1;
 }
 
@@ -584,10 +632,10 @@ static int member_header(const uint8_t *p, size_t n)
     return n >= 10 && p[0] == 0x1f && p[1] == 0x8b && p[2] == 8 && (p[3] & ~0x10) == 0;
 }
 
-/* The offset of the next member header in raw[from, raw_len), or 0. */
-static size_t next_header(const hs_input *in, size_t from)
+/* The offset of the next member header in raw[from, to), or 0. */
+static size_t next_header(const hs_input *in, size_t from, size_t to)
 {
-    const uint8_t *p = in->raw + from, *end = in->raw + in->raw_len;
+    const uint8_t *p = in->raw + from, *end = in->raw + to;
 
     while ((p = memchr(p, 0x1f, (size_t)(end - p))) != NULL) {
         if (member_header(p, (size_t)(end - p)))
@@ -599,15 +647,20 @@ static size_t next_header(const hs_input *in, size_t from)
 
 /* Where a member may end when it does not end by raw[at]: at the next
  * header after `at`, at the end of the input for the last member, or 0
- * when the buffer holds neither. */
+ * when the buffer holds neither. A mapped file is looked at as far as the
+ * buffer would reach (PAR_RAW), so that a member too big for HotSpot's goes
+ * to the streaming path as it does when read, not after a scan of the
+ * file. */
 static size_t member_end(const hs_input *in, size_t at)
 {
-    size_t e;
+    size_t to = in->raw_len, e;
 
     if (at >= in->raw_len)
         return 0;
-    e = next_header(in, at + 1);
-    return !e && in->raw_eof ? in->raw_len : e;
+    if (in->raw_mapped && to - at > PAR_RAW)
+        to = at + PAR_RAW;
+    e = next_header(in, at + 1, to);
+    return !e && in->raw_eof && to == in->raw_len ? in->raw_len : e;
 }
 
 /* See above: every try inflates the member again, so input made of such
@@ -661,11 +714,13 @@ static void post_members(members *m)
             m->failed = 1;
             break;
         }
-        fill_slot_locked(in, &in->slot[j->n % SLOTS], (long)j->got);
         in->raw_pos = j->b;
+        fill_slot_locked(in, &in->slot[j->n % SLOTS], (long)j->got);
         in->paired++;
         m->posted++;
     }
+    if (in->raw_mapped && m->posted != was)
+        map_done(in, in->map_skip + in->raw_pos, MAP_STEP);
     /* only on news: two threads waiting here must not wake each other for
      * nothing, over and over */
     if (m->posted != was || m->failed)
@@ -909,11 +964,9 @@ int hs_input_start_thread(hs_input *in)
 {
     unsigned i;
 
-    if (in->map) { /* the page tables' work goes to a thread (pager.h) */
-        if (!in->pager)
-            in->pager = hs_pager_start(in->map, in->map_len, in->page, in->kept);
-        return 0;
-    }
+    /* a mapped file's page-table work goes to a thread (pager.h) */
+    if (in->map && !in->pager)
+        in->pager = hs_pager_start(in->map, in->map_len, in->page, in->kept);
     /* zstd decompresses at several times the filter's speed: a thread
      * there only adds a copy (measured: no faster) */
     if (in->format != HS_IN_GZIP || in->threaded)
@@ -921,12 +974,15 @@ int hs_input_start_thread(hs_input *in)
     for (i = 0; i < SLOTS; i++)
         if (!(in->slot[i].buf = malloc(SLOT_SIZE)))
             return -1;
-    if (in->format == HS_IN_GZIP && in->raw_total == in->raw_len &&
-        (in->block = hotspot_block(in->raw, in->raw_len)) != 0) {
-        uint8_t *bigger = realloc(in->raw, PAR_RAW);
-        if (bigger) {
-            in->raw = bigger;
-            in->raw_cap = PAR_RAW;
+    if (in->raw_total == in->raw_len && (in->block = hotspot_block(in->raw, in->raw_len)) != 0) {
+        /* members are handed out of the buffer, a few at a time: a larger
+         * one, unless it is the mapped file (every member is in it) */
+        uint8_t *bigger = NULL;
+        if (in->raw_mapped || (bigger = realloc(in->raw, PAR_RAW)) != NULL) {
+            if (bigger) {
+                in->raw = bigger;
+                in->raw_cap = PAR_RAW;
+            }
             in->gz2 = malloc(sizeof *in->gz2);
         }
     }
@@ -987,6 +1043,14 @@ uint64_t hs_input_dump_bytes(const hs_input *in)
 
 const void *hs_input_data(const hs_input *in, uint64_t *size)
 {
+    int plain = in->map && !in->raw_mapped;
+
+    *size = plain ? in->map_len - in->map_skip : 0;
+    return plain ? in->map + in->map_skip : NULL;
+}
+
+const void *hs_input_mapped(const hs_input *in, uint64_t *size)
+{
     *size = in->map ? in->map_len - in->map_skip : 0;
     return in->map ? in->map + in->map_skip : NULL;
 }
@@ -994,7 +1058,6 @@ const void *hs_input_data(const hs_input *in, uint64_t *size)
 void hs_input_window(void *ctx, uint64_t done, uint64_t next)
 {
     hs_input *in = ctx;
-    size_t give = (in->map_skip + (size_t)done) / in->page * in->page;
 
     /* Unmapping the pages behind keeps the resident set at a window or two;
      * the file stays in the page cache. (Mapping the next window in ahead
@@ -1003,14 +1066,7 @@ void hs_input_window(void *ctx, uint64_t done, uint64_t next)
      * core.) */
     (void)next;
     in->raw_total = done;
-    if (in->pager) {
-        hs_pager_advance(in->pager, in->map_skip + (size_t)done);
-        return;
-    }
-    if (give > in->kept) {
-        madvise(in->map + in->kept, give - in->kept, MADV_DONTNEED);
-        in->kept = give;
-    }
+    map_done(in, in->map_skip + (size_t)done, 1);
 }
 
 int hs_input_shrank(const hs_input *in)
@@ -1037,7 +1093,7 @@ uint64_t hs_input_paired_members(const hs_input *in)
 
 uint64_t hs_input_raw_bytes(const hs_input *in)
 {
-    return in->threaded ? in->raw_seen : in->raw_total;
+    return in->threaded ? in->raw_seen : raw_taken(in);
 }
 
 void hs_input_close(hs_input *in)
@@ -1060,6 +1116,7 @@ void hs_input_close(hs_input *in)
         /* leave the descriptor where reading it would have: at the end */
         lseek(in->fd, (off_t)in->map_len, SEEK_SET);
     }
-    free(in->raw);
+    if (!in->raw_mapped)
+        free(in->raw);
     free(in);
 }

@@ -21,13 +21,17 @@ int hs_input_open(hs_input **in, int fd);
 long hs_input_read(void *ctx, void *buf, size_t cap);
 /* Decompresses a gzip input on a thread of its own, ahead of the reads,
  * so that it runs beside the filter (4 MiB of buffers; HotSpot's -gz
- * members two at a time, on a second thread). Nothing for other inputs.
+ * members two at a time, on a second thread), and gives the page-table
+ * work of a mapped file, plain or compressed, to a pager thread (pager.h).
  * Returns 0, or -1 when the thread could not be started (the input is then
  * read as before). Before the first read only. */
 int hs_input_start_thread(hs_input *in);
 /* The input in memory when it is a plain regular file, mapped (then it is
  * read in place: hs_source.data), else NULL. */
 const void *hs_input_data(const hs_input *in, uint64_t *size);
+/* The input file when it is mapped, plain or compressed (from where the
+ * input starts), else NULL: what a SIGBUS address is looked up in. */
+const void *hs_input_mapped(const hs_input *in, uint64_t *size);
 /* hs_source.window for mapped input: gives back the pages before `done`. */
 void hs_input_window(void *ctx, uint64_t done, uint64_t next);
 /* True when the input is mapped and its file is now shorter than it was:
@@ -52,7 +56,7 @@ uint64_t hs_input_paired_members(const hs_input *in);
 /* What failed, naming the layer ("gzip data is truncated ..."), or NULL. */
 const char *hs_input_error(const hs_input *in);
 /* Bytes read from the file descriptor so far (compressed ones included),
- * or, mapped, the bytes the filter is done with. */
+ * or, mapped, the bytes the filter (or the decompressor) is done with. */
 uint64_t hs_input_raw_bytes(const hs_input *in);
 void hs_input_close(hs_input *in);
 

@@ -8,7 +8,8 @@
  * beside the filter: it maps the pages a few MiB ahead of it (by reading
  * a byte of each) and gives back those it has passed (MADV_DONTNEED), so
  * the filter finds its pages mapped and unmaps them only when the thread
- * falls behind.
+ * falls behind. A mapped compressed file is paged the same way ahead of
+ * its decompressor, which is then what "the filter" means here (input.c).
  *
  * The pager only changes page tables, never what the pages hold. A file
  * that shrank raises SIGBUS in whichever thread reaches the missing pages

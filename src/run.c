@@ -66,6 +66,7 @@ static int exit_code(hs_status s)
 /* What the SIGBUS handler needs to name the place: set before the mapped
  * input is read, read only by the handler. */
 static const char *g_bus_name;
+static const char *g_bus_unit; /* "input byte", or "compressed byte" */
 static const char *g_bus_base;
 static uint64_t g_bus_len;
 
@@ -105,7 +106,9 @@ static void on_sigbus(int sig, siginfo_t *info, void *uctx)
     put_str(msg, sizeof msg, &at, g_bus_name ? g_bus_name : "input");
     put_str(msg, sizeof msg, &at, ": the input file shrank while it was being read");
     if (addr && g_bus_base && addr >= g_bus_base && (uint64_t)(addr - g_bus_base) < g_bus_len) {
-        put_str(msg, sizeof msg, &at, " (at input byte ");
+        put_str(msg, sizeof msg, &at, " (at ");
+        put_str(msg, sizeof msg, &at, g_bus_unit);
+        put_str(msg, sizeof msg, &at, " ");
         put_u64(msg, sizeof msg, &at, (uint64_t)(addr - g_bus_base));
         put_str(msg, sizeof msg, &at, ")");
     }
@@ -115,11 +118,12 @@ static void on_sigbus(int sig, siginfo_t *info, void *uctx)
     _exit(EXIT_IO);
 }
 
-static void catch_sigbus(const char *name, const void *base, uint64_t len)
+static void catch_sigbus(const char *name, const char *unit, const void *base, uint64_t len)
 {
     struct sigaction sa;
 
     g_bus_name = name;
+    g_bus_unit = unit;
     g_bus_base = base;
     g_bus_len = len;
     memset(&sa, 0, sizeof sa);
@@ -493,15 +497,17 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
     hs_sink dst;
     hs_status s;
     int rc, finished;
+    const void *mapped;
+    uint64_t mapped_len;
 
     memset(&src, 0, sizeof src);
     src.read = read_with_progress;
     src.ctx = rd;
     src.data = hs_input_data(rd->in, &src.size);
-    if (src.data) {
+    if (src.data)
         src.window = window_with_progress;
-        catch_sigbus(name, src.data, src.size);
-    }
+    if ((mapped = hs_input_mapped(rd->in, &mapped_len)) != NULL)
+        catch_sigbus(name, src.data ? "input byte" : "compressed byte", mapped, mapped_len);
     dst.write = cli->audit ? discard : hs_output_write;
     dst.ctx = out;
     s = hs_filter_run(filter, &src, &dst);

@@ -141,27 +141,8 @@ fi
 rc=$(cat "$T/rc")
 expect_rc 0 "stdin at an offset"; cmp -s "$FIX" "$T/out" && ok || bad "stdin at an offset: output differs"
 expect_empty "$T/rest" "stdin left at its end, as reading it would"
-# A mapped file that shrinks while being read: exit 4 and a message, not a
-# crash. The reader of the pipe takes one byte (so the file is mapped), says
-# so, and waits: hprof-strip stops a few MB in, with the pipe full, and the
-# file is cut behind where it is (a write from the lost pages fails) or
-# ahead (reading them faults: SIGBUS).
+# (A mapped file that shrinks while being read: tests/cli_safety.sh.)
 BIG=build/fresh/jvm-30mb.hprof
-if [ -s "$BIG" ]; then
-    for cut in 100000 20M; do
-        cp "$BIG" "$T/shrinks.hprof"
-        rm -f "$T/started"
-        { "$BIN" -p none "$T/shrinks.hprof" 2>"$T/err"; echo $? >"$T/rc"; } |
-            { dd bs=1 count=1 of=/dev/null 2>/dev/null; touch "$T/started"; sleep 1; cat >/dev/null; } &
-        i=0
-        while [ ! -e "$T/started" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-        truncate -s $cut "$T/shrinks.hprof"
-        wait
-        rc=$(cat "$T/rc")
-        expect_rc 4 "input file cut to $cut"
-        expect_grep "shrank while it was being read" "$T/err" "input file cut to $cut"
-    done
-fi
 # Memory stays flat with a mapped input: the pages behind are given back.
 if [ -s "$BIG" ] && [ -x /usr/bin/time ]; then
     /usr/bin/time -f %M -o "$T/rss" "$BIN" -p android-app "$BIG" >/dev/null 2>&1

@@ -208,22 +208,39 @@ for sig in HUP INT QUIT TERM ALRM USR1 USR2 XCPU VTALRM PROF; do
 done
 
 # ---- 6. the input that shrinks is named, with the byte ------------------
-# Cut behind where it is (a write from lost pages fails) or ahead (SIGBUS):
-# both name the file and the byte.
+# shrinks FILE CUT UNIT: FILE is copied, read with the output's reader
+# holding back (it takes one byte, says so, and waits: hprof-strip stops a
+# few MB in, with the pipe full), and the copy is cut to CUT bytes. It must
+# end with exit 4 and a message naming the file and the UNIT ("input byte",
+# or "compressed byte" for a compressed file).
+shrinks() {
+    name=shrinks.${1##*.}
+    cp "$1" "$T/$name"
+    rm -f "$T/started"
+    { "$BIN" -p none "$T/$name" 2>"$T/err"; echo $? >"$T/rc"; } |
+        { dd bs=1 count=1 of=/dev/null 2>/dev/null; touch "$T/started"; sleep 1; cat >/dev/null; } &
+    i=0
+    while [ ! -e "$T/started" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    truncate -s "$2" "$T/$name"
+    wait
+    rc=$(cat "$T/rc")
+    expect_rc 4 "$name cut to $2"
+    expect_grep "$name: the input file shrank while it was being read (at $3 [0-9]" \
+        "$T/err" "$name cut to $2: file and byte named"
+}
 if [ -s "$BIG" ]; then
-    for cut in 100000 20M; do
-        cp "$BIG" "$T/shrinks.hprof"
-        rm -f "$T/started"
-        { "$BIN" -p none "$T/shrinks.hprof" 2>"$T/err"; echo $? >"$T/rc"; } |
-            { dd bs=1 count=1 of=/dev/null 2>/dev/null; touch "$T/started"; sleep 1; cat >/dev/null; } &
-        i=0
-        while [ ! -e "$T/started" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-        truncate -s $cut "$T/shrinks.hprof"
-        wait
-        rc=$(cat "$T/rc")
-        expect_rc 4 "input cut to $cut"
-        expect_grep "shrinks.hprof: the input file shrank while it was being read (at input byte [0-9]" \
-            "$T/err" "input cut to $cut: file and byte named"
+    # Cut behind where it is (a write from lost pages fails) or ahead
+    # (SIGBUS).
+    shrinks "$BIG" 100000 "input byte"
+    shrinks "$BIG" 20M "input byte"
+    # A compressed file is mapped too, and decoded in place: cut behind
+    # where the decoder is or ahead of it, its next read of the lost pages
+    # faults (SIGBUS), on whichever thread decodes.
+    gzip -1 -c "$BIG" >"$T/whole.gz"
+    zstd -q -1 -c "$BIG" >"$T/whole.zst"
+    for z in "$T/whole.gz" "$T/whole.zst"; do
+        shrinks "$z" 100000 "compressed byte"
+        shrinks "$z" $(($(wc -c <"$z") * 3 / 4)) "compressed byte"
     done
 else
     skipped "$BIG missing (make $BIG): shrinking input"

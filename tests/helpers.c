@@ -196,6 +196,29 @@ const char *const *dump_paths(void)
     return (const char *const *)list;
 }
 
+long mapping_resident_kib(const void *addr)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    int here = 0, found = 0;
+    long kib = -1;
+
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        /* a mapping's first line: "lo-hi perms ..."; the others "Name: value" */
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            here = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+            found |= here;
+        } else if (here && sscanf(line, "Rss: %ld kB", &kib) == 1) {
+            break;
+        }
+    }
+    fclose(f);
+    return found ? kib : -1;
+}
+
 /* ---- dumpgen ----------------------------------------------------------- */
 
 static void grow(dump *d, size_t n)

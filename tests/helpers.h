@@ -71,6 +71,11 @@ uint8_t *load_file(const char *path, size_t *len);
  * writes to build/fresh; NULL-terminated, static. */
 const char *const *dump_paths(void);
 
+/* The resident KiB of the mapping that holds `addr`, from /proc/self/smaps
+ * (a mapped file's pages this process has mapped), or -1 when no mapping
+ * holds it. */
+long mapping_resident_kib(const void *addr);
+
 /* ---- dumpgen: dumps built by hand ---------------------------------------- */
 
 typedef struct {

@@ -3,6 +3,8 @@
  * shape: members inflated two at a time on the reader thread, also past
  * bytes inside a member that look like the next member's header.
  *
+ * Also: a compressed regular file, mapped and decoded in place.
+ *
  * The members are built here from stored deflate blocks, which carry their
  * bytes as they are: a header planted in the data is then a header inside
  * the compressed member, as it happens by chance about once in 2 GB of
@@ -19,7 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
+#include "helpers.h"
 #include "input.h"
 
 #define BLOCK 262144u /* the BLOCKSIZE the first header gives */
@@ -151,16 +155,25 @@ static uint64_t read_through(int fd, const uint8_t *want, size_t n)
     return read_with(fd, 1, want, n);
 }
 
+static uint8_t *slurp(int fd, size_t *n);
+static uint64_t through_slow_pipe(const uint8_t *gz, size_t n, size_t pause_at, int threaded,
+                                  const uint8_t *want, size_t wn);
+
 /* The made-up dump of `members` members with `decoys` planted, written
- * and read back. */
+ * and read back: from the file, mapped (all of it in view), and through a
+ * pipe (read in pieces into a buffer that is refilled). Both take the same
+ * members two at a time. */
 static uint64_t read_back_n(const int *decoys, int members)
 {
-    size_t n;
+    size_t n, gn;
     uint8_t *d = dump_bytes(&n, decoys, members);
     int fd = gz_file(d, n);
     uint64_t paired = read_through(fd, d, n);
+    uint8_t *gz = slurp(fd, &gn);
 
+    cr_assert_eq(through_slow_pipe(gz, gn, gn, 1, d, n), paired, "a pipe pairs other members");
     close(fd);
+    free(gz);
     free(d);
     return paired;
 }
@@ -384,4 +397,131 @@ Test(input, a_member_header_longer_than_the_buffer_is_corrupt)
     free(name);
     free(gz);
     free(d);
+}
+
+/* ---- a compressed regular file: mapped, decoded in place ---------------- */
+
+#define PREFIX 100 /* bytes before the input, as a positioned stdin has */
+
+/* d[0, n) compressed as one gzip member (zlib) or one zstd frame, in a
+ * temporary file after PREFIX other bytes, positioned where it starts. */
+static int compressed_file(const uint8_t *d, size_t n, int zstd, size_t *len)
+{
+    size_t cap = n + n / 100 + 65536;
+    uint8_t *c = malloc(PREFIX + cap);
+    char path[] = "/tmp/hs-test-input-XXXXXX";
+    int fd = mkstemp(path);
+
+    cr_assert(c && fd >= 0);
+    unlink(path);
+    memset(c, 'x', PREFIX);
+    if (zstd) {
+        *len = ZSTD_compress(c + PREFIX, cap, d, n, 1);
+        cr_assert(!ZSTD_isError(*len));
+    } else {
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        cr_assert_eq(deflateInit2(&z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY), Z_OK);
+        z.next_in = (Bytef *)(uintptr_t)d;
+        z.avail_in = (uInt)n;
+        z.next_out = c + PREFIX;
+        z.avail_out = (uInt)cap;
+        cr_assert_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+        *len = z.total_out;
+        deflateEnd(&z);
+    }
+    cr_assert_eq(write(fd, c, PREFIX + *len), (ssize_t)(PREFIX + *len));
+    cr_assert_eq(lseek(fd, PREFIX, SEEK_SET), PREFIX);
+    free(c);
+    return fd;
+}
+
+/* Reads a compressed file through hs_input, on the reader thread or not:
+ * the file is mapped (not handed to the filter as plain data), every byte
+ * comes out, the compressed bytes counted go up as it goes, not all at once,
+ * and end at the file's length; the pages behind are given back. */
+static void read_mapped(int zstd, int threaded)
+{
+    size_t n, len, got = 0;
+    int members = 80; /* 20 MiB */
+    uint8_t *d = dump_bytes(&n, NULL, members), *buf = malloc(65536);
+    int fd = compressed_file(d, n, zstd, &len);
+    uint64_t size, before = 0, raw;
+    const void *map;
+    int partway = 0;
+    hs_input *in;
+    long k;
+
+    cr_assert_not_null(buf);
+    cr_assert_eq(hs_input_open(&in, fd), 0);
+    cr_assert_eq(hs_input_format(in), zstd ? HS_IN_ZSTD : HS_IN_GZIP);
+    cr_assert_null(hs_input_data(in, &size), "compressed bytes are not the filter's to walk");
+    map = hs_input_mapped(in, &size);
+    cr_assert_not_null(map, "a compressed regular file is mapped");
+    cr_assert_eq(size, len, "the mapping starts where the input does");
+    if (threaded)
+        cr_assert_eq(hs_input_start_thread(in), 0);
+    while ((k = hs_input_read(in, buf, 65536)) > 0) {
+        cr_assert_leq(got + (size_t)k, n);
+        cr_assert(memcmp(buf, d + got, (size_t)k) == 0, "bytes differ after %zu", got);
+        got += (size_t)k;
+        raw = hs_input_raw_bytes(in);
+        cr_assert_geq(raw, before, "compressed bytes counted went down");
+        cr_assert_leq(raw, len);
+        partway |= raw > 0 && raw < len / 2;
+        before = raw;
+    }
+    cr_assert_eq(k, 0, "%s", hs_input_error(in) ? hs_input_error(in) : "read failed");
+    cr_assert_eq(got, n);
+    cr_assert(partway, "the count of compressed bytes jumped to the end");
+    cr_assert_eq(hs_input_raw_bytes(in), len);
+    /* the pager keeps a few MiB either side; without it, the last step */
+    cr_assert_lt(mapping_resident_kib(map), 8 * 1024,
+                 "pages of a %zu-byte file kept mapped", len);
+    hs_input_close(in);
+    cr_assert_eq(lseek(fd, 0, SEEK_CUR), (off_t)(PREFIX + len), "fd left at the end");
+    close(fd);
+    free(buf);
+    free(d);
+}
+
+Test(input, a_gzip_file_is_mapped_and_decoded_in_place)
+{
+    read_mapped(0, 0);
+    read_mapped(0, 1);
+}
+
+Test(input, a_zstd_file_is_mapped_and_decoded_in_place)
+{
+    read_mapped(1, 0);
+    read_mapped(1, 1);
+}
+
+/* A first member with HotSpot's comment, then one far bigger than any
+ * HotSpot writes: in a mapped file the search for its end stops where a
+ * read buffer would, and the streaming inflater gives the rest. */
+Test(input, a_member_too_big_for_hotspot_in_a_mapped_file_streams)
+{
+    size_t at = 0, big = (6u << 20) + 1000;
+    uint8_t *whole = malloc(BLOCK + big);
+    uint8_t *gz = malloc(BLOCK + big + 4096);
+    char path[] = "/tmp/hs-test-input-XXXXXX";
+    int fd = mkstemp(path);
+    uint32_t x = 88172645u;
+    size_t i;
+
+    cr_assert(whole && gz && fd >= 0);
+    unlink(path);
+    for (i = 0; i < BLOCK + big; i++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        whole[i] = (uint8_t)x;
+    }
+    at += stored_member(gz, whole, BLOCK, 1);
+    at += stored_member(gz + at, whole + BLOCK, big, 0);
+    cr_assert_eq(write(fd, gz, at), (ssize_t)at);
+    cr_assert_eq(lseek(fd, 0, SEEK_SET), 0);
+    cr_assert_eq(read_through(fd, whole, BLOCK + big), 1, "only the first member pairs");
+    close(fd);
+    free(gz);
+    free(whole);
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "pager.h"
 
 #define MIB (1u << 20)
@@ -48,24 +49,10 @@ static void drop_file(void)
     close(fd);
 }
 
-/* The resident KiB of the mapping at `map`, from /proc/self/smaps. */
+/* The resident KiB of the mapping at `map` (helpers.c). */
 static long resident_kib(void)
 {
-    FILE *f = fopen("/proc/self/smaps", "r");
-    char line[512];
-    int in_map = 0;
-    long kib = -1;
-
-    cr_assert(f);
-    while (fgets(line, sizeof line, f)) {
-        unsigned long start;
-        if (sscanf(line, "%lx-", &start) == 1 && strchr(line, '-') < strchr(line, ' '))
-            in_map = start == (unsigned long)(uintptr_t)map;
-        else if (in_map && sscanf(line, "Rss: %ld kB", &kib) == 1)
-            break;
-    }
-    fclose(f);
-    return kib;
+    return mapping_resident_kib(map);
 }
 
 /* How many pages of map[from..to) this process has mapped, from

@@ -1,7 +1,8 @@
 #!/bin/sh
 # -z and --gzip output (several compression threads), the input's pager
-# thread, and gzip input's reader thread (one member, and HotSpot's -gz
-# members two at a time, on a second thread), under ThreadSanitizer:
+# thread (for plain and compressed files), and gzip input's reader thread
+# (one member, and HotSpot's -gz members two at a time, on a second
+# thread), under ThreadSanitizer:
 # each compressed output must decompress to the single-threaded plain output,
 # and TSan halts (exit 66) on any report. Usage: sh tests/tsan.sh BIN [DUMP...]
 set -u
@@ -27,17 +28,26 @@ for d in "$@"; do
     # gzip input: one member, and 256 KiB members as HotSpot's -gz writes them
     gzip -1 -c "$d" >"$tmp/one.gz"
     sh tools/hotspot-gz.sh --every --block 262144 "$d" >"$tmp/hs.gz"
+    # (a file is mapped, with the pager thread; a pipe is read(2))
     for g in one hs; do
         if "$bin" -T2 "$tmp/$g.gz" -o "$tmp/in" -f && cmp -s "$tmp/in" "$tmp/plain"
         then ok "$n $g.gz -T2"; else bad "$n $g.gz -T2"; fi
+        if cat "$tmp/$g.gz" | "$bin" -T2 -o "$tmp/in" -f && cmp -s "$tmp/in" "$tmp/plain"
+        then ok "$n $g.gz piped -T2"; else bad "$n $g.gz piped -T2"; fi
     done
+    # zstd input: decoded on the filter's thread, the pager beside it
+    zstd -q -1 -c "$d" >"$tmp/one.zst"
+    if "$bin" -T2 "$tmp/one.zst" -o "$tmp/in" -f && cmp -s "$tmp/in" "$tmp/plain"
+    then ok "$n one.zst -T2"; else bad "$n one.zst -T2"; fi
 done
-# HotSpot members past the reader's 4 MiB buffer of compressed bytes, so
-# refilled as the two threads go: the first dump and a record of an unknown
+# HotSpot members past the reader's 4 MiB buffer of compressed bytes (piped
+# in: a file is mapped whole), so refilled as the two threads go: the first dump and a record of an unknown
 # tag (passed through) holding 6 MiB of noise
 head -c 6291456 /dev/urandom >"$tmp/noise"
 { cat "$1"; sh tools/unknown-record.sh "$tmp/noise"; } >"$tmp/big.hprof"
 sh tools/hotspot-gz.sh --block 262144 "$tmp/big.hprof" >"$tmp/big.gz"
-if "$bin" -T2 -p none "$tmp/big.gz" -o "$tmp/in" -f && cmp -s "$tmp/in" "$tmp/big.hprof"
+if cat "$tmp/big.gz" | "$bin" -T2 -p none -o "$tmp/in" -f && cmp -s "$tmp/in" "$tmp/big.hprof"
 then ok "members past the buffer -T2"; else bad "members past the buffer -T2"; fi
+if "$bin" -T2 -p none "$tmp/big.gz" -o "$tmp/in" -f && cmp -s "$tmp/in" "$tmp/big.hprof"
+then ok "members of a mapped file -T2"; else bad "members of a mapped file -T2"; fi
 exit $fail

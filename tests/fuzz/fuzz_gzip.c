@@ -21,7 +21,9 @@
  *                bytes then pseudo-random ones, in turn, so the compressed
  *                file outgrows the reader's 1 and 4 MiB buffers
  *        bit 3   the threaded read comes through a pipe, written in pieces
- *                of pseudo-random sizes (else a memory file, as a file)
+ *                of pseudo-random sizes, and the streaming one from a
+ *                memory file (mapped, as a regular file is); else the
+ *                other way round: each way is checked against the other
  *        bit 4   BLOCKSIZE says less than the members hold
  *        bit 5   one byte of the file is changed (h[8..10] where, h[11] how)
  *        bit 6   the file is cut (h[12..14] where)
@@ -412,7 +414,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (h[0] & F_CUT)
         len = (size_t)((uint64_t)u24(h + 12) * len >> 24);
 
-    read_all(&a, g->p, len, 0, 0, h[15], c, n);
+    read_all(&a, g->p, len, 0, !(h[0] & F_PIPE), h[15], c, n);
     read_all(&b, g->p, len, 1, (h[0] & F_PIPE) != 0, h[15], c, n);
 
     if (getenv("FUZZ_VERBOSE")) {
