@@ -28,6 +28,7 @@
 #                        BLOCKSIZE=1048576": as `jcmd PID GC.heap_dump
 #                        -gz=1` writes it (the comment is what lets the
 #                        reader inflate two members at a time)
+#   jvm-<N>mb.hprof.zst  the JVM dump, zstd -3 (one frame)
 #
 # The page cache of a virtual machine may be trimmed by its host between
 # runs (seen here: half of a 1 GB file gone within 20 s), which makes every
@@ -216,6 +217,12 @@ if [ ! -s "$jvm_gzm" ]; then
     # the comment in the first member only, as jcmd writes it
     sh tools/hotspot-gz.sh "$jvm" > "$jvm_gzm.tmp" && mv "$jvm_gzm.tmp" "$jvm_gzm"
 fi
+# zstd input, which must not get slower (issue #13)
+jvm_zst=$jvm.zst
+if [ ! -s "$jvm_zst" ]; then
+    say "making $jvm_zst"
+    zstd -q -3 -c "$jvm" > "$jvm_zst.tmp" && mv "$jvm_zst.tmp" "$jvm_zst"
+fi
 
 # ---- Measuring ------------------------------------------------------------
 
@@ -297,29 +304,37 @@ bench_input() {
     done
 }
 
-# bench_gz_input NAME PATH DESCRIPTION: gzip input against gzip -dc (ISA-L
-# inflate on a reader thread; -T 1 keeps it on the filter's thread).
-bench_gz_input() {
+# bench_packed_input NAME PATH DESCRIPTION TOOL: compressed input (TOOL
+# gzip or zstd) against TOOL -dc. gzip is inflated by ISA-L on a reader
+# thread (-T 1 keeps it on the filter's), and runs beside the zlib build
+# when given; zstd beside the base binary, as it must not get slower. A
+# file is mapped, a pipe read(2) into a buffer: "cat |" rows show the pipe.
+bench_packed_input() {
     printf '%s\t%s\t%s\n' "$1" "$(wc -c < "$2" | tr -d ' ')" "$3" >> "$INPUTS"
     cat "$2" > /dev/null
     r=1
     while [ "$r" -le "$RUNS" ]; do
         say "$1: run $r of $RUNS"
-        run_once "$1" "gzip -dc" "gzip -dc < $2 > /dev/null"
+        run_once "$1" "$4 -dc" "$4 -q -dc < $2 > /dev/null"
         run_once "$1" "hprof-strip -p default" "$STRIP -p default < $2 > /dev/null"
         run_once "$1" "hprof-strip -p default -z" "$STRIP -p default -z < $2 > /dev/null"
         run_once "$1" "hprof-strip -T 1 -p default" "$STRIP -T 1 -p default < $2 > /dev/null"
-        if [ -n "$ZBASE" ]; then
+        run_once "$1" "cat | hprof-strip -p default" "cat $2 | $STRIP -p default > /dev/null"
+        if [ "$4" = gzip ] && [ -n "$ZBASE" ]; then
             run_once "$1" "zlib build: hprof-strip -p default" "$ZBASE -p default < $2 > /dev/null"
             run_once "$1" "zlib build: hprof-strip -p default -z" "$ZBASE -p default -z < $2 > /dev/null"
+        elif [ "$4" = zstd ] && [ -n "$BASE" ]; then
+            run_once "$1" "base: hprof-strip -p default" "$BASE -p default < $2 > /dev/null"
         fi
         r=$((r + 1))
     done
 }
 
 bench_input "$(basename "$jvm")" "$jvm" "HotSpot 17 dump from tools/makedump.sh $SIZE_MB"
-bench_gz_input "$(basename "$jvm_gz")" "$jvm_gz" "the JVM dump, gzip -6 (one member)"
-bench_gz_input "$(basename "$jvm_gzm")" "$jvm_gzm" "the JVM dump, 1 MiB gzip -1 members, as jcmd GC.heap_dump -gz=1 writes them"
+bench_packed_input "$(basename "$jvm_gz")" "$jvm_gz" "the JVM dump, gzip -6 (one member)" gzip
+bench_packed_input "$(basename "$jvm_gzm")" "$jvm_gzm" \
+    "the JVM dump, 1 MiB gzip -1 members, as jcmd GC.heap_dump -gz=1 writes them" gzip
+bench_packed_input "$(basename "$jvm_zst")" "$jvm_zst" "the JVM dump, zstd -3 (one frame)" zstd
 if [ -n "$android" ]; then
     bench_input "$(basename "$android")" "$android" \
         "Android 1.0.3 dump made from the JVM dump by artsim" android
@@ -388,7 +403,7 @@ report() {
             if ($5 != 0) fail[k] = $5
         }
         END {
-            nb = split("cat;cat | cat;zstd -3 -T0;hprof-conv -z;hprof-conv -z > /dev/null;gzip -dc", base, ";")
+            nb = split("cat;cat | cat;zstd -3 -T0;hprof-conv -z;hprof-conv -z > /dev/null;gzip -dc;zstd -dc", base, ";")
             for (i = 1; i <= ni; i++) {
                 in_ = order[i]
                 for (j = 1; j <= nl[in_]; j++) med[in_, label[in_, j]] = median(times[in_, label[in_, j]])
@@ -494,6 +509,13 @@ targets13() {
                     z = m(in_, "zlib build: hprof-strip " gm[k]); g = m(in_, "hprof-strip " gm[k])
                     if (z && g) row("gzip input, zlib build / now, " gm[k] " on " in_, z / g, "at least 2", z / g >= 2)
                 }
+            }
+            # zstd input against the base binary: not slower
+            for (i = 1; i <= ni; i++) {
+                in_ = order[i]
+                if (in_ !~ /\.zst$/) continue
+                b = m(in_, "base: hprof-strip -p default"); g = m(in_, "hprof-strip -p default")
+                if (b && g) row("zstd input, base / now, -p default on " in_, b / g, "at least 1 (not slower)", b / g >= 1)
             }
             if (rss) printf "| peak RSS of any hprof-strip row (%s) | %.1f MiB | under 32 MiB | %s |\n", rss_at, rss / 1024, rss / 1024 < 32 ? "yes" : "no"
             # no row slower than the base binary (BENCH_BASELINE), when it ran:
