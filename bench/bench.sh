@@ -500,22 +500,20 @@ targets13() {
             if ((r = vs_cat(jvm, "-p privacy", 2.5)) > w) { w = r; w_at = "privacy on " jvm }
             if ((r = vs_cat(smallobj, "-p privacy", 3)) > w) { w = r; w_at = "privacy on " smallobj }
             if (w) row("**worst** default/privacy x cat, as a share of its goal (" w_at ")", w, "at most 1", w <= 1)
-            # gzip input against the build from before ISA-L, when it ran
+            # gzip input against the build from before ISA-L, and zstd input
+            # against the base binary (not slower), when they ran
+            split("-p default|-p default -z", gm, "|")
             for (i = 1; i <= ni; i++) {
                 in_ = order[i]
-                if (in_ !~ /\.gz$/) continue
-                split("-p default|-p default -z", gm, "|")
-                for (k = 1; k <= 2; k++) {
-                    z = m(in_, "zlib build: hprof-strip " gm[k]); g = m(in_, "hprof-strip " gm[k])
-                    if (z && g) row("gzip input, zlib build / now, " gm[k] " on " in_, z / g, "at least 2", z / g >= 2)
+                if (in_ ~ /\.gz$/)
+                    for (k = 1; k <= 2; k++) {
+                        z = m(in_, "zlib build: hprof-strip " gm[k]); g = m(in_, "hprof-strip " gm[k])
+                        if (z && g) row("gzip input, zlib build / now, " gm[k] " on " in_, z / g, "at least 2", z / g >= 2)
+                    }
+                else if (in_ ~ /\.zst$/) {
+                    b = m(in_, "base: hprof-strip -p default"); g = m(in_, "hprof-strip -p default")
+                    if (b && g) row("zstd input, base / now, -p default on " in_, b / g, "at least 1 (not slower)", b / g >= 1)
                 }
-            }
-            # zstd input against the base binary: not slower
-            for (i = 1; i <= ni; i++) {
-                in_ = order[i]
-                if (in_ !~ /\.zst$/) continue
-                b = m(in_, "base: hprof-strip -p default"); g = m(in_, "hprof-strip -p default")
-                if (b && g) row("zstd input, base / now, -p default on " in_, b / g, "at least 1 (not slower)", b / g >= 1)
             }
             if (rss) printf "| peak RSS of any hprof-strip row (%s) | %.1f MiB | under 32 MiB | %s |\n", rss_at, rss / 1024, rss / 1024 < 32 ? "yes" : "no"
             # no row slower than the base binary (BENCH_BASELINE), when it ran:

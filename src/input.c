@@ -183,6 +183,21 @@ static size_t raw_to_front(hs_input *in)
     return by;
 }
 
+/* Grows the buffer to `cap` bytes for what must be held ahead (a mapped
+ * file holds everything already): 0, or -1 when it cannot. */
+static int raw_grow(hs_input *in, size_t cap)
+{
+    uint8_t *bigger;
+
+    if (in->raw_mapped)
+        return 0;
+    if (!(bigger = realloc(in->raw, cap)))
+        return -1;
+    in->raw = bigger;
+    in->raw_cap = cap;
+    return 0;
+}
+
 /* Refills the buffer once all of it is decoded: 0, or -1 on a read error. */
 static int raw_fill(hs_input *in)
 {
@@ -974,18 +989,10 @@ int hs_input_start_thread(hs_input *in)
     for (i = 0; i < SLOTS; i++)
         if (!(in->slot[i].buf = malloc(SLOT_SIZE)))
             return -1;
-    if (in->raw_total == in->raw_len && (in->block = hotspot_block(in->raw, in->raw_len)) != 0) {
-        /* members are handed out of the buffer, a few at a time: a larger
-         * one, unless it is the mapped file (every member is in it) */
-        uint8_t *bigger = NULL;
-        if (in->raw_mapped || (bigger = realloc(in->raw, PAR_RAW)) != NULL) {
-            if (bigger) {
-                in->raw = bigger;
-                in->raw_cap = PAR_RAW;
-            }
-            in->gz2 = malloc(sizeof *in->gz2);
-        }
-    }
+    /* members are handed out of the buffer, a few at a time */
+    if (in->raw_total == in->raw_len && (in->block = hotspot_block(in->raw, in->raw_len)) != 0 &&
+        raw_grow(in, PAR_RAW) == 0)
+        in->gz2 = malloc(sizeof *in->gz2);
     if (pthread_mutex_init(&in->mu, NULL) != 0)
         return -1;
     if (pthread_cond_init(&in->cv, NULL) != 0) {
@@ -1041,18 +1048,19 @@ uint64_t hs_input_dump_bytes(const hs_input *in)
     return in->out_total;
 }
 
-const void *hs_input_data(const hs_input *in, uint64_t *size)
-{
-    int plain = in->map && !in->raw_mapped;
-
-    *size = plain ? in->map_len - in->map_skip : 0;
-    return plain ? in->map + in->map_skip : NULL;
-}
-
 const void *hs_input_mapped(const hs_input *in, uint64_t *size)
 {
     *size = in->map ? in->map_len - in->map_skip : 0;
     return in->map ? in->map + in->map_skip : NULL;
+}
+
+const void *hs_input_data(const hs_input *in, uint64_t *size)
+{
+    if (in->raw_mapped) { /* compressed: the decoder's, not the filter's */
+        *size = 0;
+        return NULL;
+    }
+    return hs_input_mapped(in, size);
 }
 
 void hs_input_window(void *ctx, uint64_t done, uint64_t next)

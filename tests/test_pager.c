@@ -52,7 +52,10 @@ static void drop_file(void)
 /* The resident KiB of the mapping at `map` (helpers.c). */
 static long resident_kib(void)
 {
-    return mapping_resident_kib(map);
+    long kib = mapping_resident_kib(map);
+
+    cr_assert_geq(kib, 0, "the mapping is not in /proc/self/smaps");
+    return kib;
 }
 
 /* How many pages of map[from..to) this process has mapped, from

@@ -41,8 +41,9 @@ for d in "$@"; do
     then ok "$n one.zst -T2"; else bad "$n one.zst -T2"; fi
 done
 # HotSpot members past the reader's 4 MiB buffer of compressed bytes (piped
-# in: a file is mapped whole), so refilled as the two threads go: the first dump and a record of an unknown
-# tag (passed through) holding 6 MiB of noise
+# in: a file is mapped whole), so refilled as the two threads go: the first
+# dump and a record of an unknown tag (passed through) holding 6 MiB of
+# noise
 head -c 6291456 /dev/urandom >"$tmp/noise"
 { cat "$1"; sh tools/unknown-record.sh "$tmp/noise"; } >"$tmp/big.hprof"
 sh tools/hotspot-gz.sh --block 262144 "$tmp/big.hprof" >"$tmp/big.gz"
