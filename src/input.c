@@ -231,7 +231,7 @@ static void map_done(hs_input *in, size_t at, size_t step)
         return;
     }
     if (give >= in->kept + step) {
-        madvise(in->map + in->kept, give - in->kept, MADV_DONTNEED);
+        hs_pages_give_back(in->map, in->kept, give);
         in->kept = give;
     }
 }

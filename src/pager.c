@@ -39,6 +39,22 @@ static size_t page_down(const hs_pager *p, size_t at)
     return at / p->page * p->page;
 }
 
+/* A fault maps the whole page-cache folio of the page it is on (seen on
+ * ext4: reading one byte mapped 1 MiB), so the first fault past the point
+ * up to which pages were given back maps again the pages of its folio
+ * below that point, and a give-back that started there would leave them
+ * mapped for good. So every give-back starts at the folio boundary below:
+ * 2 MiB, the largest folio with 4 KiB pages (PMD size). Walking page
+ * tables already cleared costs little. */
+#define FOLIO_MAX (2u << 20)
+
+void hs_pages_give_back(uint8_t *map, size_t from, size_t to)
+{
+    from = from / FOLIO_MAX * FOLIO_MAX;
+    if (to > from)
+        madvise(map + from, to - from, MADV_DONTNEED);
+}
+
 static size_t ahead_of(const hs_pager *p, size_t done)
 {
     return done + AHEAD < p->len ? done + AHEAD : p->len;
@@ -51,7 +67,8 @@ static int work_for(const hs_pager *p, size_t done)
 }
 
 /* Claims the pages from `kept` up to `done` to give back (under mu), so
- * that two callers never give back the same range; returns their count.
+ * that two callers never give back the same new range (both may go over
+ * the folio below it again: hs_pages_give_back); returns their count.
  * The claim may pass a step the thread is still mapping (it was preempted,
  * the filter went on): the thread gives back what it mapped behind `kept`
  * when the step ends, so memory stays flat however the two are scheduled. */
@@ -94,13 +111,15 @@ static void map_ahead(hs_pager *p)
         pthread_mutex_lock(&p->mu);
         p->mapped = to;
         /* the filter gave back part of this step while it was mapped: the
-         * pages touched after that are the thread's to give back */
-        from = page_down(p, from);
-        if (p->kept > from)
-            behind = (p->kept < to ? p->kept : to) - from;
+         * pages touched after that, with the rest of their folios, are the
+         * thread's to give back */
+        if (p->kept > from) {
+            size_t end = (to + FOLIO_MAX - 1) / FOLIO_MAX * FOLIO_MAX;
+            behind = (p->kept < end ? p->kept : end) - from;
+        }
         pthread_mutex_unlock(&p->mu);
         if (behind)
-            madvise(p->map + from, behind, MADV_DONTNEED);
+            hs_pages_give_back(p->map, from, from + behind);
     }
 }
 
@@ -123,7 +142,7 @@ static void *pager_thread(void *arg)
         n = claim(p, p->done, &from);
         pthread_mutex_unlock(&p->mu);
         if (n)
-            madvise(p->map + from, n, MADV_DONTNEED);
+            hs_pages_give_back(p->map, from, from + n);
         map_ahead(p);
     }
 }
@@ -177,7 +196,7 @@ void hs_pager_advance(hs_pager *p, size_t done)
     }
     pthread_mutex_unlock(&p->mu);
     if (n)
-        madvise(p->map + from, n, MADV_DONTNEED);
+        hs_pages_give_back(p->map, from, from + n);
 }
 
 void hs_pager_stop(hs_pager *p)

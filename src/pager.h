@@ -36,6 +36,12 @@ hs_pager *hs_pager_start_held(uint8_t *map, size_t len, size_t page, size_t kept
  * ones should be mapped. Called at every window step; cheap. */
 void hs_pager_advance(hs_pager *p, size_t done);
 
+/* Gives back the pages of map[from..to) (a file mapped from offset 0) and
+ * those of the page-cache folio `from` lies in: a fault maps a whole folio,
+ * so its pages below `from` may have come back since they were given. For
+ * those who give pages back without a pager (input.c). */
+void hs_pages_give_back(uint8_t *map, size_t from, size_t to);
+
 /* Stops the thread and frees the pager. */
 void hs_pager_stop(hs_pager *p);
 

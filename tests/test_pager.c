@@ -98,6 +98,20 @@ static long wait_resident(long min_kib)
     return kib;
 }
 
+/* Waits up to two seconds for the mapping's resident size to fall to
+ * `max_kib`; returns the last size seen. */
+static long wait_resident_down(long max_kib)
+{
+    long kib = resident_kib();
+    int i;
+
+    for (i = 0; i < 1000 && kib > max_kib; i++) {
+        nap();
+        kib = resident_kib();
+    }
+    return kib;
+}
+
 /* Reads a byte of each page, as the filter would (volatile: a read whose
  * value is unused would be optimised away, and map nothing). */
 static void touch(size_t from, size_t to)
@@ -177,23 +191,38 @@ Test(pager, starts_where_the_pages_were_already_given_back)
 Test(pager, a_fast_filter_leaves_nothing_mapped_behind)
 {
     hs_pager *p = hs_pager_start(map, FILE_SIZE, 4096, 0);
-    long kib = 0;
+    long kib;
     size_t at;
-    int i;
 
     cr_assert(p);
     for (at = 0; at < FILE_SIZE; at += 256 * 1024) {
         touch(at, at + 256 * 1024);
         hs_pager_advance(p, at + 256 * 1024);
     }
-    for (i = 0; i < 1000; i++) {
-        kib = resident_kib();
-        if (kib <= 1024)
-            break;
-        nap();
-    }
+    kib = wait_resident_down(0);
     hs_pager_stop(p);
-    cr_assert_leq(kib, 1024, "still mapped after the filter passed the end: %ld KiB", kib);
+    cr_assert_leq(kib, 0, "still mapped after a fast filter passed the end: %ld KiB", kib);
+}
+
+/* A fault maps the whole page-cache folio of its page: on ext4 a file
+ * written in 1 MiB pieces has 1 MiB folios, and reading one byte maps all
+ * of one. A filter that skips a payload without reading it leaves the
+ * thread to map from the middle of a folio whose first part is behind what
+ * was given back; that part must go too, or it stays mapped for good (CI
+ * saw 1.5 MiB left over in the test above). Where the file system keeps
+ * small folios (tmpfs) this passes either way. */
+Test(pager, a_folio_mapped_from_its_middle_goes_back_whole)
+{
+    hs_pager *p = hs_pager_start(map, FILE_SIZE, 4096, 0);
+    long kib;
+
+    cr_assert(p);
+    hs_pager_advance(p, MIB + 3 * MIB / 4); /* skipped over, never read */
+    cr_assert_geq(wait_resident(1536), 1536, "the thread maps ahead");
+    hs_pager_advance(p, FILE_SIZE);
+    kib = wait_resident_down(0);
+    hs_pager_stop(p);
+    cr_assert_lt(kib, 256, "still mapped after the filter passed the end: %ld KiB", kib);
 }
 
 /* A pager thread that stops for a while in the middle of its first two
