@@ -434,6 +434,8 @@ static hs_status do_keep_field(parser *ps, const token *t, int n)
     if (k == r->n_keep) {
         memcpy(r->keep[k], t[1].p, t[1].n);
         r->keep[k][t[1].n] = 0;
+        r->keep_len[k] = (uint16_t)t[1].n;
+        r->keep_class_len[k] = (uint16_t)(dot - 1 - t[1].p);
         r->n_keep++;
     }
     if (ps->depth == 0) /* a preset's entries may not apply to every dump */

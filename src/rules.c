@@ -253,11 +253,9 @@ uint64_t hs_rules_keep_class_mask(const hs_rules *r, const uint8_t *text, size_t
     uint64_t m = 0;
     unsigned k;
 
-    for (k = 0; k < r->n_keep; k++) {
-        const char *full = r->keep[k], *dot = strrchr(full, '.');
-        if (same_class_name(text, n, full, (size_t)(dot - full)))
+    for (k = 0; k < r->n_keep; k++)
+        if (same_class_name(text, n, r->keep[k], r->keep_class_len[k]))
             m |= 1ull << k;
-    }
     return m;
 }
 
@@ -277,8 +275,8 @@ uint64_t hs_rules_keep_field_mask(const hs_rules *r, const uint8_t *text, size_t
     unsigned k;
 
     for (k = 0; k < r->n_keep; k++) {
-        const char *field = strrchr(r->keep[k], '.') + 1;
-        if (n == strlen(field) && memcmp(text, field, n) == 0)
+        size_t at = r->keep_class_len[k] + 1u; /* past the dot */
+        if (n == r->keep_len[k] - at && memcmp(text, r->keep[k] + at, n) == 0)
             m |= 1ull << k;
     }
     return m;

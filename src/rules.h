@@ -58,6 +58,10 @@ struct hs_rules {
     unsigned n_heaps;
     int scrub_fields; /* zero primitive instance/static/constant values */
     char keep[HS_MAX_KEEP_FIELDS][HS_MAX_NAME]; /* "java.lang.String.coder" */
+    /* each entry's length and its class part's ("java.lang.String"): every
+     * STRING record of the dump is matched against the list, so the split
+     * is made once, when the entry is added */
+    uint16_t keep_len[HS_MAX_KEEP_FIELDS], keep_class_len[HS_MAX_KEEP_FIELDS];
     unsigned n_keep;
     uint64_t keep_asked; /* entries given outside a preset: worth a warning
                             when they keep nothing */
