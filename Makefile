@@ -129,6 +129,7 @@ test: deps
 	sh tests/analyzers.sh ./$(BIN)
 	sh tests/deobf.sh ./$(BIN)
 	sh tests/privacy.sh ./$(BIN)
+	sh tests/bench_stats.sh
 	$(MAKE) EXTRA_CFLAGS=-Werror lib
 	MAKE="$(MAKE)" sh tests/install.sh ./$(BIN)
 

@@ -8,8 +8,11 @@
 # runs of a few ms still compare) and median CPU time (user + system over
 # every thread, GNU time: 10 ms steps). Alternating is what makes a small
 # difference worth reading on a shared machine: drift hits both alike,
-# where two runs one after the other can differ by 20 %. The bench's
-# "base:" rows do the same over every mode; this is for one row.
+# where two runs one after the other can differ by 20 %. The last line
+# takes run i of each as a pair and gives the median of the pairs' ratios
+# B / A with a one-sided 95 % bound each way (bench/paired.awk): "within
+# noise" when they straddle 1; under 5 rounds there are no bounds. The
+# bench's "base:" rows do the same over every mode; this is for one row.
 set -eu
 
 rounds=11
@@ -44,11 +47,17 @@ while [ "$r" -lt "$rounds" ]; do
     done
     r=$((r + 1))
 done
-awk -v a="$3" -v b="$4" "$(cat "$(dirname "$0")/median.awk")"'
+awk -v a="$3" -v b="$4" "$(cat "$(dirname "$0")/median.awk" "$(dirname "$0")/paired.awk")"'
     { wall[$1] = wall[$1] " " $2 / 1e6; cpu[$1] = cpu[$1] " " ($3 + $4); n[$1]++ }
     END {
         wa = median(wall["A"]); wb = median(wall["B"])
         printf "A %s: median %.2f ms wall, %.2f s CPU (%d runs)\n", a, wa, median(cpu["A"]), n["A"]
         printf "B %s: median %.2f ms wall, %.2f s CPU (%d runs)\n", b, wb, median(cpu["B"]), n["B"]
         if (wa > 0) printf "B / A: %.3f\n", wb / wa
+        # the same pairs as bench.sh'"'"'s slowest-row target, both ways
+        if (paired(wall["B"], wall["A"]) && pr_low) {
+            lo = pr_low; med = pr_med; paired(wall["A"], wall["B"]); hi = 1 / pr_low
+            verdict = lo > 1 ? "B slower" : hi < 1 ? "B faster" : "within noise"
+            printf "B / A over the pairs: median %.3f, bounds %.3f to %.3f (one-sided 95 %% each): %s\n", med, lo, hi, verdict
+        }
     }' "$runs"

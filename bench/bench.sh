@@ -367,8 +367,10 @@ bench_input "$(basename "$small")" "$small" "HotSpot 17 dump from tools/makedump
 
 # ---- Report ---------------------------------------------------------------
 
-# median(list), which every table's awk program below starts with
+# median(list), which every table's awk program below starts with, and
+# paired(now, base), the slowest-row target's statistic (tests/bench_stats.sh)
 AWK_MEDIAN=$(cat bench/median.awk)
+AWK_PAIRED=$(cat bench/paired.awk)
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 fstype=$(df -T "$WORK" | awk 'NR == 2 { print $2 }')
@@ -477,33 +479,11 @@ targets() {
 targets13() {
     awk -F '\t' -v jvm="$(basename "$jvm")" -v smallobj="$(basename "$smallobj")" '
 '"$AWK_MEDIAN"'
+'"$AWK_PAIRED"'
         { t[$1, $2] = t[$1, $2] " " $3; if (!($1 in seen)) { seen[$1] = 1; order[++ni] = $1 }
           if ($2 ~ /^hprof-strip/ && $4 + 0 > rss) { rss = $4 + 0; rss_at = $2 " on " $1 } }
         function m(i, l) { return ((i, l) in t) ? median(t[i, l]) : 0 }
         function row(what, v, goal, ok) { printf "| %s | %.2f | %s | %s |\n", what, v, goal, ok ? "yes" : "no" }
-        # paired(now, base): pairs run i of each list (times in run order);
-        # sets pr_med, the median of the pairs'"'"' ratios now / base, and
-        # pr_low, its one-sided 95 % lower bound: the k-th smallest ratio,
-        # k the largest with P(Binomial(n, 1/2) < k) <= 0.05 (0 when n is
-        # under 5: no bound). Returns n, the number of pairs.
-        function paired(ln, lb,   a, b, r, n, i, j, x, pmf, cdf, k) {
-            n = split(ln, a, " "); i = split(lb, b, " "); if (i < n) n = i
-            for (i = 1; i <= n; i++) {
-                r[i] = b[i] > 0 ? a[i] / b[i] : 0
-                for (j = i; j > 1 && r[j - 1] > r[j]; j--) { x = r[j]; r[j] = r[j - 1]; r[j - 1] = x }
-            }
-            if (!n) return 0
-            pr_med = n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
-            pmf = 0.5 ^ n; cdf = 0; k = 0
-            for (j = 0; j < n; j++) {           # cdf = P(X <= j)
-                cdf += pmf
-                if (cdf > 0.05) break
-                k = j + 1
-                pmf = pmf * (n - j) / (j + 1)
-            }
-            pr_low = k ? r[k] : 0
-            return n
-        }
         # one shape: hprof-strip MODE on IN against cat, goal at most G
         function vs_cat(in_, mode, g,   c, d) {
             c = m(in_, "cat"); d = m(in_, "hprof-strip " mode)
