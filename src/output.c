@@ -289,10 +289,17 @@ static int z_open(hs_output *o, int level, int threads)
         ZSTD_CCtx_setParameter(o->zc, ZSTD_c_nbWorkers, threads);
     /* Jobs of 2 MiB rather than libzstd's default (4 windows, 8 MiB at
      * level 3): measured on a 1 GB dump with two workers, the same speed
-     * and size, and peak RSS 23 MiB instead of 59 MiB. Higher levels have
-     * larger windows and keep the default, favouring ratio. */
-    if (threads > 0 && level <= 5)
+     * and size, and peak RSS 23 MiB instead of 59 MiB. And no overlap
+     * (overlapLog 1): by default each job first hashes the 256 KiB before
+     * it as history, an eighth more work per 2 MiB job; without it -z is
+     * about 5 % faster (up to 8 %; alternating runs on the bench's dumps),
+     * peak RSS 2 MiB lower, and the output within -0.1 % to +0.4 % of the
+     * size. Higher levels have larger windows and keep the defaults,
+     * favouring ratio. */
+    if (threads > 0 && level <= 5) {
         ZSTD_CCtx_setParameter(o->zc, ZSTD_c_jobSize, 2u << 20);
+        ZSTD_CCtx_setParameter(o->zc, ZSTD_c_overlapLog, 1);
+    }
     return 0;
 }
 
