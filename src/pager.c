@@ -90,7 +90,7 @@ static size_t claim(hs_pager *p, size_t done, size_t *from)
 static void map_ahead(hs_pager *p)
 {
     for (;;) {
-        size_t from, to, want, at, behind = 0;
+        size_t from, to, want, at, back_to = 0;
         pthread_mutex_lock(&p->mu);
         want = ahead_of(p, p->done);
         from = p->mapped;
@@ -115,11 +115,11 @@ static void map_ahead(hs_pager *p)
          * thread's to give back */
         if (p->kept > from) {
             size_t end = (to + FOLIO_MAX - 1) / FOLIO_MAX * FOLIO_MAX;
-            behind = (p->kept < end ? p->kept : end) - from;
+            back_to = p->kept < end ? p->kept : end;
         }
         pthread_mutex_unlock(&p->mu);
-        if (behind)
-            hs_pages_give_back(p->map, from, from + behind);
+        if (back_to)
+            hs_pages_give_back(p->map, from, back_to);
     }
 }
 
