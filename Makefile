@@ -84,8 +84,8 @@ $(BUILD)/tests/%.o: tests/%.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
 
-$(TEST_BIN): $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/pager.o $(BUILD)/input.o $(LIB)
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion -lxxhash -lzstd -lisal -lz -lpthread
+$(TEST_BIN): $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/pager.o $(BUILD)/input.o $(BUILD)/output.o $(LIB)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion -lxxhash -lzstd -lisal -lz -ldeflate -lpthread
 
 # A fresh HotSpot dump made on this machine, which the suites read beside
 # the corpus and the fixtures (tests/helpers.c dump_paths).

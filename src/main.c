@@ -57,7 +57,8 @@ static void usage(FILE *to)
             "  -o, --output FILE   write to FILE (created under a temporary name and\n"
             "                      renamed when complete); FILE.zst and FILE.gz are\n"
             "                      compressed unless told otherwise\n"
-            "  -z, --zstd[=LEVEL]  compress the output with zstd (level 3)\n"
+            "  -z, --zstd[=LEVEL]  compress the output with zstd (level 1 for a dump\n"
+            "                      with 8-byte ids, 3 for 4-byte ones)\n"
             "      --gzip[=LEVEL]  compress the output with gzip (level 1), as\n"
             "                      independent members made in parallel\n"
             "      --no-compress   write plain HPROF whatever -o's name says\n"
@@ -241,7 +242,7 @@ static int set_format(hs_cli *cli, enum hs_output_format format, const char *lev
     g_bare_format = level || format == HS_OUT_PLAIN ? NULL : spelled;
     cli->format_given = 1;
     cli->format = format;
-    cli->level = -1;
+    cli->level = HS_CLI_LEVEL_DEFAULT;
     if (!level)
         return EXIT_OK;
     v = strtol(level, &end, 10);
@@ -487,7 +488,7 @@ int main(int argc, char **argv)
     /* before anything is opened: no file may become fd 0, 1 or 2 */
     hs_fill_std_fds();
     memset(&cli, 0, sizeof cli);
-    cli.level = -1;
+    cli.level = HS_CLI_LEVEL_DEFAULT;
     cli.progress = -1;
     cli.rules = hs_rules_create(NULL);
     if (!cli.rules) {

@@ -42,6 +42,7 @@ struct hs_output {
     ZSTD_CCtx *zc;
     uint8_t *zbuf;
     size_t zbuf_cap;
+    int level_by_dump; /* the level waits for the first bytes */
     /* gzip */
     int level, nthreads;
     gz_slot *slots;
@@ -260,9 +261,42 @@ static int z_check(hs_output *o, size_t r)
     return 0;
 }
 
+/* Why the level depends on the id size: measured with zstd 1.5.4 on what
+ * the default, privacy and android-app presets leave (payloads zeroed),
+ * level 1 is 0.3 to 14 % smaller than level 3 on every dump with 8-byte
+ * ids in the corpus and the bench (HotSpot 6 to 17), and 3 to 11 % larger
+ * on every one with 4-byte ids (Android, 32-bit HotSpot); it takes about
+ * two thirds of level 3's CPU time. Min match length alone does not
+ * explain it: level 3 with level 1's (6) is only about 2 % smaller on the
+ * 8-byte dumps. Unstripped (-p none), 8-byte dumps go either way, -6 to
+ * +8 %. Figures and commands: bench/RESULTS.md. */
+int hs_output_dump_level(const void *head, size_t n)
+{
+    static const char magic[] = "JAVA PROFILE 1.0.";
+    const uint8_t *p = head, *nul;
+
+    if (n < sizeof magic || memcmp(p, magic, sizeof magic - 1) != 0)
+        return 3;
+    nul = memchr(p, 0, n > 32 ? 32 : n);
+    if (!nul || (size_t)(nul - p) + 5 > n)
+        return 3;
+    return nul[1] == 0 && nul[2] == 0 && nul[3] == 0 && nul[4] == 8 ? 1 : 3;
+}
+
+static int z_set_level(hs_output *o, int level)
+{
+    o->level_by_dump = 0;
+    return z_check(o, ZSTD_CCtx_setParameter(o->zc, ZSTD_c_compressionLevel, level));
+}
+
 static int z_stream(hs_output *o, const void *p, size_t len, ZSTD_EndDirective mode)
 {
     ZSTD_inBuffer in = {p, len, 0};
+
+    /* The filter writes the dump's header first, and in one piece: it is
+     * buffered (out.c) and far smaller than the buffer. */
+    if (o->level_by_dump && z_set_level(o, hs_output_dump_level(p, len)) != 0)
+        return -1;
 
     for (;;) {
         ZSTD_outBuffer out = {o->zbuf, o->zbuf_cap, 0};
@@ -281,7 +315,9 @@ static int z_open(hs_output *o, int level, int threads)
     o->zbuf = malloc(o->zbuf_cap);
     if (!o->zc || !o->zbuf)
         return -1;
-    if (z_check(o, ZSTD_CCtx_setParameter(o->zc, ZSTD_c_compressionLevel, level)) != 0)
+    if (level == HS_OUTPUT_LEVEL_BY_DUMP)
+        o->level_by_dump = 1;
+    else if (z_set_level(o, level) != 0)
         return -1;
     /* Workers make compression asynchronous even with one of them; an old
      * libzstd built without threads says no, and then it runs inline. */
@@ -296,7 +332,7 @@ static int z_open(hs_output *o, int level, int threads)
      * peak RSS 2 MiB lower, and the output within -0.1 % to +0.4 % of the
      * size. Higher levels have larger windows and keep the defaults,
      * favouring ratio. */
-    if (threads > 0 && level <= 5) {
+    if (threads > 0 && (level <= 5 || o->level_by_dump)) {
         ZSTD_CCtx_setParameter(o->zc, ZSTD_c_jobSize, 2u << 20);
         ZSTD_CCtx_setParameter(o->zc, ZSTD_c_overlapLog, 1);
     }

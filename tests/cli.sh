@@ -96,6 +96,26 @@ expect_rc 3 "truncated zstd"; expect_grep "zstd data is truncated" "$T/err" "tru
 "$BIN" -z1 "$FIX" | zstd -dc | cmp -s - "$T/plain.hprof" && ok || bad "-z1"
 "$BIN" --zstd=99 "$FIX" >/dev/null 2>"$T/err"; rc=$?
 expect_rc 2 "bad zstd level"; expect_grep "zstd levels" "$T/err" "bad zstd level"
+# -z without a level: 1 for a dump with 8-byte ids, 3 for one with 4-byte
+# ids (output.c says why). zstd's output is the same bytes for the same
+# level and job size, so the level shows in the bytes.
+same_z() { "$BIN" $2 "$1" | cmp -s - "$3"; }
+for f in "$FIX" fixtures/jvm7-hprof-agent.hprof fixtures/android-art2025-ahat-test-dump.hprof; do
+    "$BIN" -z1 "$f" >"$T/l1.zst"; "$BIN" -z3 "$f" >"$T/l3.zst"
+    cmp -s "$T/l1.zst" "$T/l3.zst" && bad "$f: levels 1 and 3 give the same bytes, the test cannot tell"
+    if [ "$f" = "$FIX" ]; then want=l1 other=l3; else want=l3 other=l1; fi
+    same_z "$f" -z "$T/$want.zst" && ok || bad "$f: -z is not the $want output"
+    same_z "$f" -z "$T/$other.zst" && bad "$f: -z is the $other output" || ok
+    same_z "$f" "-T 1 -z" "$T/$want.zst" && ok || bad "$f: -T 1 -z is not the $want output"
+done
+"$BIN" -o "$T/auto.zst" "$FIX"; cmp -s "$T/auto.zst" "$T/z.zst" && ok || bad "-o .zst takes another level than -z"
+"$BIN" -z "$FIX" | cmp -s - "$T/z.zst" && ok || bad "-z gives other bytes on a second run"
+cat "$FIX" | "$BIN" -z | cmp -s - "$T/z.zst" && ok || bad "-z from a pipe"
+# a negative level is a level, not "none given" (it once read as 3)
+"$BIN" --zstd=-5 "$FIX" >"$T/m5.zst"
+"$BIN" -z3 "$FIX" | cmp -s - "$T/m5.zst" && bad "--zstd=-5 gave level 3" || ok
+[ "$(wc -c <"$T/m5.zst")" -gt "$(wc -c <"$T/z.zst")" ] && ok || bad "--zstd=-5 is no larger than -z"
+zstd -dc "$T/m5.zst" | cmp -s - "$T/plain.hprof" && ok || bad "--zstd=-5 round trip"
 
 # --to-jvm: an Android dump as 1.0.2
 "$BIN" -p none --to-jvm fixtures/android-art2025-ahat-test-dump.hprof >"$T/jvm.hprof"; rc=$?
