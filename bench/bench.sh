@@ -576,18 +576,18 @@ gz_cores() {
             while ((getline line < zsizes) > 0) {
                 split(line, f, "\t"); sz[f[1], f[2]] = f[3]
             }
-            l1 = "hprof-strip -p default --zstd=3"
+            l3 = "hprof-strip -p default --zstd=3"
             for (i = 1; i <= ni; i++) {
                 in_ = order[i]
-                if (!((in_, l1) in t) || !((in_, "zlib build: " l) in t) || !((in_, 3) in sz) || !((in_, "z") in sz)) continue
-                z = median(t[in_, "zlib build: " l]); g = median(t[in_, l]); g1 = median(t[in_, l1])
-                if (!g || !g1) continue
-                if (!n1++) {
+                if (!((in_, l3) in t) || !((in_, "zlib build: " l) in t) || !((in_, 3) in sz) || !((in_, "z") in sz)) continue
+                z = median(t[in_, "zlib build: " l]); g = median(t[in_, l]); g3 = median(t[in_, l3])
+                if (!g || !g3) continue
+                if (!n3++) {
                     printf "\n-z (level 1 for these dumps, whose ids are 8 bytes) against `--zstd=3`, -z'"'"'s level for every dump before: time, and size of the output.\n\n"
                     print "| input | -z s | -z MB out | --zstd=3 s | --zstd=3 MB out | zlib build -z / now -z | zlib build -z / now --zstd=3 |"
                     print "|---|---:|---:|---:|---:|---:|---:|"
                 }
-                printf "| %s | %.3f | %.1f | %.3f | %.1f | %.2f | %.2f |\n", in_, g, sz[in_, "z"] / 1e6, g1, sz[in_, 3] / 1e6, z / g, z / g1
+                printf "| %s | %.3f | %.1f | %.3f | %.1f | %.2f | %.2f |\n", in_, g, sz[in_, "z"] / 1e6, g3, sz[in_, 3] / 1e6, z / g, z / g3
             }
         }' "$RAW"
 }

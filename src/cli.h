@@ -22,10 +22,6 @@ enum {
     EXIT_AUDIT = 7      /* --audit: the dump still holds data */
 };
 
-/* No level given: the format's own (zstd levels go down to -7, so no
- * negative number can mean "none"). */
-#define HS_CLI_LEVEL_DEFAULT (-1000)
-
 typedef struct {
     const char *in_path, *out_path; /* NULL: stdin, stdout */
     hs_rules *rules;
@@ -33,7 +29,7 @@ typedef struct {
     int force, stats;   /* stats: 0 none, 1 table, 2 JSON */
     int format_given;   /* -z/--gzip/--no-compress said, else from -o's name */
     enum hs_output_format format;
-    int level;          /* compression level, or HS_CLI_LEVEL_DEFAULT */
+    int level;          /* compression level, or HS_OUTPUT_LEVEL_DEFAULT */
     int threads;        /* compression threads */
     int progress;       /* -1 auto (a terminal), 0 off, 1 on */
     uint64_t size;      /* --size: input size for the progress display */

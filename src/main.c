@@ -242,7 +242,7 @@ static int set_format(hs_cli *cli, enum hs_output_format format, const char *lev
     g_bare_format = level || format == HS_OUT_PLAIN ? NULL : spelled;
     cli->format_given = 1;
     cli->format = format;
-    cli->level = HS_CLI_LEVEL_DEFAULT;
+    cli->level = HS_OUTPUT_LEVEL_DEFAULT;
     if (!level)
         return EXIT_OK;
     v = strtol(level, &end, 10);
@@ -488,7 +488,7 @@ int main(int argc, char **argv)
     /* before anything is opened: no file may become fd 0, 1 or 2 */
     hs_fill_std_fds();
     memset(&cli, 0, sizeof cli);
-    cli.level = HS_CLI_LEVEL_DEFAULT;
+    cli.level = HS_OUTPUT_LEVEL_DEFAULT;
     cli.progress = -1;
     cli.rules = hs_rules_create(NULL);
     if (!cli.rules) {

@@ -13,6 +13,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "output.h"
 
+#include "be.h"
+#include "format.h"
+
 #include <errno.h>
 #include <libdeflate.h>
 #include <pthread.h>
@@ -277,10 +280,10 @@ int hs_output_dump_level(const void *head, size_t n)
 
     if (n < sizeof magic || memcmp(p, magic, sizeof magic - 1) != 0)
         return 3;
-    nul = memchr(p, 0, n > 32 ? 32 : n);
+    nul = memchr(p, 0, n < HS_VERSION_MAX ? n : HS_VERSION_MAX);
     if (!nul || (size_t)(nul - p) + 5 > n)
         return 3;
-    return nul[1] == 0 && nul[2] == 0 && nul[3] == 0 && nul[4] == 8 ? 1 : 3;
+    return hs_be32(nul + 1) == 8 ? 1 : 3;
 }
 
 static int z_set_level(hs_output *o, int level)
@@ -315,7 +318,7 @@ static int z_open(hs_output *o, int level, int threads)
     o->zbuf = malloc(o->zbuf_cap);
     if (!o->zc || !o->zbuf)
         return -1;
-    if (level == HS_OUTPUT_LEVEL_BY_DUMP)
+    if (level == HS_OUTPUT_LEVEL_DEFAULT)
         o->level_by_dump = 1;
     else if (z_set_level(o, level) != 0)
         return -1;
@@ -351,7 +354,7 @@ int hs_output_open(hs_output **out, int fd, enum hs_output_format format, int le
         return -1;
     o->fd = fd;
     o->format = format;
-    o->level = level;
+    o->level = format == HS_OUT_GZIP && level == HS_OUTPUT_LEVEL_DEFAULT ? 1 : level;
     o->nthreads = threads;
     switch (format) {
     case HS_OUT_ZSTD: return z_open(o, level, threads);

@@ -13,16 +13,17 @@ enum hs_output_format { HS_OUT_PLAIN, HS_OUT_ZSTD, HS_OUT_GZIP };
 
 typedef struct hs_output hs_output;
 
-/* zstd's level when none is given: the dump's own header chooses it (see
- * hs_output_dump_level), from the first bytes written. */
-#define HS_OUTPUT_LEVEL_BY_DUMP (-100)
+/* No level given: the format's own. gzip's is 1; zstd's the dump's header
+ * chooses (hs_output_dump_level), from the first bytes written. zstd levels
+ * go down to -7, so no small negative number can mean "none". */
+#define HS_OUTPUT_LEVEL_DEFAULT (-1000)
 
 /* The zstd level for a dump whose first bytes are `head`: 1 when its ids
  * are 8 bytes (HotSpot on 64 bits), else 3, also when `head` is no HPROF
  * header. */
 int hs_output_dump_level(const void *head, size_t n);
 
-/* `level`: the format's level, or HS_OUTPUT_LEVEL_BY_DUMP for zstd.
+/* `level`: the format's level, or HS_OUTPUT_LEVEL_DEFAULT.
  * `threads`: compression workers (0 or 1: compress in the caller's thread
  * for gzip; zstd takes 0 as inline, n as n workers). Returns 0, or -1 with
  * `*out` set (close it). */

@@ -148,8 +148,6 @@ static void choose_format(hs_cli *cli)
         else if (ends_with(cli->out_path, ".gz"))
             cli->format = HS_OUT_GZIP;
     }
-    if (cli->level == HS_CLI_LEVEL_DEFAULT)
-        cli->level = cli->format == HS_OUT_ZSTD ? HS_OUTPUT_LEVEL_BY_DUMP : 1;
     if (cli->threads <= 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         cli->threads = n > 0 ? (int)n : 1;

@@ -112,7 +112,7 @@ static void check_level(uint32_t id_size, int want)
 {
     size_t n, na, nw, no;
     uint8_t *in = sample(id_size, &n);
-    uint8_t *a = compress(in, n, HS_OUTPUT_LEVEL_BY_DUMP, &na);
+    uint8_t *a = compress(in, n, HS_OUTPUT_LEVEL_DEFAULT, &na);
     uint8_t *w = compress(in, n, want, &nw);
     uint8_t *other = compress(in, n, want == 1 ? 3 : 1, &no);
     uint8_t *back = malloc(n);
@@ -138,7 +138,7 @@ Test(output, by_dump_stream_is_level_3_for_4_byte_ids)
 Test(output, by_dump_with_nothing_written_is_an_empty_frame)
 {
     size_t n;
-    uint8_t *z = compress("", 0, HS_OUTPUT_LEVEL_BY_DUMP, &n);
+    uint8_t *z = compress("", 0, HS_OUTPUT_LEVEL_DEFAULT, &n);
     char one;
 
     cr_assert_eq(ZSTD_decompress(&one, 1, z, n), 0);
