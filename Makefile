@@ -29,7 +29,7 @@ CORE_SRC = src/alloc.c src/error.c src/format.c src/idmap.c src/strtab.c src/roo
            src/ctx.c src/encoder.c src/strings.c src/roots.c src/dups.c src/histo.c src/scrub.c src/deobf.c \
            src/heap.c src/filter.c
 CLI_SRC  = src/main.c src/run.c src/report.c src/io.c src/pager.c src/input.c src/output.c \
-           src/progress.c src/mapfile.c
+           src/progress.c src/mapfile.c src/batch.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:src/%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libhprofstrip.a
@@ -84,7 +84,7 @@ $(BUILD)/tests/%.o: tests/%.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
 
-$(TEST_BIN): $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/pager.o $(BUILD)/input.o $(BUILD)/output.o $(LIB)
+$(TEST_BIN): $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/pager.o $(BUILD)/input.o $(BUILD)/output.o $(BUILD)/batch.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion -lxxhash -lzstd -lisal -lz -ldeflate -lpthread
 
 # A fresh HotSpot dump made on this machine, which the suites read beside

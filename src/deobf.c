@@ -132,15 +132,39 @@ static long read_copy(void *ctx, void *buf, size_t cap)
     return (long)n;
 }
 
+static long read_lent(void *ctx, void *buf, size_t cap)
+{
+    hs_deobf *d = ctx;
+    size_t n;
+
+    if (d->user_pos == d->lent_len) {
+        const void *p = NULL;
+        long got = d->user.borrow(d->user.ctx, &p);
+        if (got <= 0)
+            return got;
+        d->lent = p;
+        d->lent_len = (size_t)got;
+        d->user_pos = 0;
+    }
+    n = d->lent_len - (size_t)d->user_pos;
+    if (n > cap)
+        n = cap;
+    memcpy(buf, d->lent + d->user_pos, n);
+    d->user_pos += n;
+    return (long)n;
+}
+
 void hs_deobf_source(hs_deobf *d, const hs_source *in, hs_source *out)
 {
     *out = *in;
-    if (!in->data)
+    if (!in->data && !in->borrow)
         return;
     d->user = *in;
     d->user_pos = 0;
+    d->lent = NULL;
+    d->lent_len = 0;
     memset(out, 0, sizeof *out);
-    out->read = read_copy;
+    out->read = in->data ? read_copy : read_lent;
     out->ctx = d;
 }
 

@@ -48,9 +48,12 @@ typedef struct {
     size_t frames_cap;
     int heap_started;
 
-    /* a zero-copy source read through a copy (hs_deobf_source) */
+    /* a zero-copy source read through a copy (hs_deobf_source): the
+     * position in its data, or in the block it lent last */
     hs_source user;
     uint64_t user_pos;
+    const uint8_t *lent;
+    size_t lent_len;
 } hs_deobf;
 
 void hs_deobf_init(hs_deobf *d, hs_mapping *m, hs_ctx *c, hs_enc *e, hs_strings *str);
@@ -60,9 +63,9 @@ void hs_deobf_free(hs_deobf *d);
  * fresh-id range and counts the mapping under max_held. */
 hs_status hs_deobf_start(hs_deobf *d, int version);
 
-/* A zero-copy source `in` becomes a read source over it in `out` (the
- * window is patched in place; the source's data is not ours to write).
- * Any other source is copied as it is. */
+/* A zero-copy source `in` (data or lent blocks) becomes a read source over
+ * it in `out` (the window is patched in place; the source's bytes are not
+ * ours to write). Any other source is copied as it is. */
 void hs_deobf_source(hs_deobf *d, const hs_source *in, hs_source *out);
 
 /* The STRING record `id` with text p[n]: fails when the id is one already

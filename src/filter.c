@@ -619,7 +619,7 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
     hs_source copy;
     hs_status s;
 
-    if (!f || !src || (!src->read && !src->data) || !dst || !dst->write)
+    if (!f || !src || (!src->read && !src->data && !src->borrow) || !dst || !dst->write)
         return HS_E_USAGE;
     if (f->ran) {
         if (!f->c.failed)

@@ -113,13 +113,22 @@ typedef struct {
  * at a time, and each time it moves on calls `window` (when not NULL):
  * bytes before `done` will not be looked at again (their pages can be given
  * back, so memory stays flat however large the input), and bytes up to
- * `next` are about to be (they can be faulted in at once). */
+ * `next` are about to be (they can be faulted in at once).
+ *
+ * Or, lent blocks: when `borrow` is not NULL (and `data` is NULL) the input
+ * comes as blocks the source lends, read where they lie and only the few
+ * bytes of a record that spans two blocks copied; `read` is not called.
+ * borrow: point *block at the next block and return its length (> 0), or
+ * return 0 at the end of the input, -1 on failure. A block stays valid
+ * until the next borrow call (or until the filter returns), which also
+ * gives the previous block back: a decompressor's output buffers, say. */
 typedef struct {
     long (*read)(void *ctx, void *buf, size_t cap);
     void *ctx;
     const void *data;
     uint64_t size;
     void (*window)(void *ctx, uint64_t done, uint64_t next);
+    long (*borrow)(void *ctx, const void **block);
 } hs_source;
 
 /* write: consume all `len` bytes of `buf`; return 0, or -1 on failure (the

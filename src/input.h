@@ -20,12 +20,18 @@ typedef struct hs_input hs_input;
 int hs_input_open(hs_input **in, int fd);
 long hs_input_read(void *ctx, void *buf, size_t cap);
 /* Decompresses a gzip input on a thread of its own, ahead of the reads,
- * so that it runs beside the filter (4 MiB of buffers; HotSpot's -gz
+ * so that it runs beside the filter (6 MiB of buffers; HotSpot's -gz
  * members two at a time, on a second thread), and gives the page-table
  * work of a mapped file, plain or compressed, to a pager thread (pager.h).
  * Returns 0, or -1 when the thread could not be started (the input is then
  * read as before). Before the first read only. */
 int hs_input_start_thread(hs_input *in);
+/* True once hs_input_start_thread has started the thread: then the input
+ * can also be taken as hs_source.borrow blocks, the thread's own buffers,
+ * with no copy (a block is given back to the thread at the next call). Use
+ * one of hs_input_read and hs_input_borrow throughout, not both. */
+int hs_input_lends(const hs_input *in);
+long hs_input_borrow(void *ctx, const void **block);
 /* The input in memory when it is a plain regular file, mapped (then it is
  * read in place: hs_source.data), else NULL. */
 const void *hs_input_data(const hs_input *in, uint64_t *size);

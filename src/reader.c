@@ -17,16 +17,15 @@ void hs_reader_init(hs_reader *r, const hs_alloc *a, size_t cap, size_t max)
 
 void hs_reader_free(hs_reader *r)
 {
-    if (!r->mapped)
-        hs_free(r->alloc, r->buf);
-    r->buf = NULL;
+    hs_free(r->alloc, r->own);
+    r->own = r->buf = NULL;
 }
 
 hs_status hs_reader_start(hs_reader *r, const hs_source *src)
 {
     r->src = *src;
     if (!src->data) {
-        r->buf = hs_malloc(r->alloc, r->cap);
+        r->own = r->buf = hs_malloc(r->alloc, r->cap);
         return r->buf ? HS_OK : HS_E_NOMEM;
     }
     r->buf = (uint8_t *)(uintptr_t)src->data; /* never written through */
@@ -51,7 +50,8 @@ static hs_status fill_mapped(hs_reader *r, size_t n)
     return r->end - r->pos >= n ? HS_OK : HS_E_TRUNCATED;
 }
 
-static hs_status grow(hs_reader *r, size_t n)
+/* Grows the own buffer to hold `n` bytes, keeping its first `keep`. */
+static hs_status grow(hs_reader *r, size_t n, size_t keep)
 {
     size_t cap = r->cap;
     uint8_t *nb;
@@ -60,11 +60,87 @@ static hs_status grow(hs_reader *r, size_t n)
         return HS_E_LIMIT;
     while (cap < n)
         cap = cap > r->max / 2 ? r->max : cap * 2;
-    nb = hs_realloc(r->alloc, r->buf, r->end, cap);
+    nb = hs_realloc(r->alloc, r->own, keep, cap);
     if (!nb)
         return HS_E_NOMEM;
-    r->buf = nb;
+    if (r->buf == r->own)
+        r->buf = nb;
+    r->own = nb;
     r->cap = cap;
+    return HS_OK;
+}
+
+/* The next block from a lending source: HS_OK, HS_E_TRUNCATED at the end,
+ * HS_E_READ. The block before it is given back. */
+static hs_status next_block(hs_reader *r)
+{
+    const void *p = NULL;
+    long got;
+
+    if (r->eof)
+        return HS_E_TRUNCATED;
+    got = r->src.borrow(r->src.ctx, &p);
+    r->blk_base += r->blk_len;
+    r->blk = NULL;
+    r->blk_len = r->blk_pos = 0;
+    if (got < 0) {
+        r->failed = 1;
+        return HS_E_READ;
+    }
+    if (got == 0) {
+        r->eof = 1;
+        return HS_E_TRUNCATED;
+    }
+    r->blk = p;
+    r->blk_len = (size_t)got;
+    return HS_OK;
+}
+
+/* hs_reader_fill for a lending source (see reader.h). */
+static hs_status fill_lent(hs_reader *r, size_t n)
+{
+    size_t have;
+    hs_status s;
+
+    if (r->end == r->pos) { /* view the block from where it was left */
+        if (r->blk_pos == r->blk_len && (s = next_block(r)) != HS_OK)
+            return s;
+        r->buf = (uint8_t *)(uintptr_t)r->blk; /* never written through */
+        r->base = r->blk_base;
+        r->pos = r->end = r->blk_pos;
+    }
+    if (r->buf == r->blk && r->blk_len - r->pos >= n) {
+        /* a window of the block, as fill_mapped slides one */
+        size_t view = n > r->cap ? n : r->cap;
+        if (view > r->blk_len - r->pos)
+            view = r->blk_len - r->pos;
+        r->end = r->blk_pos = r->pos + view;
+        return HS_OK;
+    }
+    have = r->end - r->pos;
+    /* n bytes across the block's end: the ones in the window go to the
+     * front of the own buffer, and the rest follow from the next blocks */
+    if (r->buf == r->own)
+        memmove(r->own, r->own + r->pos, have);
+    if (n > r->cap && (s = grow(r, n, r->buf == r->own ? have : 0)) != HS_OK)
+        return s;
+    if (r->buf != r->own)
+        memcpy(r->own, r->buf + r->pos, have);
+    r->buf = r->own;
+    r->base += r->pos;
+    r->pos = 0;
+    r->end = have;
+    while (r->end < n) {
+        size_t k;
+        if (r->blk_pos == r->blk_len && (s = next_block(r)) != HS_OK)
+            return s;
+        k = r->blk_len - r->blk_pos;
+        if (k > n - r->end)
+            k = n - r->end;
+        memcpy(r->own + r->end, r->blk + r->blk_pos, k);
+        r->end += k;
+        r->blk_pos += k;
+    }
     return HS_OK;
 }
 
@@ -76,6 +152,8 @@ hs_status hs_reader_fill(hs_reader *r, size_t n)
         return HS_OK;
     if (r->mapped)
         return fill_mapped(r, n);
+    if (r->src.borrow)
+        return fill_lent(r, n);
     if (r->pos > 0) {
         memmove(r->buf, r->buf + r->pos, have);
         r->base += r->pos;
@@ -83,7 +161,7 @@ hs_status hs_reader_fill(hs_reader *r, size_t n)
         r->end = have;
     }
     if (n > r->cap) {
-        hs_status s = grow(r, n);
+        hs_status s = grow(r, n, r->end);
         if (s != HS_OK)
             return s;
     }

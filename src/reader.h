@@ -13,6 +13,12 @@
  * input itself, base stays 0, and a fill only moves `end` forward by a
  * window, telling the source what is done with. Nothing moves, so the
  * callers see the same window discipline either way.
+ *
+ * A lending source (hs_source.borrow) is read in place too, a block at a
+ * time: an empty window views the rest of the current block. Only bytes
+ * asked for across the end of a block are copied, into the reader's own
+ * buffer, and no more than asked for, so that the window is empty again
+ * soon after and views the next block.
  */
 #ifndef HS_READER_H
 #define HS_READER_H
@@ -33,6 +39,13 @@ typedef struct {
     int eof;         /* the source said end of input */
     int failed;      /* the source's read callback failed */
     int mapped;      /* buf is the source's data (zero-copy) */
+    uint8_t *own;    /* the reader's buffer (cap bytes); buf, but when
+                      * buf views the input in place */
+    /* a lending source: the block lent last, its input offset, and how
+     * much of it the window has taken (viewed or copied) */
+    const uint8_t *blk;
+    size_t blk_len, blk_pos;
+    uint64_t blk_base;
 } hs_reader;
 
 void hs_reader_init(hs_reader *r, const hs_alloc *a, size_t cap, size_t max);

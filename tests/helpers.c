@@ -28,6 +28,33 @@ long mem_read(void *ctx, void *buf, size_t cap)
     return (long)n;
 }
 
+long mem_borrow(void *ctx, const void **block)
+{
+    mem_src *s = ctx;
+    size_t n = s->len - s->pos;
+
+    free(s->lent);
+    s->lent = NULL;
+    if (s->chunk && n > s->chunk)
+        n = s->chunk;
+    if (s->fail_at >= 0 && s->pos + n >= (size_t)s->fail_at && s->pos < s->len)
+        return -1;
+    if (n == 0)
+        return 0;
+    if (!(s->lent = malloc(n)))
+        abort();
+    memcpy(s->lent, s->data + s->pos, n);
+    s->pos += n;
+    *block = s->lent;
+    return (long)n;
+}
+
+void mem_src_free(mem_src *s)
+{
+    free(s->lent);
+    s->lent = NULL;
+}
+
 int mem_write(void *ctx, const void *buf, size_t len)
 {
     mem_sink *s = ctx;
@@ -58,7 +85,7 @@ run_result run_capped(const uint8_t *in, size_t len, const hs_rules *rules,
                       const hs_options *opt, size_t chunk, size_t out_cap)
 {
     run_result r;
-    mem_src src = {in, len, 0, chunk, -1};
+    mem_src src = {in, len, 0, chunk & ~CHUNK_LENT, -1, NULL};
     mem_sink sink = {NULL, 0, 0, out_cap};
     hs_source s = {.read = mem_read, .ctx = &src};
     hs_sink k = {mem_write, &sink};
@@ -72,8 +99,12 @@ run_result run_capped(const uint8_t *in, size_t len, const hs_rules *rules,
         s.data = len ? in : (const void *)"";
         s.size = len;
         s.read = NULL;
+    } else if (chunk & CHUNK_LENT) {
+        s.borrow = mem_borrow;
+        s.read = NULL;
     }
     r.status = hs_filter_run(f, &s, &k);
+    mem_src_free(&src);
     if (r.status != HS_OK)
         r.err = *hs_filter_error(f);
     hs_filter_stats(f, &r.st);

@@ -21,9 +21,15 @@ typedef struct {
     size_t len, pos;
     size_t chunk;   /* most bytes returned per read; 0 = all */
     int fail_at;    /* fail the read that would pass this offset; -1 = never */
+    uint8_t *lent;  /* mem_borrow: the block lent last, a copy of its own */
 } mem_src;
 
 long mem_read(void *ctx, void *buf, size_t cap);
+/* hs_source.borrow over a mem_src: blocks of `chunk` bytes (0 = all), each
+ * a fresh copy freed (and so poisoned under ASan) at the next call, so that
+ * a reader that keeps a pointer into a block given back is caught. */
+long mem_borrow(void *ctx, const void **block);
+void mem_src_free(mem_src *s);
 
 typedef struct {
     uint8_t *data;
@@ -45,8 +51,13 @@ typedef struct {
  * instead of being read. */
 #define CHUNK_MAPPED ((size_t)-1)
 
+/* As a `chunk` below, or'ed with a block size: the input is lent in blocks
+ * of that many bytes (hs_source.borrow; 0 = one block). */
+#define CHUNK_LENT ((size_t)1 << 40)
+
 /* Runs a filter with `preset` (and optional `opt`) over `in`, reading
- * `chunk` bytes at a time (0 = all at once, CHUNK_MAPPED = zero-copy). */
+ * `chunk` bytes at a time (0 = all at once, CHUNK_MAPPED = zero-copy,
+ * CHUNK_LENT | n = lent blocks). */
 run_result run_filter(const uint8_t *in, size_t len, const char *preset, const hs_options *opt,
                       size_t chunk);
 /* The same with a rule set of the caller's. */

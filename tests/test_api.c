@@ -16,7 +16,7 @@ static hs_status run_with(count_state *c, const char *preset, const uint8_t *in,
                           size_t *out_len, const hs_options *opt)
 {
     hs_alloc a = COUNT_ALLOC(c);
-    mem_src src = {in, len, 0, 0, -1};
+    mem_src src = {in, len, 0, 0, -1, NULL};
     mem_sink sink = {NULL, 0, 0, 0};
     hs_source s = {.read = mem_read, .ctx = &src};
     hs_sink k = {mem_write, &sink};
@@ -60,7 +60,7 @@ Test(api, lifecycle_and_stats)
     hs_stats st;
 
     dg_everything(&d, 4, 1);
-    src = (mem_src){d.p, d.len, 0, 0, -1};
+    src = (mem_src){d.p, d.len, 0, 0, -1, NULL};
     cr_assert_not_null(rules);
     cr_assert_eq(hs_rules_preset(rules, "default", NULL), HS_OK);
     f = hs_filter_create(rules, NULL, NULL);

@@ -144,9 +144,9 @@ Test(core, segment_cap_is_bounded)
     {
         size_t len;
         uint8_t *in = load_file("fixtures/jvm17-64bit.hprof", &len);
-        mem_src src = {in, len, 0, 0, -1};
+        mem_src src = {in, len, 0, 0, -1, NULL};
         mem_sink snk = {NULL, 0, 0, 0};
-        hs_source s = {mem_read, &src, NULL, 0, NULL};
+        hs_source s = {.read = mem_read, .ctx = &src};
         hs_sink k = {mem_write, &snk};
         cr_expect_eq(hs_filter_run(f, &s, &k), HS_OK);
         free(snk.data);
@@ -258,9 +258,9 @@ Test(core, histogram_adds_up, .timeout = 120)
             uint64_t n_in = 0, n_out = 0, strings = 0;
             hs_rules *rules = hs_rules_create(NULL);
             hs_filter *f;
-            mem_src src = {in, len, 0, 0, -1};
+            mem_src src = {in, len, 0, 0, -1, NULL};
             mem_sink snk = {NULL, 0, 0, 0};
-            hs_source s = {mem_read, &src, NULL, 0, NULL};
+            hs_source s = {.read = mem_read, .ctx = &src};
             hs_sink o = {mem_write, &snk};
             const hs_class_count *rows;
             size_t n, j;
@@ -306,9 +306,9 @@ static size_t warnings_of(const uint8_t *in, size_t len, const char *text, char 
     hs_rules *rules = hs_rules_create(NULL);
     hs_filter *f;
     hs_error err;
-    mem_src src = {in, len, 0, 0, -1};
+    mem_src src = {in, len, 0, 0, -1, NULL};
     mem_sink snk = {NULL, 0, 0, 0};
-    hs_source s = {mem_read, &src, NULL, 0, NULL};
+    hs_source s = {.read = mem_read, .ctx = &src};
     hs_sink d = {mem_write, &snk};
     const char *w;
     size_t n = 0;

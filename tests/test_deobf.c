@@ -364,12 +364,12 @@ Test(deobf, max_held_counts_the_mapping)
     dg_free(&d);
 }
 
-/* Zero-copy input: the names are patched in a copy, never in the caller's
- * bytes, and the output is the one a read source gets. */
+/* Zero-copy input, mapped or lent: the names are patched in a copy, never
+ * in the caller's bytes, and the output is the one a read source gets. */
 Test(deobf, zero_copy_input_untouched)
 {
     dump d;
-    run_result a, b;
+    run_result a, b, c;
     uint8_t *copy;
 
     build(&d, 8, 0, 5, 0, 0);
@@ -377,12 +377,15 @@ Test(deobf, zero_copy_input_untouched)
     memcpy(copy, d.p, d.len);
     a = run_map(&d, "privacy", MAP, NULL, CHUNK_MAPPED);
     b = run_map(&d, "privacy", MAP, NULL, 7);
+    c = run_map(&d, "privacy", MAP, NULL, CHUNK_LENT | 5);
     cr_assert_eq(a.status, HS_OK);
     cr_expect(memcmp(copy, d.p, d.len) == 0);
     cr_expect(a.out_len == b.out_len && memcmp(a.out, b.out, a.out_len) == 0);
+    cr_expect(c.out_len == b.out_len && memcmp(c.out, b.out, b.out_len) == 0);
     free(copy);
     run_result_free(&a);
     run_result_free(&b);
+    run_result_free(&c);
     dg_free(&d);
 }
 
@@ -409,7 +412,7 @@ Test(deobf, histogram_names_the_original_class)
     dg_end(&d);
     dg_begin(&d, 0x2c);
     dg_end(&d);
-    src = (mem_src){d.p, d.len, 0, 0, -1};
+    src = (mem_src){d.p, d.len, 0, 0, -1, NULL};
     r = rules_with("default", MAP);
     f = hs_filter_create(r, &opt, NULL);
     cr_assert_eq(hs_filter_run(f, &s, &k), HS_OK);

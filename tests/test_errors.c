@@ -329,7 +329,7 @@ Test(io, read_failure)
     hs_filter *f = hs_filter_create(rules, NULL, NULL);
 
     dg_everything(&d, 8, 0);
-    src = (mem_src){d.p, d.len, 0, 100, 250};
+    src = (mem_src){d.p, d.len, 0, 100, 250, NULL};
     cr_expect_eq(hs_filter_run(f, &s, &k), HS_E_READ);
     cr_expect(strstr(hs_filter_error(f)->message, "reading the input failed") != NULL);
     hs_filter_free(f);
@@ -349,7 +349,7 @@ Test(io, write_failure)
     hs_filter *f = hs_filter_create(rules, NULL, NULL);
 
     dg_everything(&d, 8, 0);
-    src = (mem_src){d.p, d.len, 0, 0, -1};
+    src = (mem_src){d.p, d.len, 0, 0, -1, NULL};
     cr_expect_eq(hs_filter_run(f, &s, &k), HS_E_WRITE);
     cr_expect(strstr(hs_filter_error(f)->message, "writing the output failed") != NULL);
     hs_filter_free(f);

@@ -155,7 +155,47 @@ static uint64_t read_through(int fd, const uint8_t *want, size_t n)
     return read_with(fd, 1, want, n);
 }
 
+/* As read_with on the reader thread, but taking its blocks in place
+ * (hs_input_borrow). Each block is checked again after the thread has had
+ * time to fill every other slot: a block stays the caller's until the next
+ * call. The end is given again when asked again. */
+static uint64_t borrow_all(int fd, const uint8_t *want, size_t n)
+{
+    size_t got = 0;
+    hs_input *in;
+    uint64_t paired;
+    const void *p = NULL;
+    long k;
+    int blocks = 0;
+
+    cr_assert_eq(hs_input_open(&in, fd), 0);
+    cr_assert_not(hs_input_lends(in), "lends before its thread is started");
+    cr_assert_eq(hs_input_start_thread(in), 0);
+    cr_assert(hs_input_lends(in));
+    while ((k = hs_input_borrow(in, &p)) > 0) {
+        cr_assert_leq(got + (size_t)k, n, "more bytes out than went in");
+        cr_assert(memcmp(p, want + got, (size_t)k) == 0, "bytes differ after %zu", got);
+        if (++blocks % 4 == 0) {
+            struct timespec pause = {0, 20 * 1000 * 1000};
+            nanosleep(&pause, NULL);
+            cr_assert(memcmp(p, want + got, (size_t)k) == 0,
+                      "the block lent at %zu changed before it was given back", got);
+        }
+        got += (size_t)k;
+    }
+    cr_assert_eq(k, 0, "%s", hs_input_error(in) ? hs_input_error(in) : "borrow failed");
+    cr_assert_eq(hs_input_borrow(in, &p), 0, "the end is not given again");
+    cr_assert_eq(got, n);
+    cr_assert_eq(hs_input_dump_bytes(in), n, "the bytes given out are miscounted");
+    cr_assert_null(hs_input_error(in));
+    cr_assert_eq(hs_input_damage(in), HS_DAMAGE_NONE);
+    paired = hs_input_paired_members(in);
+    hs_input_close(in);
+    return paired;
+}
+
 static uint8_t *slurp(int fd, size_t *n);
+static int compressed_file(const uint8_t *d, size_t n, int zstd, size_t *len);
 static uint64_t through_slow_pipe(const uint8_t *gz, size_t n, size_t pause_at, int threaded,
                                   const uint8_t *want, size_t wn);
 
@@ -186,6 +226,22 @@ static uint64_t read_back(const int *decoys)
 Test(input, hotspot_members_all_go_two_at_a_time)
 {
     cr_assert_eq(read_back(NULL), MEMBERS);
+}
+
+/* Lent in place, the members come out as read, still two at a time; and a
+ * single member (the streaming inflater) as well. */
+Test(input, the_reader_thread_lends_its_blocks)
+{
+    size_t n, len;
+    uint8_t *d = dump_bytes(&n, NULL, 3 * MEMBERS);
+    int fd = gz_file(d, n);
+
+    cr_assert_eq(borrow_all(fd, d, n), 3 * MEMBERS);
+    close(fd);
+    fd = compressed_file(d, n, 0, &len);
+    cr_assert_eq(borrow_all(fd, d, n), 0);
+    close(fd);
+    free(d);
 }
 
 /* A header inside the first of a pair, inside the second, and three in one

@@ -496,7 +496,7 @@ static hs_status run_failing(count_state *c, const char *text, const uint8_t *in
                              const hs_options *opt)
 {
     hs_alloc a = COUNT_ALLOC(c);
-    mem_src src = {in, len, 0, 0, -1};
+    mem_src src = {in, len, 0, 0, -1, NULL};
     mem_sink sink = {NULL, 0, 0, 0};
     hs_source s = {.read = mem_read, .ctx = &src};
     hs_sink k = {mem_write, &sink};
