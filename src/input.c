@@ -50,13 +50,15 @@
 
 #define RAW_BUFFER (1u << 20)
 /* Decompressed blocks between the reader thread and the filter: enough to
- * ride out a slow member or a burst of filter work, 6 MiB in all. The
+ * ride out a slow member or a burst of filter work, 5 MiB in all. The
  * filter blocks while the compressor's workers catch up (-z), and the
  * inflater, the thread a run waits on, must not run out of room then:
- * with 6 slots instead of 4, -z on a 1 GB gzip dump is 2 to 3 % faster;
- * 8 took the jcmd -gz row's peak RSS past 32 MiB (bench/RESULTS.md). The
- * filter takes them in place (hs_input_borrow) or by copy (hs_input_read). */
-#define SLOTS 6
+ * -z on a 1 GB gzip dump is 3 % faster with 5 slots than with 4. 6 were no
+ * faster than 5 and took the peak RSS of --zstd=3 on a jcmd -gz dump to
+ * 32.5 MiB on a busy machine; 5 stay under 29.1 MiB (bench/RESULTS.md).
+ * The filter takes them in place (hs_input_borrow) or by copy
+ * (hs_input_read). */
+#define SLOTS 5
 #define SLOT_SIZE (1u << 20)
 
 struct slot {
