@@ -70,6 +70,29 @@ static hs_status grow(hs_reader *r, size_t n, size_t keep)
     return HS_OK;
 }
 
+/* Makes the window the front of the own buffer, grown to hold `n` bytes:
+ * moved there when it is in the own buffer, copied when it views the
+ * input. */
+static hs_status window_to_front(hs_reader *r, size_t n)
+{
+    size_t have = r->end - r->pos;
+    hs_status s;
+
+    if (r->buf == r->own) {
+        if (r->pos > 0)
+            memmove(r->own, r->own + r->pos, have);
+    } else {
+        if (n > r->cap && (s = grow(r, n, 0)) != HS_OK)
+            return s;
+        memcpy(r->own, r->buf + r->pos, have);
+        r->buf = r->own;
+    }
+    r->base += r->pos;
+    r->pos = 0;
+    r->end = have;
+    return n > r->cap ? grow(r, n, have) : HS_OK;
+}
+
 /* The next block from a lending source: HS_OK, HS_E_TRUNCATED at the end,
  * HS_E_READ. The block before it is given back. */
 static hs_status next_block(hs_reader *r)
@@ -99,7 +122,6 @@ static hs_status next_block(hs_reader *r)
 /* hs_reader_fill for a lending source (see reader.h). */
 static hs_status fill_lent(hs_reader *r, size_t n)
 {
-    size_t have;
     hs_status s;
 
     if (r->end == r->pos) { /* view the block from where it was left */
@@ -117,19 +139,10 @@ static hs_status fill_lent(hs_reader *r, size_t n)
         r->end = r->blk_pos = r->pos + view;
         return HS_OK;
     }
-    have = r->end - r->pos;
     /* n bytes across the block's end: the ones in the window go to the
      * front of the own buffer, and the rest follow from the next blocks */
-    if (r->buf == r->own)
-        memmove(r->own, r->own + r->pos, have);
-    if (n > r->cap && (s = grow(r, n, r->buf == r->own ? have : 0)) != HS_OK)
+    if ((s = window_to_front(r, n)) != HS_OK)
         return s;
-    if (r->buf != r->own)
-        memcpy(r->own, r->buf + r->pos, have);
-    r->buf = r->own;
-    r->base += r->pos;
-    r->pos = 0;
-    r->end = have;
     while (r->end < n) {
         size_t k;
         if (r->blk_pos == r->blk_len && (s = next_block(r)) != HS_OK)
@@ -146,25 +159,16 @@ static hs_status fill_lent(hs_reader *r, size_t n)
 
 hs_status hs_reader_fill(hs_reader *r, size_t n)
 {
-    size_t have = r->end - r->pos;
+    hs_status s;
 
-    if (have >= n)
+    if (r->end - r->pos >= n)
         return HS_OK;
     if (r->mapped)
         return fill_mapped(r, n);
     if (r->src.borrow)
         return fill_lent(r, n);
-    if (r->pos > 0) {
-        memmove(r->buf, r->buf + r->pos, have);
-        r->base += r->pos;
-        r->pos = 0;
-        r->end = have;
-    }
-    if (n > r->cap) {
-        hs_status s = grow(r, n, r->end);
-        if (s != HS_OK)
-            return s;
-    }
+    if ((s = window_to_front(r, n)) != HS_OK)
+        return s;
     while (r->end < n) {
         long got;
         if (r->eof)
