@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # hprof-strip - see README.md. `make help` lists the targets.
 
 PREFIX ?= /usr/local
@@ -104,6 +105,7 @@ $(ARTSIM_DUMP): $(FRESH_DUMP)
 
 check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ARTSIM_DUMP)
 	sh tests/layers.sh $(BUILD) $(CORE_SRC)
+	sh tests/spdx.sh
 	$(TEST_BIN) --jobs 2
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_report.sh ./$(BIN)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench/ab.sh - two hprof-strip binaries on one input, in alternating runs.
 #
 #   sh bench/ab.sh [-n ROUNDS] INPUT "ARGS" BIN_A BIN_B

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench/bench.sh - throughput and peak memory of hprof-strip against simple
 # baselines. Run by `make bench` (which builds ./hprof-strip first). This is a
 # benchmark, not a test: it never fails because something is slow.

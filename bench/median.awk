@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # median(list): the median of the numbers in a space-separated list. Shared
 # by the awk programs of bench.sh and ab.sh, which start with this text.
 function median(list,   n, a, i, j, t) {

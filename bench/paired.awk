@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # paired(now, base): the runs of two commands that ran alternately (times in
 # run order, space-separated lists), run i of each taken as a pair that
 # shared the machine's state. Sets pr_med, the median of the pairs' ratios

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * strip_file.c - strip a heap dump with libhprofstrip, through callbacks of
  * our own over stdio. The library does no I/O: it pulls input through the

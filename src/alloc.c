@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * alloc.c - the default allocator and the thin wrappers the library uses.
  */

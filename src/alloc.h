@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * alloc.h - every allocation of the library goes through the caller's
  * allocator (or malloc/free), so tests can count allocations and make the

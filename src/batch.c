@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * batch.c - see batch.h. A file of its own so that _GNU_SOURCE, which
  * SCHED_BATCH needs, stays out of the files written to POSIX.

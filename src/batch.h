@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * batch.h - marks the calling thread as a batch thread (SCHED_BATCH).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * be.h - big-endian loads and stores: the one place byte order lives.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * classdump.c - the CLASS_DUMP walker (see classdump.h).
  */

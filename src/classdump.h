@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * classdump.h - the one walker over a CLASS_DUMP's three tables, used to
  * validate it, to find the strings it names, and to scrub its values.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * classes.h - instance-field layouts learned from CLASS_DUMPs, so the
  * primitive values inside INSTANCE_DUMPs can be scrubbed while every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cli.h - what the command-line files share: the parsed command line and
  * the exit codes (both documented in the man page).

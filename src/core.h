@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * core.h - the filter object: the shared context, the encoder, one struct
  * per feature, and the decoder's own state. Included by the two files that

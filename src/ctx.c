@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ctx.c - located errors and the memory accountant (see ctx.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ctx.h - what every part of the filter's core shares: the read window,
  * where the decoder is in the input, the first error, the counters, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * deobf.c - applying an R8/ProGuard mapping to the stream, in the one pass.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * deobf.h - what an R8/ProGuard mapping does to each record of the stream:
  * the original names of classes (LOAD_CLASS), fields (CLASS_DUMP) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dups.c - duplicate primitive arrays (see dups.h). Each payload is hashed
  * with XXH3 (one call when it is in the read window, chunk by chunk as it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dups.h - duplicate primitive arrays, found before scrubbing destroys the
  * evidence: analysts look for repeated strings and bitmaps to find waste.

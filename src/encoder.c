@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * encoder.c - the span, the destinations, segments, the stage and the
  * salvage marks (see encoder.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * encoder.h - everything that writes: the span of input bytes due to go
  * out unchanged, the destination, the heap-dump segment being built, the

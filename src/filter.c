@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * filter.c - the public filter: lifecycle, the file header and the
  * top-level record loop. Heap-dump records go to heap.c; what is written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * format.c - names and fixed sizes of HPROF records, for messages and for
  * the heap walker.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * format.h - the HPROF vocabulary: tags, basic types and record layouts.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap.c - heap-dump records: decoding sub-records and deciding, with the
  * rules' verdicts, what each becomes; the encoder (encoder.c) places it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * histo.c - the class histogram (see histo.h).
  */

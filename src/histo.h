@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * histo.h - the class histogram: per class (and per heap on Android dumps),
  * how many instances and how many bytes the input held and the output

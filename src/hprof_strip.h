@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hprof_strip.h - the hprof-strip library: a single-pass HPROF filter.
  *

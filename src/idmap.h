@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * idmap.h - an open-addressing hash map from HPROF identifiers (u64) to
  * u64 values, for the string table and the held GC roots.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * input.c - the CLI's byte source: a file descriptor, decompressed on the
  * fly when its first bytes are a zstd frame or a gzip member.

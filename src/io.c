@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * io.c - the output file (temporary-then-rename for regular files, written
  * in place for devices and FIFOs), the standard descriptors, signals, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * io.h - output files that appear under their final name only when
  * complete, and the descriptors the process starts with.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * main.c - the hprof-strip command line: options into an hs_cli, usage,
  * presets and rule files. Everything about HPROF lives in the library;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mapfile.c - the CLI's side of --mapping and a rule file's `mapping FILE`:
  * reading the mapping (plain, gzip or zstd, through the input layer) and

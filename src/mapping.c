@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mapping.c - R8/ProGuard mapping files: parsing and lookups.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mapping.h - an R8/ProGuard mapping file (mapping.txt), parsed once and
  * looked up by obfuscated name: classes, fields, and stack frames (method

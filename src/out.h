@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * out.h - the buffered output stream over an hs_sink.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * output.c - the CLI's byte sink: plain, zstd or gzip, onto a descriptor.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * output.h - the CLI's byte sink: plain, zstd (multi-threaded) or gzip
  * (independent members compressed in parallel). Writes satisfy

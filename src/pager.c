@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pager.c - maps a mapped input's pages ahead of the filter and gives back
  * those behind it, on a thread of its own (see pager.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pager.h - the page-table work of a mapped input, on a thread of its own.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * progress.h - a progress display on stderr: bytes read, rate, and percent
  * and time left when the input size is known. On a terminal it is one line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reader.h - a pull reader over an hs_source with a window of contiguous
  * bytes and absolute input offsets.

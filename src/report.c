@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report.c - the --stats report: a table on stderr for people, and one JSON
  * document for pipelines (on stderr, or in its own file). Both list the

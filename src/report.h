@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report.h - what a run reports: the --stats table on stderr, and the JSON
  * document (--stats=json on stderr, --stats-file FILE) whose schema the man

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rootq.h - GC roots held back while heaps are being dropped.
  *

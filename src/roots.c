@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * roots.c - roots held until their object's heap is known (see roots.h).
  */

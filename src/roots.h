@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * roots.h - GC roots held while heaps are dropped.
  *

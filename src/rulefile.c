@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rulefile.c - rule files and presets: parsing text into a rule set, and
  * printing a rule set back as text.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rules.h - the in-memory rule set and its pure verdict functions.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run.c - one run of the command: open the input (decompressing it when it
  * is compressed) and the output (compressing it when asked), run the

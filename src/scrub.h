@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scrub.h - field scrubbing: the primitive values of instance fields,
  * static fields and constant pools are zeroed; every reference stays as it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * strings.c - dropping unused STRING records in one pass.
  *

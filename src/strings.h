@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * strings.h - STRING records: dropping the unused ones in one pass, and
  * writing each kept one before its first user.

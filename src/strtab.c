@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * strtab.c - see strtab.h. Arena layout per held text: u32 length, bytes.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * strtab.h - the string table: STRING records held back until something
  * refers to them.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Every output of every corpus dump and fixture, for every preset, loaded by
 # three analyzers' own parsers: VisualVM's (tools/vvm-histogram.sh), ahat's and
 # jhat's (../shared/tools). Where the rules keep every object (none, default,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The statistics the bench's verdicts rest on (bench/median.awk,
 # bench/paired.awk), on lists whose answers are known: a wrong median or
 # bound would turn "no row slower" (issue #13) into a wrong yes or no.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/cli.sh - the command line as users meet it: options, files, exit
 # codes, messages on stderr only. Usage: sh tests/cli.sh ./hprof-strip
 set -u

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/cli_args.sh - a command line without surprises (issue #14): options
 # that look like something else, conflicting options, -q, the progress
 # display, rule-file and preset messages, and the size hint for a plain

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/cli_cuts.sh - every corpus dump gzip'd and zstd'd, each cut at 20
 # places (issue #12), run with and without --salvage.
 # Usage: sh tests/cli_cuts.sh ./hprof-strip build/cutcheck

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/cli_input.sh - compressed input as users meet it: .gz and .zst cut
 # short or corrupt (with and without --salvage), archives and other
 # compressors named with the way out, gzip of many members, and the reader

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/cli_report.sh - the JSON report (--stats-file, --stats=json, --audit)
 # checked field by field against schema 1 (tests/report_schema.py, which
 # reads the counter list from src/hprof_strip.h), on real runs that succeed,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/cli_safety.sh - output that cannot hurt, and failures said as what
 # they are: -o onto devices, FIFOs, links and directories, permissions,
 # closed standard descriptors, write failures, signals, broken pipes.

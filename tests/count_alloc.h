@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * count_alloc.h - an hs_alloc that counts, for the Criterion tests and the
  * fuzz harnesses: it shows that every allocation is freed, bounds what is

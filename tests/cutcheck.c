@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cutcheck.c - the tests' decoder for tests/cli_cuts.sh: what a cut dump
  * holds, and whether a salvaged output holds it too.

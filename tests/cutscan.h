@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cutscan.h - where a dump may be cut, and what a cut leaves whole: a scan
  * of the tests' own (sub-record sizes from the walker, helpers.c) that lists

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # deobf.sh - --mapping end to end (make test).
 #
 #   tests/deobf.sh [BINARY]

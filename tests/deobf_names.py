@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """deobf_names.py - the names an HPROF dump gives its classes and fields,
 read independently of hprof-strip, for tests/deobf.sh.
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/external.sh - outputs checked by parsers nobody here wrote:
 #   - Android's hprof-conv (Debian package hprof-conv) must accept every
 #     1.0.3 output;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * helpers.h - what the test suites share: memory sources and sinks, running
  * a filter over a buffer, loading corpus files, building dumps by hand

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # --histogram against two analyzers' own parsers: for every corpus dump and
 # fixture, the per-class instance counts of the input (and of the output, for
 # each preset) equal ahat's (../shared/tools/ahatsum) and, on JVM dumps,

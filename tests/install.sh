@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/install.sh - the library as another program meets it: `make install`
 # into a scratch DESTDIR, examples/strip_file.c built with pkg-config against
 # the installed copy (shared and static), its output compared byte for byte

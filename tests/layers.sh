@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The core's files form layers: each file's undefined symbols (nm) that the
 # core defines resolve only to files listed before it in CORE_SRC (the
 # Makefile's order, bottom up). So no cycle can hide between two files.

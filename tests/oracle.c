@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * oracle.c - see oracle.h. Written from the format description
  * (docs/hprof-format.md), sharing nothing with the library or helpers.c.

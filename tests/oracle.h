@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * oracle.h - what a filtered dump must hold, computed from the input by a
  * decoder of the tests' own (not the library's, not helpers.c's walker).

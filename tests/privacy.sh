@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/privacy.sh - the privacy preset on a dump full of known secrets:
 # after `-p privacy` no secret is left in the output bytes (Latin-1 and
 # UTF-16 forms, numbers big-endian as HPROF writes them), --audit passes on

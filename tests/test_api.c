@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_api.c - the library used directly, as another C program would: the
  * lifecycle, the allocator hooks, failure injection, and memory bounds.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_batch.c - hs_run_as_batch (batch.h): a thread under the default
  * policy becomes SCHED_BATCH and what it starts inherits it; a thread under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_bounds.c - dumps cut exactly at record and sub-record boundaries
  * (issue #12), where test_sweep.c cuts at random offsets.

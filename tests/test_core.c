@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_core.c - findings of the review of the core, each a test that failed
  * before its fix: duplicate hashing of streamed payloads, keep-field without

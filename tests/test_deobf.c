@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_deobf.c - a mapping applied to the stream (src/deobf.c): class,
  * array-class, field and frame names on hand-built dumps of both id sizes

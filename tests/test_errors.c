@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_errors.c - bad input gets a clear error naming the byte, and the
  * right status; nothing crashes, hangs or allocates from a bad length.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_findings.c - bugs found by the damage sweep (test_sweep.c) and the
  * rule-file fuzzer (fuzz/fuzz_rules.c), each reduced to a few bytes: a test

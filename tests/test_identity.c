@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_identity.c - with nothing to change, every real dump comes out byte
  * for byte, however its input is split into reads.

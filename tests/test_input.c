@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_input.c - the CLI's gzip reader (src/input.c) on HotSpot's -gz
  * shape: members inflated two at a time on the reader thread, also past

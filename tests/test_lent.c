@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_lent.c - input lent in blocks (hs_source.borrow) gives what a read
  * source gives: the same bytes out on every preset, the same status, error

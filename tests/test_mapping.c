@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_mapping.c - the R8/ProGuard mapping parser (src/mapping.c): lookups
  * of classes, fields and frames on hand-written mappings of both flavours,

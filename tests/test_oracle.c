@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_oracle.c - every dump the tests read, through rule sets built from
  * every preset and every strings, fields and array setting, --to-jvm and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_output.c - the CLI's sink (src/output.c): the zstd level a dump's
  * header chooses when none is given, and the stream that results.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_pager.c - the pager thread (src/pager.c): pages ahead of the filter
  * get mapped, pages behind it get given back, and the bytes never change.

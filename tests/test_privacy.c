@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_privacy.c - the privacy preset, checked field by field by the
  * tests' own decoder: every primitive value zeroed, every reference as it

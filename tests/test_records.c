@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_records.c - hand-built dumps that use every record and sub-record
  * tag, with 4- and 8-byte ids, through every path of the codec.

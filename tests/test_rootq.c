@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_rootq.c - the held-root queue's id sets (src/rootq.c, src/idmap.c):
  * the range a run skips the lookup in (hs_rootq_clear) never holds an id

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_rules.c - what the rules remove, checked with the independent walker
  * on real dumps and on hand-built ones; the rule-file grammar and its

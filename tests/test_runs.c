@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_runs.c - heap.c walks most objects in runs (object_run), a fast
  * path that must do exactly what sub_record() would: the same bytes out

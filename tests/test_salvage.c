@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_salvage.c - --salvage: a dump cut short comes out as a valid dump
  * holding every object that was complete in the input.

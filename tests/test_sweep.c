@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_sweep.c - every real dump (dump_paths(): the corpus, the fixtures and
  * the fresh JVM dump) damaged many ways: cut at 500 offsets spread through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_tojvm.c - --to-jvm writes Android dumps as 1.0.2 the way Android's
  * own hprof-conv does: the same sub-records, in the same order (compared

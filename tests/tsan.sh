@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # -z and --gzip output (several compression threads), the input's pager
 # thread (for plain and compressed files), and gzip input's reader thread
 # (one member, and HotSpot's -gz members two at a time, on a second

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/valgrind.sh - the command-line tool under Valgrind (memcheck) over
 # the real dumps in fixtures/: every run must be free of memory errors and
 # of definite leaks, exit as it does without Valgrind, and write the same

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # hotspot-gz.sh - write FILE gzip-compressed the way HotSpot's
 # `jcmd PID GC.heap_dump -gz=N` does, to stdout.
 #

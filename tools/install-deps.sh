@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages hprof-strip builds and tests with, when they
 # are missing. Needs root (or sudo) only when something is missing.
 set -e

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # makedump.sh - write a real HotSpot heap dump of roughly SIZE_MB MiB.
 #
 #   tools/makedump.sh [--seed N] [--big-frac F] [--small] SIZE_MB OUT.hprof

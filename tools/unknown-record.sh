@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # unknown-record.sh - write, to stdout, an HPROF top-level record of a tag
 # no dumper uses (0x7f) holding the bytes of FILE: tag, time 0, length as a
 # big-endian u4, then FILE. Appended to a dump, it makes test input of any

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # vvm-histogram.sh - class histogram of an HPROF dump via VisualVM's parser.
 #
 #   tools/vvm-histogram.sh [--summary] [--counts] [--roots] [--segment N] DUMP

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/fuzz/fuzz.mk - libFuzzer harnesses over the library: the whole
 # filter (fuzz_filter.c), the rule-file parser and printer (fuzz_rules.c)
 # the R8/ProGuard mapping parser (fuzz_mapping.c) and the CLI's gzip

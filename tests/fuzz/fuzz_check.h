@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_check.h - CHECK(cond, format, ...): an invariant of a fuzz harness.
  * When it fails, it says which, where and why on stderr, then aborts, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_filter.c - libFuzzer harness over the whole library pipeline:
  * rules -> filter -> memory source -> memory sink, then the output through a

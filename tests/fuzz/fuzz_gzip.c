@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_gzip.c - libFuzzer harness over the CLI's gzip reader (src/input.c).
  *

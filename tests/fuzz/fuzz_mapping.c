@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_mapping.c - libFuzzer harness over the R8/ProGuard mapping parser
  * (src/mapping.c): hs_mapping_parse() on arbitrary text, then lookups with

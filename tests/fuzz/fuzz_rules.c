@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_rules.c - libFuzzer harness over the rule-file parser and printer:
  * hs_rules_parse() on arbitrary text, then hs_rules_print() and back.

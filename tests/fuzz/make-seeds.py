@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """make-seeds.py - builds the fuzzing seeds in tests/fuzz/seeds/.
 
 Each seed is one selector byte (see fuzz_filter.c: preset, repack, small

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * replay.c - runs LLVMFuzzerTestOneInput over files and directories named on
  * the command line, without libFuzzer, so the seed and regression corpora

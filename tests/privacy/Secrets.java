@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Secrets.java - a small program that plants known secrets in every place a
 // heap dump keeps data, then dumps its heap. tests/privacy.sh checks that
 // none of them survives `hprof-strip -p privacy`.

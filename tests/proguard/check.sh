@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # check.sh - end-to-end check of the mapping parser on real ProGuard output:
 # the parked thread's stack in the obfuscated program's dump, mapped back
 # through ProGuard's mapping.txt (tests/proguard/frames.c, linked with the

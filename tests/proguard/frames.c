@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * frames.c - prints the deep stack traces of a HotSpot dump, one frame a
  * line ("class method line"), optionally mapped back through an R8/ProGuard

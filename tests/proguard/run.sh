@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # run.sh - the end-to-end material for mapping files: a small Java program
 # compiled plain and obfuscated by ProGuard, each run to dump its own heap.
 #

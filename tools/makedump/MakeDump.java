@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * MakeDump - fills the Java heap with an application-like object graph and
  * writes a real HotSpot heap dump of roughly the requested size.

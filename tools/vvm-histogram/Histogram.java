@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Histogram - class histogram of an HPROF dump, as VisualVM's heap parser
  * (org.graalvm.visualvm.lib.jfluid.heap) sees it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 package com.example.shop;
 
 import com.sun.management.HotSpotDiagnosticMXBean;

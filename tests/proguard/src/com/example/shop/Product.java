@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 package com.example.shop;
 
 /* Fields of every primitive type, a String, arrays of its own class, a

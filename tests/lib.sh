@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: Apache-2.0
+# tests/lib.sh - the preamble every shell suite shares: a private temporary
+# directory removed on exit, the pass/fail/skip counters and their checks,
+# the rule for checks that need ../shared, and the closing summary line.
+#
+# Use:   . "$(dirname "$0")/lib.sh"     (after `set -u`, with NAME set)
+#        ... ok / bad / expect_rc ...
+#        finish                          (prints "NAME: N passed, N failed")
+#
+# T is the temporary directory; TESTS is this folder, absolute.
+TESTS=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/${NAME:-hs-test}.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+pass=0
+fail=0
+skip=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+# skipped WHY: a check that could not run here, said where it is seen
+skipped() { skip=$((skip + 1)); echo "skip: $*" >&2; }
+# expect_rc WANT DESCRIPTION: the last command's status was saved in $rc
+expect_rc() { if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit $rc, expected $1"; fi; }
+expect_grep() { if grep -q -- "$1" "$2"; then ok; else bad "$3: '$1' not in $(cat "$2")"; fi; }
+expect_no_grep() { if grep -q -- "$1" "$2"; then bad "$3: '$1' in $(cat "$2")"; else ok; fi; }
+expect_empty() { if [ ! -s "$1" ]; then ok; else bad "$2: not empty: $(head -c 300 "$1")"; fi; }
+
+# have_shared PATH WHAT: true when PATH (under ../shared, beside the
+# repository) exists. Otherwise prints one visible line,
+#   skipped: WHAT (needs PATH)
+# and returns false; under CI (CI=true), where ../shared is always there,
+# a missing one is a failure, never a skip.
+have_shared() {
+    [ -e "$1" ] && return 0
+    if [ "${CI:-}" = true ]; then
+        bad "$2 needs $1, which CI must have"
+    else
+        skip=$((skip + 1))
+        echo "skipped: $2 (needs $1)"
+    fi
+    return 1
+}
+
+# finish: the closing summary line, and the suite's status
+finish() {
+    if [ "$skip" -gt 0 ]; then
+        echo "${NAME:-test}: $pass passed, $fail failed, $skip skipped"
+    else
+        echo "${NAME:-test}: $pass passed, $fail failed"
+    fi
+    [ "$fail" -eq 0 ]
+}
