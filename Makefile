@@ -29,7 +29,7 @@ CORE_SRC = src/alloc.c src/error.c src/format.c src/idmap.c src/strtab.c src/roo
            src/classes.c src/classdump.c src/mapping.c src/reader.c src/out.c src/rules.c src/rulefile.c \
            src/ctx.c src/encoder.c src/strings.c src/roots.c src/dups.c src/histo.c src/scrub.c src/deobf.c \
            src/heap.c src/filter.c
-CLI_SRC  = src/main.c src/run.c src/report.c src/io.c src/pager.c src/input.c src/output.c \
+CLI_SRC  = src/main.c src/run.c src/report.c src/io.c src/files.c src/pager.c src/input.c src/output.c \
            src/progress.c src/mapfile.c src/batch.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:src/%.c=$(BUILD)/%.o)
@@ -112,6 +112,7 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ARTSIM_DUMP)
 	sh tests/cli_input.sh ./$(BIN)
 	sh tests/cli_args.sh ./$(BIN)
 	sh tests/cli_safety.sh ./$(BIN)
+	sh tests/cli_files.sh ./$(BIN)
 	sh tests/cli_cuts.sh ./$(BIN) $(CUTCHECK)
 
 # tests/cli_cuts.sh's decoder: what a cut dump holds, and whether the

@@ -25,6 +25,7 @@ enum {
 
 typedef struct {
     const char *in_path, *out_path; /* NULL: stdin, stdout */
+    int out_positional; /* the output was named as OUTPUT, not with -o */
     hs_rules *rules;
     hs_options opt;
     int force, stats;   /* stats: 0 none, 1 table, 2 JSON */

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * io.c - the output file (temporary-then-rename for regular files, written
- * in place for devices and FIFOs), the standard descriptors, signals, and
- * pipe buffers.
+ * io.c - the output file (temporary-then-rename for regular files, the
+ * rename replacing nothing unless -f; written in place for devices and
+ * FIFOs; which files may be written at all is files.c's rule), the standard
+ * descriptors, signals, and pipe buffers.
  */
-#define _GNU_SOURCE /* F_SETPIPE_SZ */
+#define _GNU_SOURCE /* F_SETPIPE_SZ, renameat2 */
 #include "io.h"
 
 #include <errno.h>
@@ -19,64 +20,6 @@
 /* The temporary path the signal handler removes: a static copy, because a
  * handler may only touch what is already in place. */
 static char g_signal_tmp[4096];
-
-/* `path` with symbolic links followed, as far as they lead (a dangling
- * link ends at the name it points to, which the output then creates).
- * malloc'd; NULL with errno set. */
-static char *follow_links(const char *path)
-{
-    char *p = strdup(path);
-    int hops;
-
-    for (hops = 0; p && hops < 40; hops++) {
-        struct stat st;
-        char link[4096], *next, *slash;
-        ssize_t n;
-
-        if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode))
-            return p;
-        n = readlink(p, link, sizeof link - 1);
-        if (n < 0) {
-            free(p);
-            return NULL;
-        }
-        link[n] = 0;
-        slash = strrchr(p, '/');
-        /* a relative target is relative to the link's directory */
-        if (link[0] == '/' || !slash) {
-            next = strdup(link);
-        } else {
-            next = malloc((size_t)(slash - p) + 1 + (size_t)n + 1);
-            if (next)
-                sprintf(next, "%.*s/%s", (int)(slash - p), p, link);
-        }
-        free(p);
-        p = next;
-    }
-    if (p) {
-        free(p);
-        errno = ELOOP;
-    }
-    return NULL;
-}
-
-/* Opens what is not a regular file straight: no O_CREAT, no O_TRUNC, so a
- * FIFO or a device is written into, never replaced. */
-static int open_in_place(hs_outfile *o, const struct stat *st, int force)
-{
-    if (S_ISDIR(st->st_mode)) {
-        errno = EISDIR;
-        return -1;
-    }
-    /* writing into a character device (/dev/null, a terminal) or a FIFO
-     * destroys nothing; writing over a block device (a disk) is said with -f */
-    if (!force && S_ISBLK(st->st_mode)) {
-        errno = EEXIST;
-        return -1;
-    }
-    o->fd = open(o->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-    return o->fd < 0 ? -1 : 0;
-}
 
 static int open_temporary(hs_outfile *o, int perm)
 {
@@ -103,50 +46,53 @@ static int open_temporary(hs_outfile *o, int perm)
     return 0;
 }
 
-static int outfile_open(hs_outfile *o, const char *path, int force, int mode)
+/* The permission bits of a regular output: what a new file gets (0666
+ * less the umask, as cp gives a copy), never wider than the input's, nor
+ * than the file it replaces. A dump is data: never executable, never
+ * set-id, whatever the input's bits say. */
+static int output_mode(int input_mode, int old_mode)
 {
-    struct stat st;
+    mode_t mask = umask(0);
     int perm;
 
-    o->path = path;
-    o->fd = -1;
-    o->tmp = NULL;
-    o->target = NULL;
-    /* what is not a regular file is opened by the name given: the kernel
-     * follows links there, /proc's magic ones (/dev/stdout) included */
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        o->target = strdup(path);
-        return o->target ? open_in_place(o, &st, force) : -1;
-    }
-    if (!(o->target = follow_links(path)))
-        return -1;
-    if (stat(o->target, &st) == 0) {
-        if (!S_ISREG(st.st_mode))
-            return open_in_place(o, &st, force);
-        if (!force) {
-            errno = EEXIST;
-            return -1;
-        }
-        /* never wider than the input, or than the file replaced */
-        perm = mode >= 0 ? mode : (int)(st.st_mode & 0777);
-    } else if (errno != ENOENT) {
-        return -1;
-    } else if (!force && lstat(path, &st) == 0) {
-        errno = EEXIST; /* a dangling link is still a name in the way */
-        return -1;
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        perm = mode >= 0 ? mode : (int)(0666 & ~mask);
-    }
-    return open_temporary(o, perm);
+    umask(mask);
+    perm = 0666 & ~(int)mask;
+    if (input_mode >= 0)
+        perm &= input_mode;
+    if (old_mode >= 0)
+        perm &= old_mode;
+    return perm;
 }
 
-int hs_outfile_open(hs_outfile *o, const char *path, int force, int mode)
+static int outfile_open(hs_outfile *o, const char *path, int how, int mode)
+{
+    hs_claim c;
+    int r;
+
+    memset(o, 0, sizeof *o);
+    o->path = path;
+    o->fd = -1;
+    /* the one rule on what may be written (files.h) */
+    if ((r = hs_files_claim(path, how, &c)) != 0) {
+        o->refused = r > 0;
+        if (r > 0)
+            errno = EEXIST;
+        return -1;
+    }
+    o->target = c.target;
+    if (c.in_place) { /* no O_CREAT, no O_TRUNC: written into, never replaced */
+        o->fd = open(o->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        return o->fd < 0 ? -1 : 0;
+    }
+    o->may_replace = c.may_replace;
+    return open_temporary(o, output_mode(mode, c.old_mode));
+}
+
+int hs_outfile_open(hs_outfile *o, const char *path, int how, int mode)
 {
     int e;
 
-    if (outfile_open(o, path, force, mode) == 0)
+    if (outfile_open(o, path, how, mode) == 0)
         return 0;
     e = errno;
     free(o->target);
@@ -155,11 +101,52 @@ int hs_outfile_open(hs_outfile *o, const char *path, int force, int mode)
     return -1;
 }
 
+/* Gives the complete temporary file its final name. Without leave to
+ * replace, a file that appeared there while the run went on stays: the
+ * rename is one that replaces nothing (renameat2's RENAME_NOREPLACE), or,
+ * on a file system without it (EINVAL: some network and FUSE ones; ENOSYS:
+ * a kernel before 3.15), a hard link, which fails on a name taken too. On
+ * a file system with neither (no hard links: FAT, some FUSE), a last look
+ * that the name is free, then rename: there, a file made in the
+ * microseconds between the two is replaced. */
+static int put_in_place(hs_outfile *o)
+{
+    struct stat st;
+
+    if (o->may_replace) {
+        /* -f: but never over a file the run reads, nor over what is not
+         * a regular file, though either came there while the run went on */
+        if (hs_files_must_keep(o->target)) {
+            errno = EEXIST;
+            return -1;
+        }
+        return rename(o->tmp, o->target);
+    }
+#ifdef RENAME_NOREPLACE
+    if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->target, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+#endif
+    if (link(o->tmp, o->target) == 0) {
+        unlink(o->tmp); /* the output has its name: a failure here leaves a second one */
+        return 0;
+    }
+    if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP && errno != ENOSYS &&
+        errno != EMLINK)
+        return -1;
+    if (lstat(o->target, &st) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(o->tmp, o->target);
+}
+
 int hs_outfile_commit(hs_outfile *o)
 {
     int e;
 
-    if (close(o->fd) != 0 || (o->tmp && rename(o->tmp, o->target) != 0)) {
+    if (close(o->fd) != 0 || (o->tmp && put_in_place(o) != 0)) {
         e = errno;
         o->fd = -1;
         hs_outfile_abort(o);

@@ -9,30 +9,40 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "files.h"
 #include "hprof_strip.h"
 
 /* An output file. A regular file (or a name that does not exist yet) is
- * written under a temporary name in the same directory and renamed over
- * the final name by hs_outfile_commit, so a failed or interrupted run never
- * leaves a half-written file there. Anything else (a character or block
- * device, a FIFO) is opened and written straight into: replacing it would
- * destroy it. A symbolic link is followed to what it names, and that gets
- * the same treatment; the link itself stays. */
+ * written under a temporary name in the same directory and renamed to the
+ * final name by hs_outfile_commit, so a failed or interrupted run never
+ * leaves a half-written file there (SIGKILL, which nothing can catch,
+ * leaves the temporary file). Anything else (a character or block device,
+ * a FIFO, a socket) is opened and written straight into: replacing it
+ * would destroy it. A symbolic link is followed to what it names, and that
+ * gets the same treatment; the link itself stays. Which files may be
+ * written at all is files.h's rule, applied by hs_outfile_open. */
 typedef struct {
     const char *path;
-    char *target; /* malloc'd: `path` with its links followed */
-    char *tmp;    /* malloc'd temporary path, NULL when written in place or done */
+    char *target;    /* malloc'd: `path` with its links followed */
+    char *tmp;       /* malloc'd temporary path, NULL when written in place or done */
     int fd;
+    int may_replace; /* the final rename may replace a file there (-f) */
+    int refused;     /* hs_outfile_open failed by the rule: hs_files_why() says why */
 } hs_outfile;
 
-/* Opens the output. `mode`: the permission bits for a file made anew (the
- * input file's, or -1 for the umask default; a replaced file keeps its own
- * when `mode` is -1). Returns 0, or -1 with errno set: EEXIST when `path`
- * exists and `force` is 0 (a character device such as /dev/null, or a FIFO,
- * needs no force: it is written into), EISDIR for a directory. */
-int hs_outfile_open(hs_outfile *o, const char *path, int force, int mode);
+/* Opens the output. `how`: HS_OUT_FORCE (-f; 1, so a plain force flag
+ * works), HS_OUT_REPORT, HS_OUT_POSITIONAL (files.h). `mode`: the input
+ * file's permission bits, or -1 (standard input, a pipe); a regular file
+ * gets 0666 less the umask, never wider than `mode` nor than the file it
+ * replaces. Returns 0, or -1 with errno set; when files.h's rule refuses
+ * the file (it exists and -f was not given, it is a directory, an input,
+ * another output...), o->refused is set, errno is EEXIST and
+ * hs_files_why() gives the reason (a usage error). */
+int hs_outfile_open(hs_outfile *o, const char *path, int how, int mode);
 /* Closes and renames into place; -1 with errno set on failure (the
- * temporary file is removed). */
+ * temporary file is removed). EEXIST: a file appeared under the final name
+ * while the run went on (without -f), or with -f, what is there now is a
+ * file the run reads or not a regular file; it is left as it is. */
 int hs_outfile_commit(hs_outfile *o);
 /* Closes and removes the temporary file. Safe to call twice. */
 void hs_outfile_abort(hs_outfile *o);

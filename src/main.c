@@ -164,6 +164,10 @@ static int add_rules(hs_rules *rules, int is_file, const char *arg)
             return usage_error(err.message, NULL);
         return EXIT_OK;
     }
+    if (hs_files_note_input("-r", arg) != 0) {
+        fprintf(stderr, "%s: out of memory\n", g_prog);
+        return EXIT_LIMIT;
+    }
     text = read_rule_file(arg, &len);
     if (!text) {
         fprintf(stderr, "%s: %s: %s\n", g_prog, arg, strerror(errno));
@@ -337,7 +341,9 @@ static int ends_with(const char *s, const char *tail)
 }
 
 /* -z into "x.gz" (or --gzip into "x.zst") would write one format under the
- * other's name, which every tool then fails to open: refuse. */
+ * other's name, which every tool then fails to open: refuse. So is -z into
+ * "x.hprof", hprof-conv's habit (its -z drops the zygote heap): an analyzer
+ * told the file is plain HPROF cannot open it. */
 static int check_output_name(const hs_cli *cli)
 {
     const char *o = cli->out_path;
@@ -345,6 +351,15 @@ static int check_output_name(const hs_cli *cli)
 
     if (!o || !cli->format_given)
         return EXIT_OK;
+    if (cli->format != HS_OUT_PLAIN && ends_with(o, ".hprof")) {
+        fprintf(stderr,
+                "%s: %s writes %s, but the name '%s' says plain HPROF: name the output "
+                "'%s.%s', or drop %s (hprof-conv's -z, leaving the zygote heap out, is "
+                "-p android-app here)\n",
+                g_prog, format_option(cli->format), cli->format == HS_OUT_ZSTD ? "zstd" : "gzip",
+                o, o, cli->format == HS_OUT_ZSTD ? "zst" : "gz", format_option(cli->format));
+        return EXIT_USAGE;
+    }
     named_gz = ends_with(o, ".gz");
     named_zst = ends_with(o, ".zst") || ends_with(o, ".zstd");
     if ((cli->format == HS_OUT_ZSTD && named_gz) || (cli->format == HS_OUT_GZIP && named_zst)) {
@@ -403,6 +418,7 @@ static int take_operands(hs_cli *cli, int argc, char **argv)
         if (cli->out_path)
             return usage_error("both -o and an OUTPUT argument given:", argv[optind]);
         cli->out_path = argv[optind++];
+        cli->out_positional = 1;
     }
     if (optind < argc)
         return usage_error("unexpected argument", argv[optind]);
@@ -481,6 +497,23 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
     return take_operands(cli, argc, argv);
 }
 
+/* The files the run reads, for files.h's rule (the -r files are noted as
+ * they are read): no output may be one of them. */
+static int note_inputs(const hs_cli *cli, const char *map)
+{
+    int bad = cli->in_path ? hs_files_note_input("INPUT", cli->in_path)
+                           : hs_files_note_input_fd("standard input", STDIN_FILENO);
+
+    if (!bad && map)
+        bad = hs_files_note_input(cli->mapping_path ? "--mapping" : "the rule file's mapping",
+                                  map);
+    if (bad) {
+        fprintf(stderr, "%s: out of memory\n", g_prog);
+        return EXIT_LIMIT;
+    }
+    return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     hs_cli cli;
@@ -499,7 +532,7 @@ int main(int argc, char **argv)
     rc = parse_args(&cli, argc, argv);
     if (rc == EXIT_OK) { /* --mapping wins over a rule file's `mapping` */
         const char *map = cli.mapping_path ? cli.mapping_path : hs_rules_mapping_file(cli.rules);
-        if (map && !cli.audit)
+        if ((rc = note_inputs(&cli, map)) == EXIT_OK && map && !cli.audit)
             rc = hs_cli_load_mapping(cli.rules, map);
     }
     if (rc == EXIT_OK)

@@ -431,37 +431,45 @@ static int check_terminals(hs_cli *cli)
     return EXIT_OK;
 }
 
-/* Opens INPUT, then -o's file (keeping the input file's permission bits).
- * Returns EXIT_OK or the exit code, with the message said. */
+/* How the dump's output was asked for (files.h). */
+static int output_how(const hs_cli *cli)
+{
+    return (cli->force ? HS_OUT_FORCE : 0) | (cli->out_positional ? HS_OUT_POSITIONAL : 0);
+}
+
+/* Opens INPUT, then -o's file (keeping the input file's permission bits),
+ * or checks that standard output may take the dump. Returns EXIT_OK or the
+ * exit code, with the message said. */
 static int open_files(hs_cli *cli, int *in_fd, hs_outfile *of)
 {
     hs_report *r = &cli->report;
     struct stat st;
-    int e;
+    int e, how = output_how(cli);
 
     if (cli->in_path && (*in_fd = open(cli->in_path, O_RDONLY)) < 0) {
         hs_report_fail(r, HS_E_READ, NULL, "%s: %s", cli->in_path, strerror(errno));
         return EXIT_IO;
     }
-    if (!cli->out_path)
+    if (!cli->out_path) {
+        if (cli->audit || hs_files_claim_stdout("standard output") == 0)
+            return EXIT_OK;
+        hs_report_fail(r, HS_E_USAGE, NULL, "%s", hs_files_why());
+        e = EEXIST;
+    } else if (hs_outfile_open(of, cli->out_path, how,
+                               fstat(*in_fd, &st) == 0 && S_ISREG(st.st_mode)
+                                   ? (int)(st.st_mode & 07777)
+                                   : -1) == 0) {
         return EXIT_OK;
-    if (hs_outfile_open(of, cli->out_path, cli->force,
-                        fstat(*in_fd, &st) == 0 && S_ISREG(st.st_mode)
-                            ? (int)(st.st_mode & 0777)
-                            : -1) == 0)
-        return EXIT_OK;
-    e = errno;
-    if (e == EEXIST)
-        hs_report_fail(r, HS_E_USAGE, NULL, "%s already exists; use -f to overwrite it",
-                       cli->out_path);
-    else if (e == EISDIR)
-        hs_report_fail(r, HS_E_USAGE, NULL, "%s is a directory; give a file name to -o",
-                       cli->out_path);
-    else
+    } else if (of->refused) {
+        hs_report_fail(r, HS_E_USAGE, NULL, "%s", hs_files_why());
+        e = EEXIST;
+    } else {
+        e = errno;
         hs_report_fail(r, HS_E_WRITE, NULL, "%s: %s", cli->out_path, strerror(e));
+    }
     if (cli->in_path)
         close(*in_fd);
-    return e == EEXIST || e == EISDIR ? EXIT_USAGE : EXIT_IO;
+    return e == EEXIST ? EXIT_USAGE : EXIT_IO;
 }
 
 /* Puts -o's file in place after a success, removes it otherwise. */
@@ -472,8 +480,17 @@ static int close_output(hs_cli *cli, hs_outfile *of, int rc)
         return rc;
     }
     if (hs_outfile_commit(of) != 0) {
-        hs_report_fail(&cli->report, HS_E_WRITE, NULL, "%s: %s", cli->out_path,
-                       strerror(errno));
+        if (errno == EEXIST)
+            hs_report_fail(&cli->report, HS_E_WRITE, NULL,
+                           "%s: %s while this run went on; it is left as it is, and this "
+                           "run's output is dropped%s",
+                           cli->out_path,
+                           cli->force ? "became a file this run reads, or not a regular file"
+                                      : "was created",
+                           cli->force ? "" : " (-f replaces it)");
+        else
+            hs_report_fail(&cli->report, HS_E_WRITE, NULL, "%s: %s", cli->out_path,
+                           strerror(errno));
         return EXIT_IO;
     }
     return rc;
@@ -680,7 +697,7 @@ static int start_run(hs_cli *cli, reader *rd, int out_fd, hs_output **out, hs_fi
 
 static int run_filter(hs_cli *cli)
 {
-    hs_outfile of = {NULL, NULL, NULL, -1};
+    hs_outfile of = {NULL, NULL, NULL, -1, 0, 0};
     hs_output *out = NULL;
     hs_filter *filter = NULL;
     reader rd;
@@ -733,6 +750,33 @@ static double seconds(struct timeval tv)
     return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
+/* --stats-file's file under files.h's rule: never an input, never the
+ * dump's output, never a dump. Returns EXIT_OK or the exit code, said. */
+static int claim_report(const hs_cli *cli)
+{
+    hs_claim c;
+    int r;
+
+    /* the dump's output is claimed first (again when it is opened): when
+     * the two clash, the report is the one refused, and nothing is written */
+    if (cli->audit)
+        ;
+    else if (!cli->out_path)
+        (void)hs_files_claim_stdout("standard output");
+    else if (hs_files_claim(cli->out_path, output_how(cli), &c) == 0)
+        free(c.target);
+    r = hs_files_claim(cli->stats_file, HS_OUT_REPORT | (cli->force ? HS_OUT_FORCE : 0), &c);
+    if (r == 0) {
+        free(c.target);
+        return EXIT_OK;
+    }
+    if (r > 0)
+        fprintf(stderr, "%s: %s\n", g_prog, hs_files_why());
+    else
+        fprintf(stderr, "%s: %s: %s\n", g_prog, cli->stats_file, strerror(errno));
+    return r > 0 ? EXIT_USAGE : EXIT_IO;
+}
+
 /* The JSON report: in --stats-file's file (opened first, so that a run that
  * cannot report fails before it reads a byte) and/or on stderr. */
 int hs_cli_run(hs_cli *cli)
@@ -744,9 +788,13 @@ int hs_cli_run(hs_cli *cli)
     int rc;
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (cli->stats_file && !(sf = fopen(cli->stats_file, "w"))) {
-        fprintf(stderr, "%s: %s: %s\n", g_prog, cli->stats_file, strerror(errno));
-        return EXIT_IO;
+    if (cli->stats_file) {
+        if ((rc = claim_report(cli)) != EXIT_OK)
+            return rc;
+        if (!(sf = fopen(cli->stats_file, "w"))) {
+            fprintf(stderr, "%s: %s: %s\n", g_prog, cli->stats_file, strerror(errno));
+            return EXIT_IO;
+        }
     }
     rc = run_filter(cli);
     clock_gettime(CLOCK_MONOTONIC, &t1);
