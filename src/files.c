@@ -37,6 +37,7 @@ static named g_outputs[8];
 static size_t g_n_outputs;
 static char g_why[1024];
 
+__attribute__((format(printf, 1, 2)))
 static int refuse(const char *fmt, ...)
 {
     va_list ap;
