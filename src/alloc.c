@@ -4,6 +4,9 @@
  */
 #include "alloc.h"
 
+#include <assert.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,4 +62,60 @@ void hs_free(const hs_alloc *a, void *p)
 {
     if (p)
         a->free(a->opaque, p);
+}
+
+/* In front of each block a meter gives out: its size, as wide as
+ * max_align_t so the block keeps malloc's alignment. */
+typedef union {
+    uint64_t size;
+    max_align_t align;
+} meter_head;
+
+static void *meter_alloc(void *opaque, size_t size)
+{
+    hs_meter *m = opaque;
+    uint64_t need = (uint64_t)size + sizeof(meter_head);
+    meter_head *h;
+
+    if (need > m->cap || m->base + m->live > m->cap - need) {
+        m->refused = size;
+        return NULL;
+    }
+    h = m->under.alloc(m->under.opaque, (size_t)need);
+    if (!h)
+        return NULL;
+    h->size = need;
+    m->live += need;
+    if (m->live > m->peak)
+        m->peak = m->live;
+    return h + 1;
+}
+
+static void meter_free(void *opaque, void *p)
+{
+    hs_meter *m = opaque;
+    meter_head *h = (meter_head *)p - 1;
+
+    if (!p)
+        return;
+    assert(h->size <= m->live);
+    m->live -= h->size;
+    m->under.free(m->under.opaque, h);
+}
+
+void hs_meter_init(hs_meter *m, const hs_alloc *under, uint64_t cap)
+{
+    hs_alloc_init(&m->under, under);
+    m->cap = cap;
+    m->base = m->live = m->peak = m->refused = 0;
+}
+
+hs_alloc hs_meter_alloc(hs_meter *m)
+{
+    hs_alloc a;
+
+    a.alloc = meter_alloc;
+    a.free = meter_free;
+    a.opaque = m;
+    return a;
 }

@@ -18,4 +18,33 @@ void *hs_calloc(const hs_alloc *a, size_t size);
 void *hs_realloc(const hs_alloc *a, void *p, size_t old_size, size_t new_size);
 void hs_free(const hs_alloc *a, void *p);
 
+/* The memory cap when the caller gives none (hs_options.max_held 0). */
+#define HS_DEFAULT_MAX_HELD ((uint64_t)1 << 30)
+
+/* The memory cap's gate. What grows with the input (held strings, roots,
+ * tables, a mapping) is allocated through a meter, which knows the size of
+ * every block it gave out (a header in front of each) and refuses an
+ * allocation that would take `base` and its live bytes past `cap`: a table
+ * that doubles is stopped before it doubles, not charged after; while it
+ * is copied, its old and new blocks both count; and two growths in one
+ * step count both. `base` is what the owner holds from elsewhere (the
+ * mapping a filter was given). `refused` is the size of the allocation
+ * refused last (0: none yet), so the owner can tell a limit from a failing
+ * allocator. It stays set: a holder may allocate again before it reports
+ * the failure (idmap.c allocates both halves of a table, then checks), and
+ * a failure after a refusal that was let pass (a skipped compaction) is
+ * met at the cap anyway. */
+typedef struct {
+    hs_alloc under; /* where the bytes come from */
+    uint64_t cap, base;
+    uint64_t live; /* bytes taken from `under` now, headers included */
+    uint64_t peak; /* the most live at once */
+    uint64_t refused;
+} hs_meter;
+
+void hs_meter_init(hs_meter *m, const hs_alloc *under, uint64_t cap);
+/* An allocator drawing on `m` (which must outlive what it allocates, and
+ * free every block it gave). */
+hs_alloc hs_meter_alloc(hs_meter *m);
+
 #endif

@@ -10,6 +10,36 @@
 
 #include "format.h"
 
+static const char *const holder_names[HS_HOLD_COUNT] = {
+    [HS_HOLD_STRINGS] = "STRING records waiting for their first user",
+    [HS_HOLD_ROOTS] = "GC roots waiting for their object",
+    [HS_HOLD_INSTANCES] = "instances waiting for their CLASS_DUMP",
+    [HS_HOLD_STAGE] = "the held-back start of the heap dump",
+    [HS_HOLD_CLASSES] = "the class layouts",
+    [HS_HOLD_NAMES] = "the keep-field names",
+    [HS_HOLD_DUPS] = "the duplicate-array tables",
+    [HS_HOLD_HISTO] = "the class histogram",
+    [HS_HOLD_MAPPING] = "the deobfuscation mapping",
+};
+
+void hs_ctx_init_alloc(hs_ctx *c, const hs_alloc *a)
+{
+    hs_alloc_init(&c->raw, a);
+    hs_meter_init(&c->meter, &c->raw, c->opt.max_held);
+    c->alloc = hs_meter_alloc(&c->meter);
+}
+
+/* The holder holding most, for a message. */
+static hs_holder largest_holder(const hs_ctx *c)
+{
+    unsigned h, best = 0;
+
+    for (h = 1; h < HS_HOLD_COUNT; h++)
+        if (c->held[h] > c->held[best])
+            best = h;
+    return (hs_holder)best;
+}
+
 hs_status hs_fail_at(hs_ctx *c, hs_status code, uint64_t off, const char *fmt, ...)
 {
     char msg[256];
@@ -18,6 +48,17 @@ hs_status hs_fail_at(hs_ctx *c, hs_status code, uint64_t off, const char *fmt, .
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (code == HS_E_NOMEM && c->meter.refused) {
+        /* not the allocator: the meter refused a growth past the cap */
+        hs_holder h = largest_holder(c);
+        code = HS_E_LIMIT;
+        snprintf(msg, sizeof msg,
+                 "memory held would pass the limit of %llu bytes (raise it with --max-held): "
+                 "%llu held, and %llu more asked for; the most by %s (%llu)",
+                 (unsigned long long)c->opt.max_held, (unsigned long long)c->held_total,
+                 (unsigned long long)c->meter.refused, holder_names[h],
+                 (unsigned long long)c->held[h]);
+    }
     hs_fail(&c->err, code, off, "%s", msg);
     c->err.record_offset = c->rec_off;
     c->err.tag = c->rec_tag;
@@ -70,6 +111,8 @@ hs_status hs_fail_io(hs_ctx *c, hs_status s, const char *what)
                               (unsigned long long)(c->rec_end - c->rec_off));
         return hs_fail_at(c, s, end, "input ends inside %s (reading %s)", place, what);
     case HS_E_READ:
+        if (c->rd.overrun)
+            return hs_fail_at(c, s, end, "the read callback returned more bytes than asked for");
         return hs_fail_at(c, s, end, "reading the input failed");
     case HS_E_WRITE:
         return fail_plain(c, s, "writing the output failed");
@@ -77,23 +120,14 @@ hs_status hs_fail_io(hs_ctx *c, hs_status s, const char *what)
         return hs_fail_at(c, s, hs_ctx_offset(c),
                           "%s in %s is larger than the read window may grow", what, place);
     case HS_E_NOMEM:
+        if (c->meter.refused)
+            return hs_fail_at(c, s, hs_ctx_offset(c), "out of memory");
         return fail_plain(c, s, "out of memory");
     default:
         return hs_fail_at(c, s, hs_ctx_offset(c), "%s", hs_status_str(s));
     }
 }
 
-static const char *const holder_names[HS_HOLD_COUNT] = {
-    [HS_HOLD_STRINGS] = "STRING records waiting for their first user",
-    [HS_HOLD_ROOTS] = "GC roots waiting for their object",
-    [HS_HOLD_INSTANCES] = "instances waiting for their CLASS_DUMP",
-    [HS_HOLD_STAGE] = "the held-back start of the heap dump",
-    [HS_HOLD_CLASSES] = "the class layouts",
-    [HS_HOLD_NAMES] = "the keep-field names",
-    [HS_HOLD_DUPS] = "the duplicate-array tables",
-    [HS_HOLD_HISTO] = "the class histogram",
-    [HS_HOLD_MAPPING] = "the deobfuscation mapping",
-};
 
 hs_status hs_hold(hs_ctx *c, hs_holder h, uint64_t bytes)
 {

@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "alloc.h"
 #include "error.h"
 #include "hprof_strip.h"
 #include "reader.h"
@@ -33,7 +34,12 @@ typedef enum {
 } hs_holder;
 
 typedef struct {
-    hs_alloc alloc;
+    /* alloc: what grows with the input, through `meter`, which refuses an
+     * allocation that would take what it gave out (and the mapping, its
+     * base) past opt.max_held; raw: the fixed buffers (read window, output
+     * and segment buffers), which the cap does not count */
+    hs_alloc alloc, raw;
+    hs_meter meter;
     hs_options opt;
     hs_reader rd;
     unsigned idsize;
@@ -50,6 +56,10 @@ typedef struct {
     uint64_t held_total;
 } hs_ctx;
 
+/* Sets up alloc, raw and the meter over the caller's allocator `a`, once
+ * opt.max_held is final. The ctx must not move afterwards. */
+void hs_ctx_init_alloc(hs_ctx *c, const hs_alloc *a);
+
 /* Records the first error, located at input byte `off` and tagged with the
  * current record and sub-record. Returns `code`. */
 hs_status hs_fail_at(hs_ctx *c, hs_status code, uint64_t off, const char *fmt, ...)
@@ -62,8 +72,13 @@ hs_status hs_fail_at(hs_ctx *c, hs_status code, uint64_t off, const char *fmt, .
  * full error; `what` names what was being read. */
 hs_status hs_fail_io(hs_ctx *c, hs_status s, const char *what);
 
-/* Holder `h` now holds `bytes`. Fails with HS_E_LIMIT, naming the holder,
- * when all of them together pass opt.max_held. */
+/* Holder `h` now holds `bytes`: each holder calls it after it grows (or
+ * shrinks). Fails with HS_E_LIMIT, naming the holder, when all of them
+ * together pass opt.max_held. A growth that would pass it is refused
+ * before it is made, by the meter (the holder then sees an allocation
+ * fail, and hs_fail_io turns its HS_E_NOMEM into HS_E_LIMIT): this check
+ * after the fact catches the rest (a holder that counts more than it
+ * allocates). */
 hs_status hs_hold(hs_ctx *c, hs_holder h, uint64_t bytes);
 
 static inline uint64_t hs_ctx_offset(const hs_ctx *c)

@@ -15,13 +15,13 @@ hs_status hs_enc_init(hs_enc *e, hs_ctx *c, size_t out_buffer, size_t seg_cap)
     memset(e, 0, sizeof *e);
     e->c = c;
     e->seg_cap = seg_cap;
-    return hs_out_init(&e->out, &c->alloc, out_buffer);
+    return hs_out_init(&e->out, &c->raw, out_buffer);
 }
 
 void hs_enc_free(hs_enc *e)
 {
     hs_out_free(&e->out);
-    hs_free(&e->c->alloc, e->seg);
+    hs_free(&e->c->raw, e->seg);
     hs_free(&e->c->alloc, e->stage);
     e->seg = e->stage = NULL;
 }
@@ -32,7 +32,7 @@ hs_status hs_enc_start(hs_enc *e, const hs_sink *sink, int reencode)
     e->reencode = reencode;
     e->span = e->c->rd.pos;
     if (reencode) {
-        e->seg = hs_malloc(&e->c->alloc, e->seg_cap);
+        e->seg = hs_malloc(&e->c->raw, e->seg_cap);
         if (!e->seg)
             return hs_fail_io(e->c, HS_E_NOMEM, "");
     }

@@ -22,7 +22,7 @@
  * dump can always be seen whole. */
 #define MAX_READ_WINDOW (4u << 20)
 #define MIN_BUFFER 64u
-#define DEFAULT_MAX_HELD (1ull << 30)
+#define DEFAULT_MAX_HELD HS_DEFAULT_MAX_HELD
 #define DEFAULT_HOLD_IN_MEMORY (64ull << 20)
 
 /* ---- lifecycle ------------------------------------------------------------ */
@@ -59,11 +59,11 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     f = hs_calloc(&a, sizeof *f);
     if (!f)
         return NULL;
-    f->c.alloc = a;
     f->rules = rules;
     if (opt)
         f->c.opt = *opt;
     set_defaults(&f->c.opt);
+    hs_ctx_init_alloc(&f->c, &a);
     f->caps = hs_rules_caps(rules, &f->c.opt);
     hs_strings_init(&f->str, &f->c.alloc, f->caps.drop_strings);
     hs_roots_init(&f->roots, &f->c.alloc);
@@ -71,13 +71,15 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     hs_dups_init(&f->dups, &f->c.alloc);
     hs_histo_init(&f->histo, &f->c.alloc);
     hs_deobf_init(&f->deobf, f->caps.deobf ? rules->mapping : NULL, &f->c, &f->enc, &f->str);
+    /* the mapping was allocated before, but is held all the same */
+    f->c.meter.base = f->caps.deobf ? hs_mapping_bytes(rules->mapping) : 0;
     f->deobf.histo = f->c.opt.histogram ? &f->histo : NULL;
     f->deobf.scrub = f->caps.keep_names ? &f->scrub : NULL;
     f->c.subtag = -1;
     f->c.rec_tag = -1;
     f->c.rec_off = UINT64_MAX;
     f->prev_unknown_tag = -1;
-    hs_reader_init(&f->c.rd, &f->c.alloc, f->c.opt.read_buffer,
+    hs_reader_init(&f->c.rd, &f->c.raw, f->c.opt.read_buffer,
                    f->c.opt.read_buffer > MAX_READ_WINDOW ? f->c.opt.read_buffer
                                                           : MAX_READ_WINDOW);
     if (hs_enc_init(&f->enc, &f->c, OUT_BUFFER, f->c.opt.segment_cap) != HS_OK) {
@@ -93,7 +95,7 @@ void hs_filter_free(hs_filter *f)
 
     if (!f)
         return;
-    a = f->c.alloc;
+    a = f->c.raw;
     hs_reader_free(&f->c.rd);
     hs_enc_free(&f->enc);
     hs_strings_free(&f->str);
@@ -133,7 +135,8 @@ const char *hs_filter_warning(const hs_filter *f, size_t i)
 
 size_t hs_filter_histogram(const hs_filter *f, const hs_class_count **rows)
 {
-    *rows = f ? f->histo.rows : NULL;
+    if (rows)
+        *rows = f ? f->histo.rows : NULL;
     return f && f->histo.rows && f->histo.rows[0].name ? f->histo.nrows : 0;
 }
 

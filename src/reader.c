@@ -175,8 +175,11 @@ hs_status hs_reader_fill(hs_reader *r, size_t n)
         if (r->eof)
             return HS_E_TRUNCATED;
         got = r->src.read(r->src.ctx, r->buf + r->end, r->cap - r->end);
-        if (got < 0) {
+        if (got < 0 || (uint64_t)got > r->cap - r->end) {
+            /* more than asked: the callback wrote past the buffer, or
+             * counts wrong; either way its bytes cannot be trusted */
             r->failed = 1;
+            r->overrun = got > 0;
             return HS_E_READ;
         }
         if (got == 0)

@@ -39,6 +39,7 @@ typedef struct {
     uint64_t base;   /* input offset of buf[0] */
     int eof;         /* the source said end of input */
     int failed;      /* the source's read callback failed */
+    int overrun;     /* ... by returning more bytes than it was asked for */
     int mapped;      /* buf is the source's data (zero-copy) */
     uint8_t *own;    /* the reader's buffer (cap bytes); buf, but when
                       * buf views the input in place */
