@@ -48,8 +48,9 @@ typedef struct {
 int hs_cli_run(hs_cli *cli);
 
 /* mapfile.c: reads the mapping at `path` (plain, gzip or zstd) into
- * `rules`; returns an exit code, the message printed. */
-int hs_cli_load_mapping(hs_rules *rules, const char *path);
+ * `rules`, parsed as it streams, holding at most `max_held` bytes (0: the
+ * default cap); returns an exit code, the message printed. */
+int hs_cli_load_mapping(hs_rules *rules, const char *path, uint64_t max_held);
 
 /* report.c */
 void hs_cli_print_stats(const hs_stats *st);

@@ -107,6 +107,8 @@ typedef struct {
 /* read: fill at most `cap` bytes of `buf`; return the count (> 0), 0 at the
  * end of the input, or -1 on failure (the filter then fails with HS_E_READ;
  * the caller keeps errno or its own error state). Short reads are fine.
+ * A count above `cap` is a broken callback (it wrote past `buf`, or counts
+ * wrong): the filter fails with HS_E_READ too, rather than trust it.
  *
  * Or, zero-copy: when `data` is not NULL the input is the `size` bytes at
  * `data` (a mapped file, say), read in place and never copied, and `read`
@@ -151,23 +153,25 @@ HS_API void hs_rules_free(hs_rules *rules); /* NULL is fine */
  * every primitive-array payload, drop unused strings), "none" (clear every
  * rule: change nothing), "android-app" (default, and drop the objects of
  * the zygote and image heaps). Returns HS_OK, or HS_E_USAGE for an unknown
- * name (and fills `err` when it is not NULL). */
+ * name or a NULL `rules` or `name` (and fills `err` when it is not NULL). */
 HS_API hs_status hs_rules_preset(hs_rules *rules, const char *name, hs_error *err);
 
-/* One line describing a preset, or NULL for an unknown name. */
+/* One line describing a preset, or NULL for an unknown name (or NULL). */
 HS_API const char *hs_preset_summary(const char *name);
 
 /* Applies rule-file text on top of what `rules` holds (the grammar is in
  * the man page and at the top of rulefile.c). `origin` names the text in
  * messages (a file name). On a mistake returns HS_E_USAGE with `err` (when
  * not NULL) saying "ORIGIN:LINE:COL: what"; the rules applied before the
- * bad line stay applied. */
+ * bad line stay applied. HS_E_USAGE too for a NULL `rules`, or a NULL
+ * `text` with a `len` (NULL and 0 is no text: HS_OK). */
 HS_API hs_status hs_rules_parse(hs_rules *rules, const char *text, size_t len,
                                 const char *origin, hs_error *err);
 
 /* Writes `rules` as rule-file text that parses back to the same rule set,
  * NUL-terminated, into buf[cap]. Returns the length of the full text (which
- * did not fit when it is >= cap, as with snprintf). */
+ * did not fit when it is >= cap, as with snprintf). A NULL `buf` counts
+ * as a `cap` of 0; a NULL `rules` prints nothing and returns 0. */
 HS_API size_t hs_rules_print(const hs_rules *rules, char *buf, size_t cap);
 
 /* Loads an R8/ProGuard mapping (mapping.txt: the grammar is in
@@ -177,13 +181,31 @@ HS_API size_t hs_rules_print(const hs_rules *rules, char *buf, size_t cap);
  * hprof-strip(1)). `text` is `len` bytes, decompressed; the rule set keeps
  * what it needs, so the text can be freed on return. `origin` (a file
  * name) starts error messages. Returns HS_OK; HS_E_USAGE for text that
- * does not parse, `err` (when not NULL) saying "ORIGIN:LINE:COL: what";
- * HS_E_NOMEM, or HS_E_LIMIT for 4 GiB of text or more. The mapping takes
- * about the size of its text and counts toward hs_options.max_held. Its
+ * does not parse (a line over 1 MiB, a NUL byte), `err` (when not NULL)
+ * saying "ORIGIN:LINE:COL: what", or for a NULL `rules` or a NULL `text`
+ * with a `len`; HS_E_NOMEM, or HS_E_LIMIT when the names kept pass 4 GiB.
+ * The mapping takes from about 0.7 to 1.1 times its text (R8's long and
+ * short lines; more for a text of very short lines), up to a third more
+ * while it is parsed, and counts toward hs_options.max_held. Its
  * lookups count what they matched, so a rule set holding a mapping serves
  * one filter at a time. The `none` preset removes it. */
 HS_API hs_status hs_rules_mapping(hs_rules *rules, const char *text, size_t len,
                                   const char *origin, hs_error *err);
+
+/* The same, parsing the text as it is read from `src` (its `read`
+ * callback, 64 KiB at a time; or its `data` and `size`, in place), so a
+ * mapping is never in memory whole: what the parse holds (the mapping so
+ * far and the line being read) never passes `max_held` bytes (0: 1 GiB, as
+ * hs_options.max_held), a growth that would pass it being refused before
+ * it is made. Returns HS_OK; HS_E_LIMIT past `max_held`, or when the names
+ * kept pass 4 GiB; HS_E_USAGE for text that does not parse (a line longer
+ * than 1 MiB or a NUL byte included: a binary file stops at its first
+ * read), and for a NULL `rules` or `src` or a source with neither `read`
+ * nor `data`; HS_E_READ when `read` returns -1, or more than it was asked
+ * for; HS_E_NOMEM. `err` (when not NULL) says which line and why. The
+ * mapping loaded before stays loaded on failure. */
+HS_API hs_status hs_rules_mapping_read(hs_rules *rules, const hs_source *src, uint64_t max_held,
+                                       const char *origin, hs_error *err);
 
 /* The file a rule file's `mapping FILE` line named (relative to the rule
  * file's directory when its origin was a path), while no mapping was
@@ -242,9 +264,13 @@ typedef struct {
     size_t read_buffer;
     /* Most bytes the filter may hold for what the rules must remember
      * (strings, roots, held instances, the held-back start of the heap dump,
-     * class layouts, keep-field names, duplicate tables, all together); 0
-     * means the default (1 GiB). Past it the run fails with HS_E_LIMIT, the
-     * message naming the holder that crossed it. */
+     * class layouts, keep-field names, duplicate and histogram tables, the
+     * mapping, all together); 0 means the default (1 GiB). What is held
+     * never passes it: a growth that would is refused before it is made
+     * (while a table is copied, its old and new copies both count), and the
+     * run fails with HS_E_LIMIT, the message naming the largest holder. The
+     * fixed buffers (read window, output and segment buffers) are not
+     * counted. */
     uint64_t max_held;
     /* Field scrubbing holds instances that come before their class dump
      * (Android dumps): past this many bytes (0: 64 MiB) they go to `spill`
@@ -256,7 +282,8 @@ typedef struct {
 typedef struct hs_filter hs_filter;
 
 /* Creates a filter applying `rules` (which must outlive the filter and stay
- * unchanged while it runs). `opt` and `alloc` may be NULL. NULL on no memory. */
+ * unchanged while it runs). `opt` and `alloc` may be NULL. NULL on no memory
+ * or a NULL `rules`. */
 HS_API hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
                                    const hs_alloc *alloc);
 HS_API void hs_filter_free(hs_filter *f); /* NULL is fine */
@@ -266,7 +293,9 @@ HS_API void hs_filter_free(hs_filter *f); /* NULL is fine */
  * written; otherwise the error code, with details in hs_filter_error().
  * Output already passed to the sink before an error stays written: callers
  * writing to a file should write to a temporary name and discard it on error.
- * A filter runs once; a second call returns HS_E_USAGE. */
+ * A filter runs once; a second call returns HS_E_USAGE, as do a NULL `f`,
+ * `src` or `dst`, a source with no read, data nor borrow, and a sink with
+ * no write. */
 HS_API hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst);
 
 /* The error of the last run, or NULL when it succeeded or has not run.
@@ -372,8 +401,8 @@ typedef struct {
 } hs_class_count;
 
 /* After a run with hs_options.histogram: the rows, most input bytes first,
- * in *rows (valid until hs_filter_free). Returns their count (0 without the
- * option). */
+ * in *rows (valid until hs_filter_free; `rows` may be NULL: the count
+ * alone). Returns their count (0 without the option, or for a NULL `f`). */
 HS_API size_t hs_filter_histogram(const hs_filter *f, const hs_class_count **rows);
 
 #ifdef __cplusplus

@@ -533,7 +533,7 @@ int main(int argc, char **argv)
     if (rc == EXIT_OK) { /* --mapping wins over a rule file's `mapping` */
         const char *map = cli.mapping_path ? cli.mapping_path : hs_rules_mapping_file(cli.rules);
         if ((rc = note_inputs(&cli, map)) == EXIT_OK && map && !cli.audit)
-            rc = hs_cli_load_mapping(cli.rules, map);
+            rc = hs_cli_load_mapping(cli.rules, map, cli.opt.max_held);
     }
     if (rc == EXIT_OK)
         rc = hs_cli_run(&cli);

@@ -30,6 +30,7 @@
  */
 #include "mapping.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h> /* vsnprintf, through error messages only, as error.c */
 #include <string.h>
@@ -62,7 +63,9 @@ typedef struct {
 } vec;
 
 struct hs_mapping {
-    hs_alloc a;
+    hs_alloc raw;   /* the caller's allocator: the struct itself */
+    hs_meter meter; /* everything else: counted, and capped while parsing */
+    hs_alloc a;     /* draws on the meter */
     vec pool, cls, fld, mth;
     uint32_t *intern; /* during parsing: pool offsets by string */
     size_t intern_cap, intern_n;
@@ -70,6 +73,7 @@ struct hs_mapping {
     size_t cls_cap, fld_cap, mth_cap;
     uint32_t *mem_tab; /* obfuscated member names (pool offsets), 0 empty */
     size_t mem_cap;
+    int too_big; /* the names would pass 4 GiB: offsets are 32 bits */
     hs_mapping_counts counts;
 };
 
@@ -177,6 +181,10 @@ static uint32_t intern(hs_mapping *m, const char *s, size_t n)
         if (strncmp(str_at(m, off), s, n) == 0 && str_at(m, off)[n] == 0)
             return off;
         j = (j + 1) & (m->intern_cap - 1);
+    }
+    if (n + 1 >= (size_t)NONE - m->pool.n) {
+        m->too_big = 1;
+        return 0;
     }
     while (m->pool.cap - m->pool.n < n + 1)
         if (vec_grow(m, &m->pool) != 0)
@@ -417,6 +425,7 @@ typedef struct {
     size_t n;
     size_t line;   /* 1-based */
     uint32_t cur;  /* the current class, NONE before the first */
+    const hs_meter *meter; /* refusals are the limit, not a failing allocator */
 } parser;
 
 static hs_status perr(parser *ps, size_t i, const char *fmt, ...)
@@ -444,6 +453,20 @@ static hs_status perr(parser *ps, size_t i, const char *fmt, ...)
 
 static hs_status nomem(parser *ps)
 {
+    if (ps->m && ps->m->too_big) {
+        if (ps->err)
+            hs_fail_plain(ps->err, HS_E_LIMIT, "%s:%zu: the mapping's names pass 4 GiB",
+                          ps->origin, ps->line);
+        return HS_E_LIMIT;
+    }
+    if (ps->meter && ps->meter->refused) {
+        if (ps->err)
+            hs_fail_plain(ps->err, HS_E_LIMIT,
+                          "%s:%zu: the mapping would hold more than the limit of %llu bytes "
+                          "(raise it with --max-held)",
+                          ps->origin, ps->line, (unsigned long long)ps->meter->cap);
+        return HS_E_LIMIT;
+    }
     if (ps->err)
         hs_fail_plain(ps->err, HS_E_NOMEM, "%s: out of memory reading the mapping",
                       ps->origin);
@@ -770,79 +793,180 @@ static hs_status one_line(parser *ps)
     return member_line(ps, i);
 }
 
-static hs_status parse_text(parser *ps, const char *text, size_t len)
+/* The longest line taken: R8's longest (JSON metadata, long signatures)
+ * are some kilobytes; past this the text is not a mapping, and the line,
+ * kept whole until its end comes, would be held for nothing. */
+#define MAX_LINE ((size_t)1 << 20)
+
+struct hs_mapping_parser {
+    hs_alloc raw; /* the caller's allocator: the parser itself */
+    hs_mapping *m;
+    parser ps;
+    char *line; /* a line cut by the end of a chunk, until its end comes */
+    size_t line_len, line_cap;
+    hs_status status; /* the first failure: later chunks are not read */
+};
+
+/* Checks a piece of the line being read, columns col0 + 1 on, before it
+ * is kept: no NUL, and the line not past MAX_LINE, so text that is not a
+ * mapping (binary bytes, one endless line) stops at once. */
+static hs_status check_piece(parser *ps, const char *s, size_t n, size_t col0)
+{
+    const char *nul = memchr(s, 0, n);
+
+    if (!nul && col0 + n <= MAX_LINE)
+        return HS_OK;
+    ps->line++; /* the line the piece belongs to (the parse stops here) */
+    ps->s = s;
+    ps->n = n;
+    if (nul) /* names are kept NUL-terminated: one would cut a name short */
+        return perr(ps, col0 + (size_t)(nul - s), "a NUL byte in the text");
+    return perr(ps, MAX_LINE, "a line longer than %zu bytes: not a mapping", MAX_LINE);
+}
+
+/* One whole line, without its '\n'. */
+static hs_status whole_line(parser *ps, const char *s, size_t n)
+{
+    HS_TRY(check_piece(ps, s, n, 0));
+    ps->s = s;
+    ps->n = n;
+    if (ps->n && ps->s[ps->n - 1] == '\r')
+        ps->n--;
+    ps->line++;
+    return one_line(ps);
+}
+
+/* Keeps s[n], the start (or more) of a line whose end is to come. */
+static hs_status keep_piece(hs_mapping_parser *p, const char *s, size_t n)
+{
+    HS_TRY(check_piece(&p->ps, s, n, p->line_len));
+    if (p->line_cap - p->line_len < n) {
+        size_t cap = p->line_cap ? p->line_cap : 256;
+        char *b;
+        while (cap - p->line_len < n)
+            cap *= 2;
+        b = hs_realloc(&p->m->a, p->line, p->line_len, cap);
+        if (!b)
+            return nomem(&p->ps);
+        p->line = b;
+        p->line_cap = cap;
+    }
+    memcpy(p->line + p->line_len, s, n);
+    p->line_len += n;
+    return HS_OK;
+}
+
+hs_mapping_parser *hs_mapping_begin(const char *origin, const hs_alloc *a, uint64_t max_bytes,
+                                    hs_error *err)
+{
+    hs_alloc raw;
+    hs_mapping_parser *p;
+    hs_mapping *m;
+    parser ps = {0};
+
+    hs_alloc_init(&raw, a);
+    ps.origin = origin ? origin : "mapping";
+    ps.err = err;
+    ps.cur = NONE;
+    p = hs_calloc(&raw, sizeof *p);
+    if (!p) {
+        nomem(&ps);
+        return NULL;
+    }
+    p->raw = raw;
+    p->ps = ps;
+    m = hs_calloc(&raw, sizeof *m);
+    if (!m) {
+        nomem(&p->ps);
+        hs_free(&raw, p);
+        return NULL;
+    }
+    p->m = p->ps.m = m;
+    m->raw = raw;
+    /* the struct itself counts toward the cap too: it is the meter's base */
+    hs_meter_init(&m->meter, &raw, max_bytes ? max_bytes : UINT64_MAX);
+    m->meter.base = sizeof *m;
+    m->a = hs_meter_alloc(&m->meter);
+    p->ps.meter = &m->meter;
+    m->pool.size = 1;
+    m->cls.size = sizeof(map_class);
+    m->fld.size = sizeof(map_field);
+    m->mth.size = sizeof(map_method);
+    if (!vec_push(m, &m->pool) || grow_class_table(m) != 0) {
+        p->status = nomem(&p->ps);
+        hs_mapping_end(p, 0);
+        return NULL;
+    }
+    ((char *)m->pool.p)[0] = 0;
+    return p;
+}
+
+hs_status hs_mapping_feed(hs_mapping_parser *p, const char *text, size_t len)
 {
     size_t pos = 0;
-    const void *nul;
 
-    while (pos < len) {
+    while (p->status == HS_OK && pos < len) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - text) : len;
-        ps->s = text + pos;
-        ps->n = end - pos;
-        if (ps->n && ps->s[ps->n - 1] == '\r')
-            ps->n--;
-        ps->line++;
-        nul = memchr(ps->s, 0, ps->n);
-        if (nul) /* names are kept NUL-terminated: one would cut a name short */
-            return perr(ps, (size_t)((const char *)nul - ps->s), "a NUL byte in the text");
-        HS_TRY(one_line(ps));
+        if (!nl) {
+            p->status = keep_piece(p, text + pos, len - pos);
+            break;
+        }
+        if (p->line_len) { /* the end of the line kept */
+            p->status = keep_piece(p, text + pos, end - pos);
+            if (p->status == HS_OK)
+                p->status = whole_line(&p->ps, p->line, p->line_len);
+            p->line_len = 0;
+        } else
+            p->status = whole_line(&p->ps, text + pos, end - pos);
         pos = end + 1;
     }
-    return HS_OK;
+    return p->status;
+}
+
+hs_mapping *hs_mapping_end(hs_mapping_parser *p, int complete)
+{
+    hs_alloc raw;
+    hs_mapping *m;
+
+    if (!p)
+        return NULL;
+    raw = p->raw;
+    m = p->m;
+    if (p->status == HS_OK && complete && p->line_len) /* the last line, with no '\n' */
+        p->status = whole_line(&p->ps, p->line, p->line_len);
+    hs_free(&m->a, p->line);
+    p->line = NULL;
+    p->line_cap = p->line_len = 0;
+    if (p->status == HS_OK && complete) {
+        /* the interning table is only for parsing: give it back first */
+        hs_free(&m->a, m->intern);
+        m->intern = NULL;
+        m->intern_cap = m->intern_n = 0;
+        vec_trim(m, &m->pool);
+        vec_trim(m, &m->cls);
+        vec_trim(m, &m->fld);
+        vec_trim(m, &m->mth);
+        if (build_member_tables(m) != 0)
+            p->status = nomem(&p->ps);
+    }
+    if (p->status != HS_OK || !complete) {
+        hs_mapping_free(m);
+        m = NULL;
+    }
+    hs_free(&raw, p);
+    return m;
 }
 
 hs_mapping *hs_mapping_parse(const char *text, size_t len, const char *origin,
                              const hs_alloc *a, hs_error *err)
 {
-    hs_alloc al;
-    hs_mapping *m;
-    parser ps = {0};
+    hs_mapping_parser *p = hs_mapping_begin(origin, a, 0, err);
 
-    hs_alloc_init(&al, a);
-    ps.origin = origin ? origin : "mapping";
-    ps.err = err;
-    ps.cur = NONE;
-    if ((uint64_t)len >= (uint64_t)NONE - 2) {
-        if (err)
-            hs_fail_plain(err, HS_E_LIMIT, "%s: a mapping of 4 GiB or more", ps.origin);
+    if (!p)
         return NULL;
-    }
-    m = hs_calloc(&al, sizeof *m);
-    if (!m) {
-        nomem(&ps);
-        return NULL;
-    }
-    m->a = al;
-    m->pool.size = 1;
-    m->cls.size = sizeof(map_class);
-    m->fld.size = sizeof(map_field);
-    m->mth.size = sizeof(map_method);
-    ps.m = m;
-    if (!vec_push(m, &m->pool) || grow_class_table(m) != 0) {
-        nomem(&ps);
-        hs_mapping_free(m);
-        return NULL;
-    }
-    ((char *)m->pool.p)[0] = 0;
-    if (parse_text(&ps, text, len) != HS_OK) {
-        hs_mapping_free(m);
-        return NULL;
-    }
-    /* the interning table is only for parsing: give it back first */
-    hs_free(&m->a, m->intern);
-    m->intern = NULL;
-    m->intern_cap = m->intern_n = 0;
-    vec_trim(m, &m->pool);
-    vec_trim(m, &m->cls);
-    vec_trim(m, &m->fld);
-    vec_trim(m, &m->mth);
-    if (build_member_tables(m) != 0) {
-        nomem(&ps);
-        hs_mapping_free(m);
-        return NULL;
-    }
-    return m;
+    hs_mapping_feed(p, text, len);
+    return hs_mapping_end(p, 1);
 }
 
 void hs_mapping_free(hs_mapping *m)
@@ -862,17 +986,17 @@ void hs_mapping_free(hs_mapping *m)
     hs_free(&a, m->fld_tab);
     hs_free(&a, m->mth_tab);
     hs_free(&a, m->mem_tab);
-    hs_free(&a, m);
+    assert(m->meter.live == 0);
+    hs_free(&m->raw, m);
 }
 
 size_t hs_mapping_bytes(const hs_mapping *m)
 {
     if (!m)
         return 0;
-    return sizeof *m + m->pool.cap + m->cls.cap * m->cls.size + m->fld.cap * m->fld.size +
-           m->mth.cap * m->mth.size +
-           (m->intern_cap + 2 * m->cls_cap + m->fld_cap + m->mth_cap + m->mem_cap) *
-               sizeof(uint32_t);
+    /* every block's exact size (the meter's headers included), not an
+     * estimate from the capacities */
+    return sizeof *m + (size_t)m->meter.live;
 }
 
 /* ---- lookups --------------------------------------------------------------- */

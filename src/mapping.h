@@ -5,10 +5,12 @@
  * plus line, through R8's line ranges and inline chains).
  *
  * The grammar accepted is in the man page (MAPPING FILES) and at the top of
- * mapping.c. The caller hands the whole text in memory (decompressed); the
- * mapping copies what it keeps (the names, interned once each, and the line
- * ranges), so the text can be freed once hs_mapping_parse returns. What it
- * holds is about the size of the text or less (hs_mapping_bytes).
+ * mapping.c. The caller hands the text in memory (decompressed), whole or
+ * in pieces as it is read; the mapping copies what it keeps (the names,
+ * interned once each, and the line ranges), so the text can be freed as
+ * soon as it was handed. What it holds (hs_mapping_bytes) depends on how
+ * the text spells it: less than the text for ProGuard's long lines, up to
+ * about twice it for R8's short ones.
  *
  * Class names may be given in dotted form (com.example.a) or in the JVM's
  * internal form (com/example/a); both find the same class. Names are taken
@@ -29,10 +31,27 @@ typedef struct hs_mapping hs_mapping;
 /* Parses `len` bytes of mapping text; `origin` (a file name) starts error
  * messages. Returns NULL on failure with `err` (when not NULL) filled:
  * HS_E_MALFORMED with "ORIGIN:LINE:COL: what was expected", HS_E_NOMEM when
- * an allocation failed, HS_E_LIMIT for a text of 4 GiB or more. */
+ * an allocation failed, HS_E_LIMIT when the names it keeps pass 4 GiB. */
 hs_mapping *hs_mapping_parse(const char *text, size_t len, const char *origin,
                              const hs_alloc *a, hs_error *err);
 void hs_mapping_free(hs_mapping *m); /* NULL is fine */
+
+/* The same, as the text streams: begin, feed each piece as it comes
+ * (pieces may cut lines anywhere), end. Everything the parse holds (the
+ * mapping so far, and a line cut by a piece's end) is allocated under
+ * `max_bytes` (0: no cap): a growth that would pass it is refused, and the
+ * parse fails with HS_E_LIMIT. A line longer than 1 MiB, or a NUL byte,
+ * fails at once (HS_E_MALFORMED), so a binary file stops at its first
+ * chunk. `origin` and `err` must outlive the parser. hs_mapping_begin
+ * returns NULL on no memory; hs_mapping_feed returns the first failure
+ * (and ignores text after it); hs_mapping_end, given `complete` (the text
+ * ended, not the read failed), parses a last line with no newline and
+ * returns the mapping, or NULL on any failure, and frees the parser. */
+typedef struct hs_mapping_parser hs_mapping_parser;
+hs_mapping_parser *hs_mapping_begin(const char *origin, const hs_alloc *a, uint64_t max_bytes,
+                                    hs_error *err);
+hs_status hs_mapping_feed(hs_mapping_parser *p, const char *text, size_t len);
+hs_mapping *hs_mapping_end(hs_mapping_parser *p, int complete);
 
 /* Bytes of memory the mapping holds (the caller counts them as held). */
 size_t hs_mapping_bytes(const hs_mapping *m);

@@ -4,9 +4,11 @@
  */
 #include "rules.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "alloc.h"
+#include "error.h"
 #include "format.h"
 
 const hs_name hs_heap_names[] = {
@@ -196,24 +198,19 @@ hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt)
     return c;
 }
 
-hs_status hs_rules_mapping(hs_rules *r, const char *text, size_t len, const char *origin,
-                           hs_error *err)
+/* The mapping `m` parsed (or NULL, `e` saying why) becomes the rules'. */
+static hs_status take_mapping(hs_rules *r, hs_mapping *m, hs_error *e, const char *origin,
+                              hs_error *err)
 {
-    hs_mapping *m;
-    hs_error e;
     size_t n;
 
-    memset(&e, 0, sizeof e);
-    if (!r || (!text && len))
-        return HS_E_USAGE;
-    m = hs_mapping_parse(text ? text : "", len, origin, &r->alloc, &e);
     if (!m) {
         /* a mapping that does not parse is a bad argument, as a bad rule */
-        if (e.code == HS_E_MALFORMED)
-            e.code = HS_E_USAGE;
+        if (e->code == HS_E_MALFORMED)
+            e->code = HS_E_USAGE;
         if (err)
-            *err = e;
-        return e.code;
+            *err = *e;
+        return e->code;
     }
     hs_mapping_free(r->mapping);
     r->mapping = m;
@@ -223,6 +220,69 @@ hs_status hs_rules_mapping(hs_rules *r, const char *text, size_t len, const char
     memcpy(r->mapping_file, origin, n);
     r->mapping_file[n] = 0;
     return HS_OK;
+}
+
+static hs_status usage(hs_error *err, const char *what)
+{
+    if (err)
+        hs_fail_plain(err, HS_E_USAGE, "%s", what);
+    return HS_E_USAGE;
+}
+
+hs_status hs_rules_mapping(hs_rules *r, const char *text, size_t len, const char *origin,
+                           hs_error *err)
+{
+    hs_error e;
+
+    memset(&e, 0, sizeof e);
+    if (!r || (!text && len))
+        return usage(err, "hs_rules_mapping: no rule set, or no text for a length");
+    return take_mapping(r, hs_mapping_parse(text ? text : "", len, origin, &r->alloc, &e), &e,
+                        origin, err);
+}
+
+/* The read buffer of hs_rules_mapping_read: the parse keeps no more than
+ * a line of it, so its size only sets how often read is called. */
+#define MAPPING_CHUNK ((size_t)64 << 10)
+
+hs_status hs_rules_mapping_read(hs_rules *r, const hs_source *src, uint64_t max_held,
+                                const char *origin, hs_error *err)
+{
+    hs_mapping_parser *p;
+    hs_error e;
+    char *buf;
+    long got = 0;
+
+    memset(&e, 0, sizeof e);
+    if (!r || !src || (!src->read && !src->data))
+        return usage(err, "hs_rules_mapping_read: no rule set, or no source to read");
+    origin = origin ? origin : "mapping";
+    buf = src->data ? NULL : hs_malloc(&r->alloc, MAPPING_CHUNK);
+    p = src->data || buf ? hs_mapping_begin(origin, &r->alloc,
+                                            max_held ? max_held : HS_DEFAULT_MAX_HELD, &e)
+                         : NULL;
+    if (!p) {
+        hs_free(&r->alloc, buf);
+        if (!buf && !src->data)
+            hs_fail_plain(&e, HS_E_NOMEM, "%s: out of memory reading the mapping", origin);
+        return take_mapping(r, NULL, &e, origin, err);
+    }
+    if (src->data) { /* the text in place: one piece */
+        hs_mapping_feed(p, src->data, (size_t)src->size);
+        got = 0;
+    }
+    while (!src->data) {
+        got = src->read(src->ctx, buf, MAPPING_CHUNK);
+        if (got <= 0 || got > (long)MAPPING_CHUNK ||
+            hs_mapping_feed(p, buf, (size_t)got) != HS_OK)
+            break;
+    }
+    if (got < 0 || got > (long)MAPPING_CHUNK) /* the parse's error, else the read's */
+        hs_fail_plain(&e, HS_E_READ, "%s: %s", origin,
+                      got < 0 ? "reading the mapping failed"
+                              : "the read callback returned more bytes than asked for");
+    hs_free(&r->alloc, buf);
+    return take_mapping(r, hs_mapping_end(p, got == 0), &e, origin, err);
 }
 
 const char *hs_rules_mapping_file(const hs_rules *r)

@@ -1,0 +1,132 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# tests/cli_limits.sh - every limit holds from the first byte read.
+# --mapping (and a rule file's `mapping` line) is parsed as it streams,
+# under --max-held: /dev/zero, /dev/urandom, a gzip bomb and a bomb of
+# valid mapping text stop at once, far under twice the cap. And the memory
+# cap stops a run before what it holds passes the cap (the roots bomb:
+# millions of sticky-class roots under -p android-app, tests/rootsbomb.py),
+# within the margin the man page states (--max-held).
+# Usage: sh tests/cli_limits.sh ./hprof-strip
+set -u
+NAME=cli_limits
+. "$(dirname "$0")/lib.sh"
+BIN=${1:-./hprof-strip}
+case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
+AND=$TESTS/../fixtures/android-art2025-ahat-test-dump.hprof
+MAP=$TESTS/data/mapping/r8.txt
+
+# peak RSS in KiB of the last `run`, when /usr/bin/time can tell it
+TIME=
+if /usr/bin/time -f %M true >/dev/null 2>&1; then
+    TIME=/usr/bin/time
+else
+    skipped "peak RSS checks (no /usr/bin/time with -f)"
+fi
+
+# run NAME ARGS...: the tool, at most 10 s; rc, $T/NAME.err, $T/NAME.rss
+run() {
+    n=$1
+    shift
+    if [ -n "$TIME" ]; then
+        timeout 10 "$TIME" -f %M -o "$T/$n.rss" "$BIN" "$@" 2>"$T/$n.err"
+        rc=$?
+    else
+        timeout 10 "$BIN" "$@" 2>"$T/$n.err"
+        rc=$?
+        echo 0 >"$T/$n.rss"
+    fi
+    [ "$rc" -eq 124 ] && bad "$n: still running after 10 s"
+}
+
+# expect_rss NAME MAX_KIB WHAT
+expect_rss() {
+    [ -n "$TIME" ] || return 0
+    kib=$(tail -1 "$T/$1.rss" | grep -o '^[0-9]*$')
+    kib=${kib:-999999999} # no figure: killed before it exited
+    if [ "$kib" -le "$2" ]; then ok; else bad "$3: peak RSS $kib KiB, more than $2 KiB"; fi
+}
+
+# ---- --mapping from its first byte ------------------------------------------------
+
+# 10M cap: twice it is 20 MiB, and the process itself takes some 8 of them
+CAP=10M
+TWICE=20480
+
+run zero --mapping /dev/zero --max-held $CAP -f -o "$T/o.hprof" "$AND"
+expect_rc 2 "--mapping /dev/zero"
+expect_grep "/dev/zero:1:1: a NUL byte in the text" "$T/zero.err" "--mapping /dev/zero"
+expect_rss zero $TWICE "--mapping /dev/zero"
+
+run urandom --mapping /dev/urandom --max-held $CAP -f -o "$T/o.hprof" "$AND"
+expect_rc 2 "--mapping /dev/urandom"
+expect_grep "/dev/urandom:1:" "$T/urandom.err" "--mapping /dev/urandom"
+expect_rss urandom $TWICE "--mapping /dev/urandom"
+
+# a gzip bomb: 200 MB of zeros in 200 KB
+head -c 200000000 /dev/zero | gzip -1 >"$T/zeros.gz"
+run bomb --mapping "$T/zeros.gz" --max-held $CAP -f -o "$T/o.hprof" "$AND"
+expect_rc 2 "--mapping a gzip bomb"
+expect_grep "a NUL byte in the text" "$T/bomb.err" "--mapping a gzip bomb"
+expect_rss bomb $TWICE "--mapping a gzip bomb"
+
+# one endless line: no NUL, no newline
+head -c 200000000 /dev/zero | tr '\0' a | gzip -1 >"$T/line.gz"
+run line --mapping "$T/line.gz" --max-held $CAP -f -o "$T/o.hprof" "$AND"
+expect_rc 2 "--mapping one endless line"
+expect_grep "line.gz:1:1048577: a line longer than 1048576 bytes" "$T/line.err" \
+    "--mapping one endless line"
+expect_rss line $TWICE "--mapping one endless line"
+
+# valid text that inflates past the cap: a member of 20 MB of field lines,
+# ten times over (a .gz may hold members one after the other): 200 MB
+python3 -c '
+import gzip, sys
+sys.stdout.buffer.write(gzip.compress(b"    int field -> g\n" * 1000000, 1))
+' >"$T/m1.gz"
+{
+    printf 'a -> b:\n' | gzip
+    for i in 1 2 3 4 5 6 7 8 9 10; do cat "$T/m1.gz"; done
+} >"$T/fields.gz"
+run fields --mapping "$T/fields.gz" --max-held $CAP -f -o "$T/o.hprof" "$AND"
+expect_rc 5 "--mapping valid text past the cap"
+expect_grep "the mapping would hold more than the limit of 10485760 bytes" "$T/fields.err" \
+    "--mapping valid text past the cap"
+expect_grep "max-held" "$T/fields.err" "--mapping valid text past the cap"
+expect_rss fields $TWICE "--mapping valid text past the cap"
+[ -e "$T/o.hprof" ] && bad "--mapping past the cap: an output was written"
+
+# a rule file's `mapping` line is read the same way
+printf 'preset default\nmapping fields.gz\n' >"$T/r.rules"
+run rulefile -r "$T/r.rules" --max-held $CAP -f -o "$T/o.hprof" "$AND"
+expect_rc 5 "a rule file's mapping line past the cap"
+expect_rss rulefile $TWICE "a rule file's mapping line past the cap"
+
+# a real mapping still loads, compressed or not, and is held under the cap
+gzip -c "$MAP" >"$T/r8.txt.gz"
+run real --mapping "$T/r8.txt.gz" --max-held 1M -f -o "$T/o.hprof" "$AND"
+expect_rc 0 "--mapping r8.txt.gz"
+run tiny --mapping "$MAP" --max-held 1K -f -o "$T/o2.hprof" "$AND"
+expect_rc 5 "--mapping under a 1K cap"
+expect_grep "r8.txt:[0-9]*: the mapping would hold more than the limit of 1024 bytes" \
+    "$T/tiny.err" "--mapping under a 1K cap"
+
+# ---- the cap's margin: the roots bomb ----------------------------------------------
+
+python3 "$TESTS/rootsbomb.py" 4000000 "$T/roots.hprof"
+for cap in 8 32; do
+    run "roots$cap" -p android-app --max-held ${cap}M --stats=json -f -o "$T/o.hprof" \
+        "$T/roots.hprof"
+    expect_rc 5 "roots bomb at --max-held ${cap}M"
+    expect_grep "GC roots waiting for their object" "$T/roots$cap.err" "roots bomb ${cap}M"
+    held=$(grep -o '"held_bytes_peak": *[0-9]*' "$T/roots$cap.err" | grep -o '[0-9]*$')
+    if [ -n "$held" ] && [ "$held" -le $((cap * 1048576)) ]; then
+        ok
+    else
+        bad "roots bomb at --max-held ${cap}M: held ${held:-?} bytes, past the cap"
+    fi
+    # the man page's margin: the cap, and about 8 MiB of fixed buffers
+    expect_rss "roots$cap" $(((cap + 8) * 1024)) "roots bomb at --max-held ${cap}M"
+done
+
+finish
