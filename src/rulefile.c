@@ -518,11 +518,24 @@ static hs_status apply_preset(parser *ps, const char *name, size_t n, size_t col
                 (int)(n), name);
 }
 
+/* A public function called with a NULL it cannot work with: the caller's
+ * mistake, said in `err` (when given), as hs_filter_run's HS_E_USAGE. */
+static hs_status usage(hs_error *err, const char *what)
+{
+    if (err)
+        hs_fail_plain(err, HS_E_USAGE, "%s", what);
+    return HS_E_USAGE;
+}
+
 hs_status hs_rules_parse(hs_rules *rules, const char *text, size_t len, const char *origin,
                          hs_error *err)
 {
     parser ps;
 
+    if (!rules || (!text && len))
+        return usage(err, "hs_rules_parse: no rule set, or no text for a length");
+    if (!text)
+        return HS_OK; /* no text: no rule */
     memset(&ps, 0, sizeof ps);
     ps.rules = rules;
     ps.origin = origin ? origin : "rules";
@@ -537,6 +550,8 @@ hs_status hs_rules_preset(hs_rules *rules, const char *name, hs_error *err)
 {
     parser ps;
 
+    if (!rules || !name)
+        return usage(err, "hs_rules_preset: no rule set, or no preset name");
     memset(&ps, 0, sizeof ps);
     ps.rules = rules;
     ps.origin = "--preset";
@@ -549,6 +564,8 @@ const char *hs_preset_summary(const char *name)
 {
     const preset *p;
 
+    if (!name)
+        return NULL;
     for (p = presets; p->name; p++)
         if (strcmp(p->name, name) == 0)
             return p->summary;
@@ -606,8 +623,12 @@ size_t hs_rules_print(const hs_rules *r, char *buf, size_t cap)
     const hs_name *nm;
     uint8_t set[256];
 
+    if (!buf)
+        b.cap = cap = 0; /* as snprintf(NULL, 0, ...): only the length */
     if (cap)
         buf[0] = 0;
+    if (!r)
+        return 0;
     put(&b, "strings %s\n", r->drop_unused_strings ? "drop-unused" : "keep");
     if (r->n_arr == 0 || (r->arr[0].types & HS_ALL_PRIMITIVES) != HS_ALL_PRIMITIVES ||
         r->arr[0].min_bytes)
