@@ -55,7 +55,8 @@ hs_status hs_fail_at(hs_ctx *c, hs_status code, uint64_t off, const char *fmt, .
         snprintf(msg, sizeof msg,
                  "memory held would pass the limit of %llu bytes (raise it with --max-held): "
                  "%llu held, and %llu more asked for; the most by %s (%llu)",
-                 (unsigned long long)c->opt.max_held, (unsigned long long)c->held_total,
+                 (unsigned long long)c->opt.max_held,
+                 (unsigned long long)(c->meter.base + c->meter.live),
                  (unsigned long long)c->meter.refused, holder_names[h],
                  (unsigned long long)c->held[h]);
     }
