@@ -55,8 +55,10 @@ typedef struct {
  * exit 2), -1 when the file system failed (errno set: exit 4). The reason,
  * a whole sentence without the program's name, is hs_files_why()'s. */
 int hs_files_claim(const char *path, int how, hs_claim *c);
-/* Standard output as the output `what`: refused (1) when it is a regular
- * file or a block device that is an input, or a file already claimed. */
+/* Standard output as the output `what` ("standard output" for the dump;
+ * "--stats-file -" for a report sent there): refused (1) when it is a file
+ * the run reads (but a character device or a socket), or a file already
+ * claimed by another output (but a character device). */
 int hs_files_claim_stdout(const char *what);
 /* The last refusal's reason, or an empty string. */
 const char *hs_files_why(void);

@@ -29,7 +29,7 @@ cp "$FIX" d.hprof
 D=$(sum d.hprof)
 cp "$MAP" m.map
 M=$(sum m.map)
-printf 'keep-field java.lang.String value\n' >my.rules
+printf 'strings drop-unused\narrays all zero\n' >my.rules
 R=$(sum my.rules)
 
 # ---- 1. --stats-file never names an input, the output, or a dump ---------
