@@ -92,6 +92,10 @@ for o in d.hprof link.json; do
     "$BIN" -f d.hprof -o $o 2>err; rc=$?
     expect_rc 2 "-f -o $o (the input)"; same d.hprof "$D" "-f -o $o"
 done
+ln d.hprof hard.hprof # another name of the same file: the same file
+"$BIN" -f d.hprof -o hard.hprof 2>err; rc=$?
+expect_rc 2 "-f -o a hard link to the input"; same d.hprof "$D" "-f -o hard link"
+rm -f hard.hprof
 "$BIN" -f --mapping m.map d.hprof -o m.map 2>err; rc=$?
 expect_rc 2 "-f -o the mapping"; same m.map "$M" "-f -o the mapping"
 "$BIN" -f -r my.rules d.hprof my.rules 2>err; rc=$?
