@@ -239,7 +239,7 @@ enum contents { HOLDS_OTHER, HOLDS_NOTHING, HOLDS_DUMP, HOLDS_REPORT };
 static enum contents contents_of(const char *path)
 {
     unsigned char b[16];
-    ssize_t n;
+    ssize_t n, i;
     int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
 
     if (fd < 0)
@@ -254,9 +254,10 @@ static enum contents contents_of(const char *path)
         (n >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd) ||
         (n >= 4 && (b[0] & 0xf0) == 0x50 && b[1] == 0x2a && b[2] == 0x4d && b[3] == 0x18))
         return HOLDS_DUMP;
-    while (n > 0 && (b[0] == ' ' || b[0] == '\n' || b[0] == '\t' || b[0] == '\r'))
-        memmove(b, b + 1, (size_t)--n);
-    return n == 0 ? HOLDS_NOTHING : b[0] == '{' ? HOLDS_REPORT : HOLDS_OTHER;
+    /* a report: the JSON object this program writes (only space before it) */
+    for (i = 0; i < n && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r'); i++)
+        ;
+    return i < n && b[i] == '{' ? HOLDS_REPORT : HOLDS_OTHER;
 }
 
 /* An existing regular file at `path`: may this output replace it? */
