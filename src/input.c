@@ -6,7 +6,13 @@
  * Detection needs the first four bytes only, so it works on a pipe. gzip
  * input may hold many members back to back (HotSpot's -gz dumps are one
  * member per block, like `pigz`), and zstd input many frames; both are read
- * to the end. A compressed stream that ends early or is corrupt is an error
+ * to the end. What gzip(1) and zstd(1) take, this takes: zstd input may
+ * start with a skippable frame (pzstd's every frame follows one) and hold
+ * them anywhere between frames; gzip input may end in zero bytes (tape
+ * blocks, some upload paths pad with them), ignored with a warning as
+ * gzip -d ignores them (hs_input_warning). Other bytes after the last
+ * member are an error, where gzip -d warns: they may be a second file.
+ * A compressed stream that ends early or is corrupt is an error
  * of its own layer ("gzip data is truncated at compressed byte N"), so a
  * user can tell a broken download from a broken dump. Such a stream still
  * gives every byte decompressed before the damage, then ends: the filter
@@ -16,7 +22,8 @@
  * gzip is inflated by ISA-L (isal_inflate, streaming, bounded memory):
  * measured at about half zlib's CPU time on heap dumps, and faster than
  * libdeflate, which also needs a whole member in memory (bench/RESULTS.md).
- * It checks each member's header, CRC-32 and length as zlib does. With
+ * It checks each member's header, CRC-32 and length as zlib does, and
+ * libzstd a frame's content checksum when it has one (-z writes one). With
  * hs_input_start_thread the decompressing runs on a thread of its own,
  * a few MiB ahead of the filter.
  *
@@ -79,6 +86,7 @@ struct hs_input {
     uint64_t raw_total;   /* bytes read from fd (mapped: the file's) */
     int err_no;           /* errno of a failed read */
     char err[200];        /* what failed, for the message */
+    char warning[160];    /* what was read past, for the message */
     enum hs_input_damage damage; /* the compressed data ended early or is corrupt */
     uint64_t out_total;   /* decompressed bytes given out */
     /* zstd */
@@ -257,9 +265,17 @@ static int starts(const uint8_t *p, size_t n, const char *magic, size_t mn)
 #define ZSTD_MAGIC "\x28\xb5\x2f\xfd"
 #define GZIP_MAGIC "\x1f\x8b"
 
+/* A zstd frame, or a skippable frame (magic 0x184D2A50 to 0x184D2A5F,
+ * little-endian: user data libzstd's decoder steps over, wherever it is). */
+static int is_zstd(const uint8_t *p, size_t n)
+{
+    return starts(p, n, ZSTD_MAGIC, 4) ||
+           (n >= 4 && (p[0] & 0xf0) == 0x50 && p[1] == 0x2a && p[2] == 0x4d && p[3] == 0x18);
+}
+
 static int is_compressed(const uint8_t *p, size_t n)
 {
-    return starts(p, n, ZSTD_MAGIC, 4) || starts(p, n, GZIP_MAGIC, 2);
+    return is_zstd(p, n) || starts(p, n, GZIP_MAGIC, 2);
 }
 
 /* Formats a dump often arrives in that are not read here: each with the
@@ -332,7 +348,7 @@ int hs_input_open(hs_input **out, int fd)
     }
     if (foreign(in, in->raw, in->raw_len))
         return -2;
-    if (starts(in->raw, in->raw_len, ZSTD_MAGIC, 4)) {
+    if (is_zstd(in->raw, in->raw_len)) {
         in->format = HS_IN_ZSTD;
         in->zd = ZSTD_createDStream();
         if (!in->zd)
@@ -499,14 +515,50 @@ static int whole_header(hs_input *in)
     return 1;
 }
 
+/* Reads past the zero bytes at raw_pos: 1 when they run to the end of the
+ * input (said in in->warning), 0 when another byte follows them (raw_pos
+ * at it), -1 on a read error. A mapped file's pages are given back as the
+ * zeros are passed: padding may be long. */
+static int zero_tail(hs_input *in)
+{
+    uint64_t from = raw_at(in);
+
+    for (;;) {
+        const uint8_t *p = in->raw + in->raw_pos, *end = in->raw + in->raw_len;
+        while (p < end && *p == 0)
+            p++;
+        in->raw_pos = (size_t)(p - in->raw);
+        if (p < end)
+            return 0;
+        if (in->raw_mapped)
+            map_done(in, in->map_skip + in->raw_pos, MAP_STEP);
+        if (in->raw_eof)
+            break;
+        if (raw_fill(in) < 0)
+            return -1;
+    }
+    snprintf(in->warning, sizeof in->warning,
+             "%llu zero bytes after the last gzip member, from compressed byte %llu, ignored",
+             (unsigned long long)(raw_at(in) - from), (unsigned long long)from);
+    return 1;
+}
+
 /* Starts the next gzip member at the next byte, its header whole: 1, or 0
- * when the input ends there, -1 on a read error, -2 on damage. */
+ * when the input ends there (also in zero bytes: zero_tail), -1 on a read
+ * error, -2 on damage. */
 static int next_member(hs_input *in)
 {
     int more = raw_more(in, 1, "gzip", "member");
 
     if (more <= 0)
         return more;
+    if (in->raw[in->raw_pos] == 0) {
+        if ((more = zero_tail(in)) != 0)
+            return more == 1 ? 0 : more;
+        /* not padding, then (nor a member after it: gzip -d neither) */
+        damaged(in, HS_DAMAGE_CORRUPT, "gzip", "unexpected bytes after a gzip member");
+        return -2;
+    }
     /* another member follows: it must be gzip too */
     if (in->raw[in->raw_pos] != 0x1f) {
         damaged(in, HS_DAMAGE_CORRUPT, "gzip", "unexpected bytes after a gzip member");
@@ -1022,6 +1074,28 @@ long hs_input_borrow(void *ctx, const void **block)
     return n;
 }
 
+void hs_input_drain(hs_input *in)
+{
+    uint8_t buf[1u << 16];
+    struct slot *s;
+
+    if (in->format == HS_IN_PLAIN)
+        return;
+    if (!in->threaded) {
+        while (decode(in, buf, sizeof buf) > 0)
+            ;
+        return;
+    }
+    if (in->lent) {
+        give_back_if_taken(in, &in->slot[in->taking % SLOTS]);
+        in->lent = 0;
+    }
+    while ((s = slot_to_take(in)) != NULL) {
+        in->taken = (size_t)s->len;
+        give_back_if_taken(in, s);
+    }
+}
+
 int hs_input_start_thread(hs_input *in)
 {
     unsigned i;
@@ -1144,6 +1218,11 @@ enum hs_input_format hs_input_format(const hs_input *in)
 const char *hs_input_error(const hs_input *in)
 {
     return settled(in) && in->err[0] ? in->err : NULL;
+}
+
+const char *hs_input_warning(const hs_input *in)
+{
+    return settled(in) && in->warning[0] ? in->warning : NULL;
 }
 
 uint64_t hs_input_paired_members(const hs_input *in)

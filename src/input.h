@@ -60,8 +60,17 @@ uint64_t hs_input_dump_bytes(const hs_input *in);
  * tests: the rest of the input goes through the streaming inflater, which
  * gives the same bytes, only on one core. */
 uint64_t hs_input_paired_members(const hs_input *in);
+/* Reads the rest of a compressed input and drops it, to learn whether its
+ * compressed layer is damaged (hs_input_damage): where the filter found
+ * the dump broken, a zstd checksum or gzip CRC that fails at the end of
+ * the frame or member says that the file broke, not the dump. Nothing for
+ * a plain input; the bytes read are not counted in hs_input_dump_bytes. */
+void hs_input_drain(hs_input *in);
 /* What failed, naming the layer ("gzip data is truncated ..."), or NULL. */
 const char *hs_input_error(const hs_input *in);
+/* What was read past and ignored, as gzip(1) does (zero bytes after the
+ * last gzip member), or NULL; once the caller has read to the end. */
+const char *hs_input_warning(const hs_input *in);
 /* Bytes read from the file descriptor so far (compressed ones included),
  * or, mapped, the bytes the filter (or the decompressor) is done with. */
 uint64_t hs_input_raw_bytes(const hs_input *in);

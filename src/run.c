@@ -540,6 +540,12 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
     dst.ctx = out;
     s = hs_filter_run(filter, &src, &dst);
     e = hs_filter_error(filter);
+    /* A dump broken inside a compressed file: the rest of its frame or
+     * member may say the file itself is damaged (a flipped bit fails the
+     * zstd checksum or the gzip CRC only at the end), and that is the
+     * error to name (report_damage). */
+    if (s == HS_E_MALFORMED || s == HS_E_UNSUPPORTED)
+        hs_input_drain(rd->in);
     finished = (s == HS_OK || s == HS_SALVAGED) && hs_output_finish(out) == 0;
     if (!finished && !cli->out_path && hs_output_errno(out) == EPIPE)
         die_of_sigpipe();
@@ -566,14 +572,17 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
     return rc;
 }
 
-/* The run's warnings, on stderr (not with -q) and in the report: a dump
- * with no heap dump in it (valid, but nothing was stripped), and the
- * filter's own. */
-static void report_warnings(hs_cli *cli, const hs_filter *filter, const hs_stats *st)
+/* The run's warnings, on stderr (not with -q) and in the report: what the
+ * input's decompressor read past, a dump with no heap dump in it (valid,
+ * but nothing was stripped), and the filter's own. */
+static void report_warnings(hs_cli *cli, const hs_filter *filter, const hs_input *in,
+                            const hs_stats *st)
 {
     const char *w;
     size_t i;
 
+    if ((w = hs_input_warning(in)) != NULL)
+        hs_report_warn(&cli->report, "%s: %s", cli->in_path ? cli->in_path : "stdin", w);
     if (!st->heap_dumps)
         hs_report_warn(&cli->report,
                        "%s holds no heap dump (valid HPROF, but no object in it: nothing "
@@ -585,7 +594,8 @@ static void report_warnings(hs_cli *cli, const hs_filter *filter, const hs_stats
 
 /* After the run: --audit's verdict, the histogram kept for the report,
  * the warnings of a good run. */
-static int after_run(hs_cli *cli, const hs_filter *filter, int out_fd, int rc)
+static int after_run(hs_cli *cli, const hs_filter *filter, const hs_input *in, int out_fd,
+                     int rc)
 {
     const hs_class_count *rows;
     size_t n;
@@ -594,7 +604,7 @@ static int after_run(hs_cli *cli, const hs_filter *filter, int out_fd, int rc)
     if (rc != EXIT_OK && rc != EXIT_SALVAGED)
         return rc;
     hs_filter_stats(filter, &st);
-    report_warnings(cli, filter, &st);
+    report_warnings(cli, filter, in, &st);
     warn_after_run(cli, &st, out_fd);
     n = hs_filter_histogram(filter, &rows);
     if (cli->histogram &&
@@ -732,7 +742,7 @@ static int run_filter(hs_cli *cli)
                           : fstat(rd.fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size
                                                                            : 0);
         rc = filter_files(cli, filter, &rd, out, &spill);
-        rc = after_run(cli, filter, out_fd, rc);
+        rc = after_run(cli, filter, rd.in, out_fd, rc);
     }
     keep_figures(cli, filter, &rd, out, rc);
     hs_filter_free(filter);
