@@ -14,6 +14,7 @@
 #include "dups.h"
 #include "encoder.h"
 #include "histo.h"
+#include "cutclasses.h"
 #include "roots.h"
 #include "rules.h"
 #include "scrub.h"
@@ -32,6 +33,7 @@ struct hs_filter {
     hs_scrub scrub;
     hs_dups dups;
     hs_histo histo;
+    hs_cutclasses cut; /* --salvage: the classes it must still declare */
 
     /* the decoder */
     uint8_t sub_size[256]; /* hs_sub_fixed_size() of each sub-tag, 0: unknown */

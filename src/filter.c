@@ -70,6 +70,7 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     hs_scrub_init(&f->scrub, rules, &f->c.alloc);
     hs_dups_init(&f->dups, &f->c.alloc);
     hs_histo_init(&f->histo, &f->c.alloc);
+    hs_cut_init(&f->cut, &f->c.alloc);
     hs_deobf_init(&f->deobf, f->caps.deobf ? rules->mapping : NULL, &f->c, &f->enc, &f->str);
     /* the mapping was allocated before, but is held all the same */
     f->c.meter.base = f->caps.deobf ? hs_mapping_bytes(rules->mapping) : 0;
@@ -103,6 +104,7 @@ void hs_filter_free(hs_filter *f)
     hs_scrub_free(&f->scrub);
     hs_dups_free(&f->dups);
     hs_histo_free(&f->histo);
+    hs_cut_free(&f->cut);
     hs_deobf_free(&f->deobf);
     hs_free(&a, f);
 }
@@ -367,6 +369,12 @@ static hs_status string_record(F *f, uint64_t len)
         if (histo)
             HS_TRY(hs_histo_string(&f->histo, &f->c, hs_be_id(b, i), b + i, (size_t)(len - i)));
     }
+    if (f->c.opt.salvage && len - i <= HS_CUT_NAME_MAX) {
+        const uint8_t *b;
+        HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a STRING record"));
+        b = hs_cur(&f->enc) + HS_RECORD_HEADER;
+        hs_cut_string(&f->cut, hs_be_id(b, i), b + i, (size_t)(len - i));
+    }
     return hs_str_record(&f->str, &f->enc, len);
 }
 
@@ -390,6 +398,9 @@ static hs_status plain_record(F *f, unsigned tag, uint64_t len)
                                    hs_be_id(b + 4 + i + 4, i)));
     if (tag == HS_TAG_LOAD_CLASS && f->c.opt.histogram)
         HS_TRY(hs_histo_class(&f->histo, &f->c, hs_be_id(b + 4, i), hs_be_id(b + 4 + i + 4, i)));
+    if (tag == HS_TAG_LOAD_CLASS && f->c.opt.salvage)
+        HS_TRY(hs_cut_load_class(&f->cut, hs_be_id(b + 4, i), hs_be32(b + 4 + i),
+                                 hs_be_id(b + 4 + i + 4, i)));
     if (!hs_tag_known(tag))
         f->prev_out_pos = f->enc.out.total + (f->c.rd.pos - f->enc.span);
     return hs_enc_copy_record(&f->enc, len);
@@ -648,6 +659,12 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
         warn_keep_fields(f);
         warn_mapping(f);
     }
+    if (s == HS_SALVAGED && f->cut.written)
+        warn(f,
+             "the dump was cut before %llu CLASS_DUMPs%s%s%s: written as classes with no fields "
+             "or statics, superclass java.lang.Object, so that analyzers read the objects",
+             (unsigned long long)f->cut.written, f->cut.arrays[0] ? " (" : "", f->cut.arrays,
+             f->cut.arrays[0] ? ")" : "");
     if ((s == HS_OK || s == HS_SALVAGED) && f->c.opt.histogram)
         HS_TRY(hs_histo_finish(&f->histo, &f->c));
     return s;

@@ -507,6 +507,8 @@ static hs_status class_dump(F *f, uint64_t off)
 
     HS_TRY(class_dump_size(f, off, &size));
     f->c.st.class_dumps++;
+    if (f->c.opt.salvage) /* whole in the window: it goes out whole */
+        hs_cut_class_dump(&f->cut, hs_be_id(hs_cur(&f->enc) + HS_CD_CLASS, f->c.idsize));
     if (f->caps.deobf) /* field name ids patched in the window (deobf.h) */
         HS_TRY(hs_deobf_class_dump(&f->deobf, f->c.rd.buf + f->c.rd.pos, size));
     if (f->caps.drop_strings)
@@ -1166,6 +1168,13 @@ hs_status hs_salvage(F *f, const char *kept)
     if (f->c.rec_off == UINT64_MAX && !f->c.idsize)
         return f->c.err.code; /* not even a file header */
     HS_TRY(hs_enc_salvage_cut(&f->enc, end, &pad, &what));
+    if (f->heap_segments || f->c.rec_tag == HS_TAG_HEAP_DUMP || !f->heap_seen) {
+        /* cut inside a heap dump: the classes it had still to declare
+         * (cutclasses.h); cut before it: a heap dump of the classes named,
+         * as VisualVM reads no dump without one */
+        hs_enc_set_heap(&f->enc, 0, 0);
+        HS_TRY(hs_cut_write_missing(&f->cut, &f->enc, f->c.idsize));
+    }
     snprintf(lost, sizeof lost, "; salvaged: %s, and the output closed properly",
              kept ? kept : what);
     if (strlen(f->c.err.message) + strlen(lost) < sizeof f->c.err.message)

@@ -238,7 +238,10 @@ typedef struct {
      * segment and end the heap dump, and return HS_SALVAGED instead of
      * HS_E_TRUNCATED; the same when the input turns corrupt (HS_E_MALFORMED):
      * every record before the damage is kept. hs_filter_error() then says
-     * what was lost. Implies re-encoding. */
+     * what was lost. Each class a LOAD_CLASS named but no CLASS_DUMP
+     * declared by then gets a CLASS_DUMP of its own (superclass
+     * java.lang.Object, no fields or statics), so that analyzers read the
+     * objects before the cut; a warning counts them. Implies re-encoding. */
     int salvage;
     /* Hash every primitive-array payload (XXH3) before any rule changes it,
      * and count the arrays whose type, length and contents repeat an

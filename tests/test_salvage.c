@@ -121,3 +121,89 @@ Test(salvage, header_cut_is_not_salvageable)
     cr_expect_eq(r.status, HS_E_TRUNCATED);
     run_result_free(&r);
 }
+
+/* The superclass of class `id` as the CLASS_DUMP in `p` (a valid dump with
+ * 4-byte ids) declares it, or -1 when no CLASS_DUMP declares `id`. */
+static long long declared_super(const uint8_t *p, size_t n, uint32_t id)
+{
+    size_t at = (size_t)((const uint8_t *)memchr(p, 0, 32) - p) + 1 + 12;
+
+    while (at + 9 <= n) {
+        size_t end = at + 9 + ((size_t)p[at + 5] << 24 | (size_t)p[at + 6] << 16 |
+                               (size_t)p[at + 7] << 8 | p[at + 8]);
+        size_t q = at + 9;
+        if (p[at] == 0x0C || p[at] == 0x1C)
+            while (q < end) {
+                uint64_t size = walk_sub_size(p + q, end - q, 4);
+                cr_assert(size > 0 && q + size <= end, "sub-record at %zu", q);
+                if (p[q] == 0x20 && ((uint32_t)p[q + 1] << 24 | (uint32_t)p[q + 2] << 16 |
+                                     (uint32_t)p[q + 3] << 8 | p[q + 4]) == id)
+                    return (long long)((uint32_t)p[q + 9] << 24 | (uint32_t)p[q + 10] << 16 |
+                                       (uint32_t)p[q + 11] << 8 | p[q + 12]);
+                q += (size_t)size;
+            }
+        at = end;
+    }
+    return -1;
+}
+
+/* ART writes a class's CLASS_DUMP after objects of it, and the primitive
+ * array classes' after the arrays. Cut before them, the salvaged dump
+ * declares every class a LOAD_CLASS named (VisualVM and ahat refused it
+ * otherwise): superclass java.lang.Object, which has none; every instance
+ * has its class. A whole dump gets nothing added. */
+Test(salvage, art_classes_after_their_objects)
+{
+    static const char *const names[] = {"java.lang.Object", "byte[]", "Foo", "int[]"};
+    const uint32_t object = 0x100, byte_array = 0x200, foo = 0x300, int_array = 0x400;
+    hs_options opt;
+    run_result r;
+    fields_result fr;
+    walk_result w;
+    dump d;
+    size_t cut;
+    unsigned k;
+
+    dg_init(&d, "JAVA PROFILE 1.0.3", 4);
+    for (k = 0; k < 4; k++)
+        dg_string(&d, k + 1, names[k]);
+    dg_string(&d, 9, "field");
+    for (k = 0; k < 4; k++)
+        dg_load_class(&d, k + 1, 0x100 * (k + 1), k + 1);
+    dg_begin(&d, 0x1C);
+    dg_instance(&d, 0x1000, foo, 4 + 4, 1);
+    dg_prim_array(&d, 0x2000, 8, 16, 0x41);
+    dg_end(&d);
+    cut = d.len;
+    dg_begin(&d, 0x1C);
+    dg_class(&d, object, 0, 9);
+    dg_class(&d, foo, object, 9);
+    dg_class(&d, byte_array, object, 9);
+    dg_end(&d);
+    dg_begin(&d, 0x2C);
+    dg_end(&d);
+
+    memset(&opt, 0, sizeof opt);
+    opt.salvage = 1;
+    r = run_filter(d.p, cut, "none", &opt, 0);
+    cr_assert_eq(r.status, HS_SALVAGED, "%s", r.err.message);
+    w = walk_dump(r.out, r.out_len, 0);
+    cr_assert(w.ok, "%s", w.error);
+    walk_free(&w);
+    cr_expect_eq(declared_super(r.out, r.out_len, byte_array), object);
+    cr_expect_eq(declared_super(r.out, r.out_len, int_array), object);
+    cr_expect_eq(declared_super(r.out, r.out_len, foo), object);
+    cr_expect_eq(declared_super(r.out, r.out_len, object), 0);
+    fr = check_fields(r.out, r.out_len);
+    cr_expect_eq(fr.instances, 1);
+    cr_expect_eq(fr.instances_missing_class, 0);
+    run_result_free(&r);
+
+    /* whole: as it was (int[] had no CLASS_DUMP, and gets none) */
+    r = run_filter(d.p, d.len, "none", &opt, 0);
+    cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+    cr_expect_eq(declared_super(r.out, r.out_len, byte_array), object);
+    cr_expect_eq(declared_super(r.out, r.out_len, int_array), -1);
+    run_result_free(&r);
+    dg_free(&d);
+}
