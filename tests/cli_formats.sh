@@ -71,6 +71,19 @@ gzip -t "$T/flip.gz" 2>/dev/null && bad "--gzip output: CRC not checked by gzip 
 expect_rc 1 "--gzip output with its CRC flipped"
 expect_grep "CRC or length check failed" "$T/err" "--gzip CRC flipped: message"
 
+# A dump found broken inside a member whose CRC then fails: the rest is
+# read first, and the CRC names the compressed layer. Stored deflate
+# blocks, so the flipped byte is the dump's id size (8 to 24: unsupported).
+python3 -c 'import gzip, sys; sys.stdout.buffer.write(gzip.compress(open(sys.argv[1], "rb").read(), 0))' "$FIX" >"$T/stored.gz"
+flip "$T/stored.gz" $((10 + 5 + 22))
+for threads in 1 2; do
+    "$BIN" -T $threads -p none "$T/stored.gz" >/dev/null 2>"$T/err"; rc=$?
+    expect_rc 1 "broken dump in a gzip member with a bad CRC, -T $threads"
+    expect_grep "and then gzip data is corrupt at compressed byte [0-9]* (CRC or length check failed)" "$T/err" "broken dump, bad CRC, -T $threads"
+    "$BIN" -T $threads -p none <"$T/stored.gz" >/dev/null 2>"$T/err"; rc=$?
+    expect_grep "and then gzip data is corrupt" "$T/err" "broken dump, bad CRC, pipe, -T $threads"
+done
+
 # ---- zstd skippable frames -----------------------------------------------
 # pzstd (zstd's parallel CLI) puts a skippable frame before every frame
 if command -v pzstd >/dev/null 2>&1; then
