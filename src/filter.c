@@ -156,7 +156,9 @@ static const char *sniff(const uint8_t *p, size_t n)
 
     if (starts_with(p, n, "\x1f\x8b", 2))
         return "gzip-compressed data (decompress it first, e.g. gzip -dc)";
-    if (starts_with(p, n, "\x28\xb5\x2f\xfd", 4))
+    /* a zstd frame, or a skippable frame first (0x184D2A5?, as pzstd writes) */
+    if (starts_with(p, n, "\x28\xb5\x2f\xfd", 4) ||
+        (n >= 4 && (p[0] & 0xf0) == 0x50 && starts_with(p + 1, n - 1, "\x2a\x4d\x18", 3)))
         return "zstd-compressed data (decompress it first, e.g. zstd -dc)";
     if (starts_with(p, n, "\xfd" "7zXZ", 5))
         return "xz-compressed data";

@@ -51,6 +51,15 @@ Test(not_hprof, zstd)
     expect_error(&r, HS_E_UNSUPPORTED, 0, "zstd");
 }
 
+/* what pzstd writes: a skippable frame, then the zstd frame */
+Test(not_hprof, zstd_skippable_frame_first)
+{
+    static const uint8_t t[] = {0x50, 0x2a, 0x4d, 0x18, 4,    0,    0,    0,
+                                1,    2,    3,    4,    0x28, 0xb5, 0x2f, 0xfd};
+    run_result r = run_bytes(t, sizeof t);
+    expect_error(&r, HS_E_UNSUPPORTED, 0, "zstd");
+}
+
 Test(not_hprof, ibm_phd)
 {
     static const uint8_t t[] = "\x00\x12portable heap dump\x00\x00\x00\x06";
