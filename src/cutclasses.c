@@ -22,18 +22,18 @@ static const char *const g_names[HS_CUT_SLOTS][2] = {
 };
 #define OBJECT (HS_CUT_SLOTS - 1)
 
-void hs_cut_init(hs_cutclasses *c, const hs_alloc *a)
+void hs_cut_init(hs_cutclasses *c, hs_ctx *ctx)
 {
     memset(c, 0, sizeof *c);
-    c->alloc = a;
-    hs_idmap_init(&c->index, a);
+    c->c = ctx;
+    hs_idmap_init(&c->index, &ctx->alloc);
 }
 
 void hs_cut_free(hs_cutclasses *c)
 {
     hs_idmap_free(&c->index);
     if (c->list)
-        hs_free(c->alloc, c->list);
+        hs_free(&c->c->alloc, c->list);
     c->list = NULL;
 }
 
@@ -58,14 +58,15 @@ hs_status hs_cut_load_class(hs_cutclasses *c, uint64_t id, uint32_t trace, uint6
         return HS_OK; /* the first LOAD_CLASS of a class is its name */
     if (c->n == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 256;
-        hs_cut_class *bigger = hs_realloc(c->alloc, c->list, c->cap * sizeof *c->list,
+        hs_cut_class *bigger = hs_realloc(&c->c->alloc, c->list, c->cap * sizeof *c->list,
                                           cap * sizeof *c->list);
         if (!bigger)
-            return HS_E_NOMEM;
+            return hs_fail_io(c->c, HS_E_NOMEM, "");
         c->list = bigger;
         c->cap = cap;
     }
-    HS_TRY(hs_idmap_put_new(&c->index, id, c->n));
+    if (hs_idmap_put_new(&c->index, id, c->n) != HS_OK)
+        return hs_fail_io(c->c, HS_E_NOMEM, "");
     k = &c->list[c->n++];
     memset(k, 0, sizeof *k);
     k->id = id;
@@ -75,7 +76,7 @@ hs_status hs_cut_load_class(hs_cutclasses *c, uint64_t id, uint32_t trace, uint6
             k->slot = (uint8_t)(s + 1);
     if (k->slot == OBJECT + 1 && !c->object)
         c->object = id;
-    return HS_OK;
+    return hs_hold(c->c, HS_HOLD_CUT, c->cap * sizeof *c->list + hs_idmap_bytes(&c->index));
 }
 
 void hs_cut_class_dump(hs_cutclasses *c, uint64_t id)

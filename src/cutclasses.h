@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ctx.h"
 #include "encoder.h"
 #include "idmap.h"
 
@@ -39,7 +40,7 @@ typedef struct {
 } hs_cut_class;
 
 typedef struct {
-    const hs_alloc *alloc;
+    hs_ctx *c;
     hs_idmap index;                 /* class id -> its place in `list` */
     hs_cut_class *list;             /* in LOAD_CLASS order */
     size_t n, cap;
@@ -52,7 +53,8 @@ typedef struct {
 /* The longest name looked for: a longer STRING is none of them. */
 #define HS_CUT_NAME_MAX 16
 
-void hs_cut_init(hs_cutclasses *c, const hs_alloc *a);
+/* Its memory is counted under --max-held (HS_HOLD_CUT). */
+void hs_cut_init(hs_cutclasses *c, hs_ctx *ctx);
 void hs_cut_free(hs_cutclasses *c);
 /* A STRING record: `id` and its text. */
 void hs_cut_string(hs_cutclasses *c, uint64_t id, const uint8_t *text, size_t n);

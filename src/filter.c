@@ -70,7 +70,7 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     hs_scrub_init(&f->scrub, rules, &f->c.alloc);
     hs_dups_init(&f->dups, &f->c.alloc);
     hs_histo_init(&f->histo, &f->c.alloc);
-    hs_cut_init(&f->cut, &f->c.alloc);
+    hs_cut_init(&f->cut, &f->c);
     hs_deobf_init(&f->deobf, f->caps.deobf ? rules->mapping : NULL, &f->c, &f->enc, &f->str);
     /* the mapping was allocated before, but is held all the same */
     f->c.meter.base = f->caps.deobf ? hs_mapping_bytes(rules->mapping) : 0;
