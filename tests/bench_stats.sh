@@ -4,21 +4,17 @@
 # bench/paired.awk), on lists whose answers are known: a wrong median or
 # bound would turn "no row slower" (issue #13) into a wrong yes or no.
 # Usage: tests/bench_stats.sh
-cd "$(dirname "$0")/.." || exit 2
-pass=0
-fail=0
+set -u
+NAME=bench_stats
+. "$(dirname "$0")/lib.sh"
+cd "$TESTS/.." || exit 2
 
 # check NAME EXPECTED AWK-EXPRESSION: prints the expression with %.4f
 check() {
     got=$(awk "$(cat bench/median.awk bench/paired.awk)"'
         function rep(v, n,   s, i) { s = ""; for (i = 0; i < n; i++) s = s " " v; return s }
         BEGIN { printf "%.4f", '"$3"' }')
-    if [ "$got" = "$2" ]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "bench_stats: FAIL: $1: expected $2, got $got"
-    fi
+    if [ "$got" = "$2" ]; then ok; else bad "$1: expected $2, got $got"; fi
 }
 
 check "median, odd" 3.0000 'median(" 5 1 3")'
@@ -39,5 +35,4 @@ check "40 pairs, 25 slower" 0.9900 '(paired(rep(0.99, 15) rep(1.015, 25), rep(1,
 check "pairs by run order" 0.5000 '(paired("1 10 2 20 3", "2 20 4 40 6") ? pr_med : -1)'
 check "the shorter list sets the pairs" 2.0000 '(paired("2 4 6 8 10 12", "1 2 3 4 5") ? pr_low : -1)'
 
-echo "bench_stats: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

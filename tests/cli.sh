@@ -5,17 +5,8 @@
 set -u
 BIN=${1:-./hprof-strip}
 FIX=fixtures/jvm17-64bit.hprof
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-# expect_rc WANT DESCRIPTION -- the last command's status was saved in $rc
-expect_rc() { if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit $rc, expected $1"; fi; }
-expect_grep() { if grep -q -- "$1" "$2"; then ok; else bad "$3: '$1' not in $(cat "$2")"; fi; }
-expect_empty() { if [ ! -s "$1" ]; then ok; else bad "$2: not empty: $(head -c 200 "$1")"; fi; }
+NAME=cli
+. "$(dirname "$0")/lib.sh"
 
 # --help and --version go to stdout and succeed
 "$BIN" --help >"$T/out" 2>"$T/err"; rc=$?
@@ -53,8 +44,8 @@ printf 'this is not a heap dump\n' >"$T/text"
 expect_rc 1 "text input"; expect_grep "text, not an HPROF" "$T/err" "text input"
 [ -e "$T/never.hprof" ] && bad "output left behind" || ok
 [ "$(ls "$T" | grep -c tmp)" -eq 0 ] && ok || bad "temporary file left behind: $(ls "$T")"
-"$BIN" <../shared/corpus/bad-corrupt-length-1.hprof >/dev/null 2>"$T/err"; rc=$?
-if [ -e ../shared/corpus/bad-corrupt-length-1.hprof ]; then
+if have_shared ../shared/corpus/bad-corrupt-length-1.hprof "cli: a corrupt corpus dump"; then
+    "$BIN" <../shared/corpus/bad-corrupt-length-1.hprof >/dev/null 2>"$T/err"; rc=$?
     expect_rc 1 "corrupt corpus file"; expect_grep "input byte 304367" "$T/err" "corrupt offset"
 fi
 
@@ -77,7 +68,7 @@ gzip -dc "$T/g.gz" | cmp -s - "$T/plain.hprof" && ok || bad "gzip(1) cannot read
 head -c 1000000 "$FIX" | gzip -1 >"$T/multi.gz"; tail -c +1000001 "$FIX" | gzip -1 >>"$T/multi.gz"
 "$BIN" -p none "$T/multi.gz" | cmp -s - "$FIX" && ok || bad "multi-member gzip input differs"
 zstd -q -c "$FIX" | "$BIN" -p none | cmp -s - "$FIX" && ok || bad "zstd input from a pipe differs"
-if [ -e ../shared/corpus/jvm11-64bit.hprof.gz ]; then
+if have_shared ../shared/corpus/jvm11-64bit.hprof.gz "cli: a corpus .gz input"; then
     "$BIN" -p none ../shared/corpus/jvm11-64bit.hprof.gz | cmp -s - "$(gzip -dc ../shared/corpus/jvm11-64bit.hprof.gz >"$T/j11" && echo "$T/j11")" && ok || bad "corpus .gz input"
 fi
 # -o picks the compression from the name unless told otherwise
@@ -216,5 +207,4 @@ if command -v script >/dev/null 2>&1; then
     expect_rc 2 "binary to a terminal"; expect_grep "refusing" "$T/tty" "tty refusal"
 fi
 
-echo "cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -8,17 +8,8 @@ set -u
 BIN=$(cd "$(dirname "${1:-./hprof-strip}")" && pwd)/$(basename "${1:-./hprof-strip}")
 JVM=$(pwd)/fixtures/jvm17-64bit.hprof       # 1.0.2; default output about half its size
 ART=$(pwd)/fixtures/android-art2025-ahat-test-dump.hprof   # 1.0.3; default keeps ~100%
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-expect_rc() { if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit $rc, expected $1"; fi; }
-expect_grep() { if grep -q -- "$1" "$2"; then ok; else bad "$3: '$1' not in $(cat "$2")"; fi; }
-expect_no_grep() { if grep -q -- "$1" "$2"; then bad "$3: '$1' in $(cat "$2")"; else ok; fi; }
-expect_empty() { if [ ! -s "$1" ]; then ok; else bad "$2: not empty: $(head -c 300 "$1")"; fi; }
+NAME=cli_args
+. "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
 
 # 1. --to-jvm alone converts and changes nothing else (preset none)
@@ -185,5 +176,4 @@ expect_grep '"warnings":\["noheap.hprof holds no heap dump' nh.json "no heap dum
 "$BIN" "$JVM" --stats-file nh.json >nh.hprof 2>err
 expect_no_grep "holds no heap dump" err "a dump with a heap dump"
 
-echo "cli_args: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_cuts.sh - every corpus dump gzip'd and zstd'd, each cut at 20
-# places (issue #12), run with and without --salvage.
+# tests/cli_cuts.sh - every dump of ../shared/corpus (of fixtures/ without
+# it) gzip'd and zstd'd, each cut at 20 places (issue #12), run with and
+# without --salvage.
 # Usage: sh tests/cli_cuts.sh ./hprof-strip build/cutcheck
 #
 # The compressed forms are made here (gzip -c, zstd -c; a .hprof.gz of the
@@ -41,18 +42,14 @@ set -u
 BIN=${1:-./hprof-strip}
 CHECK=${2:-build/cutcheck}
 N=${CLI_CUTS_N:-20}
-CORPUS=../shared/corpus
-T=$(mktemp -d "${TMPDIR:-/tmp}/cli_cuts.XXXXXX")
-trap 'rm -rf "$T"' EXIT INT TERM
-pass=0
-fail=0
+NAME=cli_cuts
+. "$(dirname "$0")/lib.sh"
 runs=0
 
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-
 [ -x "$CHECK" ] || { echo "cli_cuts.sh: no decoder $CHECK (make $CHECK)" >&2; exit 1; }
-[ -d "$CORPUS" ] || { echo "cli_cuts.sh: no corpus at $CORPUS: skipped"; exit 0; }
+# the shared corpus (its bad-* dumps too); without it, the fixtures
+CORPUS=../shared/corpus
+have_shared "$CORPUS" "cli_cuts: the shared corpus (the fixtures are cut instead)" || CORPUS=fixtures
 
 # unzip FMT FILE: the bytes gzip(1)/zstd(1) decompress from FILE, cut or not
 unzip() {
@@ -152,7 +149,7 @@ cuts_of() {
 
 # The decoder itself must be able to say no: a cut's output lacks objects
 # the whole dump has.
-FIX=$CORPUS/jvm17-64bit.hprof
+FIX=fixtures/jvm17-64bit.hprof
 head -c 2000000 "$FIX" | "$BIN" --salvage -o "$T/half" 2>/dev/null
 "$CHECK" "$FIX" "$T/half" >/dev/null 2>&1; [ $? = 1 ] && ok || bad "cutcheck passes a salvaged half as the whole dump"
 "$CHECK" "$FIX" "$FIX" >/dev/null 2>&1 && ok || bad "cutcheck fails the whole dump against itself"
@@ -172,7 +169,7 @@ for f in "$CORPUS"/*.hprof "$CORPUS"/*.hprof.gz; do
     dumps=$((dumps + 1))
 done
 
-echo "cli_cuts.sh: $dumps dumps, gzip and zstd, $N cuts each, $runs runs: $pass passed, $fail failed" \
+echo "cli_cuts: $dumps dumps from $CORPUS, gzip and zstd, $N cuts each, $runs runs" \
     "($refused salvages refused as too many zeros to fill in; $off_by cuts where the filter" \
     "and gzip(1) decompress a different number of bytes)"
-[ $fail = 0 ]
+finish

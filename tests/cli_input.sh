@@ -7,15 +7,8 @@
 set -u
 BIN=${1:-./hprof-strip}
 FIX=fixtures/jvm17-64bit.hprof
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-expect_rc() { if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit $rc, expected $1"; fi; }
-expect_grep() { if grep -q -- "$1" "$2"; then ok; else bad "$3: '$1' not in $(cat "$2")"; fi; }
+NAME=cli_input
+. "$(dirname "$0")/lib.sh"
 # the decompressed length a damage message gives ("... at byte M: ...")
 dump_end() { sed -n 's/.*the decompressed dump ends there, at byte \([0-9]*\).*/\1/p' "$1"; }
 
@@ -70,7 +63,7 @@ done
 head -c 300000 "$T/f.gz" >"$T/cut.gz"
 "$BIN" -p none "$T/cut.gz" 2>"$T/err" >/dev/null
 expect_grep "the decompressed dump ends there" "$T/err" "decompressed offset named"
-if [ -e ../shared/corpus/bad-corrupt-length-1.hprof ]; then
+if have_shared ../shared/corpus/bad-corrupt-length-1.hprof "cli_input: a corrupt corpus dump inside gzip"; then
     gzip -c ../shared/corpus/bad-corrupt-length-1.hprof >"$T/bad.gz"
     "$BIN" -p none ../shared/corpus/bad-corrupt-length-1.hprof 2>"$T/plain-err" >/dev/null; want=$?
     "$BIN" -p none "$T/bad.gz" 2>"$T/err" >/dev/null; rc=$?
@@ -139,7 +132,7 @@ for threads in 1 2; do
     # the same filter output as the plain input gives, with rules at work
     "$BIN" -T $threads "$T/multi.gz" | cmp -s - "$T/default.hprof" && ok || bad "default preset through gzip, -T $threads"
 done
-if [ -e ../shared/corpus/jvm11-64bit.hprof.gz ]; then
+if have_shared ../shared/corpus/jvm11-64bit.hprof.gz "cli_input: a corpus .gz, identity"; then
     gzip -dc ../shared/corpus/jvm11-64bit.hprof.gz >"$T/j11"
     "$BIN" -p none ../shared/corpus/jvm11-64bit.hprof.gz | cmp -s - "$T/j11" && ok || bad "corpus .gz identity"
 fi
@@ -221,5 +214,4 @@ magic '\004\042\115\030'; expect_rc 1 "lz4"; expect_grep "lz4 data.*lz4 -dc" "$T
 printf 'PK\003\004' | cat - "$FIX" | "$BIN" >/dev/null 2>"$T/err"; rc=$?
 expect_rc 1 "zip on a pipe"; expect_grep "zip archive" "$T/err" "zip on a pipe message"
 
-echo "cli_input: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -9,16 +9,8 @@ set -u
 BIN=${1:-./hprof-strip}
 FIX=fixtures/jvm17-64bit.hprof
 SIZE=3737979
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-expect_rc() { if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit $rc, expected $1"; fi; }
-expect_grep() { if grep -q -- "$1" "$2"; then ok; else bad "$3: '$1' not in $(cat "$2")"; fi; }
-expect_empty() { if [ ! -s "$1" ]; then ok; else bad "$2: not empty: $(head -c 200 "$1")"; fi; }
+NAME=cli_report
+. "$(dirname "$0")/lib.sh"
 # schema DESCRIPTION FILE [KEY=JSON...]: the report fits schema 1 and holds these values
 schema() {
     what=$1; shift
@@ -131,5 +123,4 @@ for c in $(sed -n 's/^ *X(\([a-z_]*\), HS_.*/\1/p' src/hprof_strip.h); do
     expect_grep "^\.B $c\$" man/hprof-strip.1 "man page STATISTICS"
 done
 
-echo "cli_report: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

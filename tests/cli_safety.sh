@@ -11,26 +11,15 @@ case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 FIX=$(pwd)/fixtures/jvm17-64bit.hprof
 AND=$(pwd)/fixtures/android-art2025-ahat-test-dump.hprof
 BIG=$(pwd)/build/fresh/jvm-30mb.hprof
-T=$(mktemp -d)
+NAME=cli_safety
+. "$(dirname "$0")/lib.sh"
+# a tmpfs mounted under $T (the disk-full tests) is unmounted before $T goes
 MNT=
 cleanup() {
     [ -n "$MNT" ] && umount "$MNT" 2>/dev/null
     rm -rf "$T"
 }
 trap cleanup EXIT
-pass=0
-fail=0
-skip=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-skipped() { skip=$((skip + 1)); echo "skip: $*" >&2; }
-expect_rc() { if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit $rc, expected $1"; fi; }
-expect_grep() { if grep -q -- "$1" "$2"; then ok; else bad "$3: '$1' not in $(cat "$2")"; fi; }
-expect_empty() { if [ ! -s "$1" ]; then ok; else bad "$2: not empty: $(head -c 200 "$1")"; fi; }
-no_temp() { # no_temp DIR WHAT: no out.tmp-XXXXXX file left in DIR
-    if ls "$1" | grep -q '\.tmp-'; then bad "$2: temporary file left: $(ls "$1")"; else ok; fi
-}
 mode_of() { stat -c %a "$1"; }
 
 "$BIN" -p none "$FIX" >"$T/want" || { echo "cannot run $BIN" >&2; exit 1; }
@@ -265,5 +254,4 @@ else
     skipped "script(1): terminal on stdin"
 fi
 
-echo "cli_safety: $pass passed, $fail failed, $skip skipped"
-[ "$fail" -eq 0 ]
+finish

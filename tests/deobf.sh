@@ -16,13 +16,16 @@
 # 3. tests/proguard (javac, java, proguard-cli): the obfuscated program's
 #    dump, deobfuscated, has the plain program's class histogram (VisualVM,
 #    ahat), field names and stack frames; also with -p privacy.
-# Prints SKIP for what cannot run here (a missing tool), FAIL for a check
-# that failed; exit 1 when one did.
+# Prints "skip:" for what cannot run here (a missing tool; "skipped:" for
+# ahat's and jhat's parsers, from ../shared), FAIL for a check that failed;
+# exit 1 when one did.
 set -u
-
-root=$(cd "$(dirname "$0")/.." && pwd)
+NAME=deobf
+. "$(dirname "$0")/lib.sh"
+root=$(cd "$TESTS/.." && pwd)
 bin=${1:-$root/hprof-strip}
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+cd "$root" || exit 2
 data=$root/tests/data/deobf
 names="python3 $root/tests/deobf_names.py"
 ahat=$root/../shared/tools/ahatsum/ahatsum
@@ -30,17 +33,13 @@ jhat=$root/../shared/tools/jhatsum/jhatsum
 vvm=$root/tools/vvm-histogram.sh
 jvm=$root/fixtures/jvm17-64bit.hprof
 art=$root/fixtures/android-art2025-ahat-test-dump.hprof
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
+tmp=$T
 
-fail() { echo "deobf.sh: FAIL: $*" >&2; failed=1; }
-ok() { echo "deobf.sh: ok: $*"; }
 have_java() { command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1; }
 
 # same FILE1 FILE2 WHAT: the two files are equal, else the diff and a FAIL
 same() {
-    if diff -u "$1" "$2" >"$tmp/diff"; then ok "$3"; else head -20 "$tmp/diff" >&2; fail "$3"; fi
+    if diff -u "$1" "$2" >"$tmp/diff"; then ok "$3"; else head -20 "$tmp/diff" >&2; bad "$3"; fi
 }
 
 # ---- 1. hand-written R8 mappings on real dumps -------------------------------
@@ -69,14 +68,14 @@ rename_classes() {
 
 $names "$jvm" | jvm_expect_names >"$tmp/jvm.names.want"
 $names --frames "$jvm" | jvm_expect_frames >"$tmp/jvm.frames.want"
-cmp -s "$tmp/jvm.frames.want" "$tmp/jvm.frames.in" 2>/dev/null && fail "the expected frames are the input's"
+cmp -s "$tmp/jvm.frames.want" "$tmp/jvm.frames.in" 2>/dev/null && bad "the expected frames are the input's"
 for preset in default privacy none; do
     out=$tmp/jvm-$preset.hprof
     if ! "$bin" -q -f -p $preset --mapping "$data/jvm17-r8.map" "$jvm" -o "$out"; then
-        fail "jvm17 -p $preset --mapping: exit status $?"
+        bad "jvm17 -p $preset --mapping: exit status $?"
         continue
     fi
-    $names "$out" | LC_ALL=C sort >"$tmp/jvm.names" || fail "jvm17 -p $preset: names unreadable"
+    $names "$out" | LC_ALL=C sort >"$tmp/jvm.names" || bad "jvm17 -p $preset: names unreadable"
     same "$tmp/jvm.names.want" "$tmp/jvm.names" "jvm17 -p $preset: the mapped classes and fields renamed, no other"
     $names --frames "$out" >"$tmp/jvm.frames"
     same "$tmp/jvm.frames.want" "$tmp/jvm.frames" "jvm17 -p $preset: the mapped frames renamed (outermost of the inline chain, R8 line)"
@@ -84,24 +83,26 @@ done
 $names "$art" | sed -e 's/^DumpedStuff \(.*\) fields=A,\(.*\),W,d,/com.example.Stuff \1 fields=realA,\2,W,realD,/' \
     -e 's/^a\.a \(.*\) fields=a$/com.example.inner.Leaf \1 fields=payload/' | LC_ALL=C sort >"$tmp/art.names.want"
 if "$bin" -q -f --mapping "$data/art-r8.map" "$art" -o "$tmp/art.hprof"; then
-    $names "$art" | LC_ALL=C sort | cmp -s - "$tmp/art.names.want" && fail "ART: the expected names are the input's"
+    $names "$art" | LC_ALL=C sort | cmp -s - "$tmp/art.names.want" && bad "ART: the expected names are the input's"
     $names "$tmp/art.hprof" | LC_ALL=C sort >"$tmp/art.names"
     same "$tmp/art.names.want" "$tmp/art.names" "ART (1.0.3, 4-byte ids): dotted class names and fields renamed"
 else
-    fail "ART --mapping: exit status $?"
+    bad "ART --mapping: exit status $?"
 fi
 
-if have_java && [ -x "$ahat" ]; then
+if ! have_java; then
+    skipped "deobf: ahat checks (no java or javac)"
+elif have_shared ../shared/tools/ahatsum/ahatsum "deobf: ahat's histograms"; then
     "$ahat" "$jvm" | grep '^class ' | rename_classes ' ' >"$tmp/ahat.want"
     "$ahat" "$tmp/jvm-privacy.hprof" | grep '^class ' | LC_ALL=C sort >"$tmp/ahat.got"
     same "$tmp/ahat.want" "$tmp/ahat.got" "jvm17 -p privacy --mapping: ahat's histogram is the input's, renamed"
     "$ahat" "$art" | grep '^class \|^heapclass ' | rename_classes ' ' art >"$tmp/ahat.want"
     "$ahat" "$tmp/art.hprof" | grep '^class \|^heapclass ' | LC_ALL=C sort >"$tmp/ahat.got"
     same "$tmp/ahat.want" "$tmp/ahat.got" "ART --mapping: ahat's histogram by heap is the input's, renamed"
-else
-    echo "deobf.sh: SKIP: ahat checks (no java, javac or $ahat)"
 fi
-if have_java && [ -x "$jhat" ]; then
+if ! have_java; then
+    skipped "deobf: jhat check (no java or javac)"
+elif have_shared ../shared/tools/jhatsum/jhatsum "deobf: jhat's histogram"; then
     # ART to 1.0.2 for MAT and jhat, deobfuscated on the way
     "$bin" -q -f --to-jvm -p android-app "$art" -o "$tmp/tj0.hprof"
     "$bin" -q -f --to-jvm -p android-app --mapping "$data/art-r8.map" "$art" -o "$tmp/tj1.hprof"
@@ -109,16 +110,14 @@ if have_java && [ -x "$jhat" ]; then
     "$jhat" "$tmp/tj1.hprof" | grep '^class ' | LC_ALL=C sort >"$tmp/jhat.got"
     grep -q '^class com.example.Stuff ' "$tmp/jhat.got" &&
         same "$tmp/jhat.want" "$tmp/jhat.got" "ART --to-jvm -p android-app --mapping: jhat's histogram is the converted one's, renamed" ||
-        fail "ART --to-jvm --mapping: jhat sees no com.example.Stuff"
-else
-    echo "deobf.sh: SKIP: jhat check (no java, javac or $jhat)"
+        bad "ART --to-jvm --mapping: jhat sees no com.example.Stuff"
 fi
 if have_java && sh "$vvm" "$jvm" >"$tmp/vvm.in" 2>/dev/null; then
     rename_classes '	' <"$tmp/vvm.in" >"$tmp/vvm.want"
     sh "$vvm" "$tmp/jvm-default.hprof" | LC_ALL=C sort >"$tmp/vvm.got"
     same "$tmp/vvm.want" "$tmp/vvm.got" "jvm17 --mapping: VisualVM's histogram is the input's, renamed"
 else
-    echo "deobf.sh: SKIP: VisualVM check (no java or VisualVM's parser)"
+    skipped "deobf: VisualVM check (no java or VisualVM's parser)"
 fi
 
 # ---- 2. the CLI around it ----------------------------------------------------
@@ -126,9 +125,9 @@ fi
 gzip -c "$data/jvm17-r8.map" >"$tmp/m.map.gz"
 zstd -q -c "$data/jvm17-r8.map" >"$tmp/m.map.zst" 2>/dev/null || rm -f "$tmp/m.map.zst"
 for m in "$tmp/m.map.gz" "$tmp/m.map.zst"; do
-    [ -f "$m" ] || { echo "deobf.sh: SKIP: no zstd"; continue; }
+    [ -f "$m" ] || { skipped "deobf: a zstd-compressed mapping (no zstd)"; continue; }
     "$bin" -q -f --mapping "$m" "$jvm" -o "$tmp/c.hprof" && cmp -s "$tmp/c.hprof" "$tmp/jvm-default.hprof" &&
-        ok "a ${m##*.}-compressed mapping works as the plain one" || fail "--mapping ${m##*.}"
+        ok "a ${m##*.}-compressed mapping works as the plain one" || bad "--mapping ${m##*.}"
 done
 
 mkdir -p "$tmp/rules" "$tmp/elsewhere"
@@ -137,20 +136,20 @@ printf 'preset default\nmapping app map.txt   # relative to this file\n' >"$tmp/
 (cd "$tmp/elsewhere" && "$bin" -q -f -p none -r ../rules/r.rules "$jvm" -o "$tmp/r.hprof") &&
     cmp -s "$tmp/r.hprof" "$tmp/jvm-default.hprof" &&
     ok "rule file: mapping FILE, relative to the rule file, blanks in the name" ||
-    fail "rule-file mapping directive"
+    bad "rule-file mapping directive"
 "$bin" -f -r "$tmp/rules/r.rules" --mapping "$data/art-r8.map" "$jvm" -o "$tmp/w.hprof" 2>"$tmp/err"
 grep -q 'renamed nothing' "$tmp/err" && ok "--mapping overrides the rule file's mapping" ||
-    fail "--mapping did not override the rule file's mapping"
+    bad "--mapping did not override the rule file's mapping"
 
 printf 'com.example.Foo -> a:\n    int count => b\n' >"$tmp/bad.map"
 "$bin" -q -f --mapping "$tmp/bad.map" "$jvm" -o "$tmp/x.hprof" 2>"$tmp/err"
 rc=$?
 [ $rc = 2 ] && grep -q "bad.map:2:15: expected ' -> '" "$tmp/err" && [ ! -e "$tmp/x.hprof" ] &&
     ok "a malformed mapping: FILE:LINE:COL, exit 2, no output" ||
-    { cat "$tmp/err" >&2; fail "malformed mapping: exit $rc"; }
+    { cat "$tmp/err" >&2; bad "malformed mapping: exit $rc"; }
 "$bin" -q -f --mapping "$tmp/none.map" "$jvm" -o "$tmp/x.hprof" 2>"$tmp/err"
 rc=$?
-[ $rc = 2 ] && grep -q "none.map" "$tmp/err" && ok "a missing mapping: exit 2" || fail "missing mapping: exit $rc"
+[ $rc = 2 ] && grep -q "none.map" "$tmp/err" && ok "a missing mapping: exit 2" || bad "missing mapping: exit $rc"
 
 printf 'com.other.Thing -> zz.y:\n    int f -> a\n' >"$tmp/other.map"
 "$bin" -f --mapping "$tmp/other.map" --stats-file "$tmp/r.json" "$jvm" -o "$tmp/o.hprof" 2>"$tmp/err"
@@ -158,30 +157,30 @@ rc=$?
 [ $rc = 0 ] && grep -q "warning: the mapping renamed nothing" "$tmp/err" &&
     grep -q '"mapping_classes_renamed":0,' "$tmp/r.json" &&
     ok "a mapping that matches nothing: a warning, exit 0, counters 0" ||
-    { cat "$tmp/err" >&2; fail "no-match warning (exit $rc)"; }
+    { cat "$tmp/err" >&2; bad "no-match warning (exit $rc)"; }
 "$bin" -f --mapping "$data/jvm17-r8.map" "$jvm" -o "$tmp/o.hprof" 2>"$tmp/err"
-grep -q "renamed nothing" "$tmp/err" && fail "a warning for a mapping that did match"
+grep -q "renamed nothing" "$tmp/err" && bad "a warning for a mapping that did match"
 
-"$bin" -q -f -p none --max-held 4K "$jvm" -o "$tmp/o.hprof" || fail "-p none --max-held 4K without a mapping"
+"$bin" -q -f -p none --max-held 4K "$jvm" -o "$tmp/o.hprof" || bad "-p none --max-held 4K without a mapping"
 "$bin" -q -f -p none --max-held 4K --mapping "$data/jvm17-r8.map" "$jvm" -o "$tmp/o.hprof" 2>"$tmp/err"
 rc=$?
 [ $rc = 5 ] && grep -q "deobfuscation mapping" "$tmp/err" &&
-    ok "--max-held counts the mapping (exit 5, named)" || { cat "$tmp/err" >&2; fail "--max-held with a mapping: exit $rc"; }
+    ok "--max-held counts the mapping (exit 5, named)" || { cat "$tmp/err" >&2; bad "--max-held with a mapping: exit $rc"; }
 
 "$bin" -q -f --histogram --stats-file "$tmp/h.json" --mapping "$data/jvm17-r8.map" "$jvm" -o "$tmp/o.hprof" 2>/dev/null
 grep -q '"class":"com.shop.Holder"' "$tmp/h.json" && ! grep -q '"class":"java.util.ArrayList"' "$tmp/h.json" &&
-    ok "--histogram names the original classes" || fail "--histogram with a mapping"
+    ok "--histogram names the original classes" || bad "--histogram with a mapping"
 
 # ---- 3. tests/proguard: a real ProGuard build --------------------------------
 
 pg=$root/build/proguard
 if ! have_java || ! command -v proguard >/dev/null 2>&1; then
-    echo "deobf.sh: SKIP: tests/proguard end to end (needs javac, java and proguard-cli)"
+    skipped "deobf: tests/proguard end to end (needs javac, java and proguard-cli)"
 elif ! sh "$root/tests/proguard/run.sh" "$pg" >/dev/null; then
-    fail "tests/proguard/run.sh"
+    bad "tests/proguard/run.sh"
 else
     cc -std=c11 -O2 -I"$root/src" -o "$tmp/frames" "$root/tests/proguard/frames.c" \
-        "$root/build/libhprofstrip.a" || fail "building frames"
+        "$root/build/libhprofstrip.a" || bad "building frames"
     strip_lambda() { sed 's/\$\$Lambda\$\([0-9]*\)[+/]0x[0-9a-f]*/$$Lambda$\1/'; }
     $names "$pg/plain.hprof" com.example | strip_lambda >"$tmp/pg.plain"
     $names "$pg/obf.hprof" com.example | strip_lambda >"$tmp/pg.obf"
@@ -190,21 +189,21 @@ else
     for preset in default privacy; do
         out=$tmp/pg-$preset.hprof
         "$bin" -q -f -p $preset --mapping "$pg/mapping.txt" "$pg/obf.hprof" -o "$out" ||
-            { fail "proguard -p $preset: exit $?"; continue; }
+            { bad "proguard -p $preset: exit $?"; continue; }
         $names "$out" com.example | strip_lambda >"$tmp/pg.got"
         # ProGuard merged Warehouse$Picker away: every class left is the plain one
         if [ "$(wc -l <"$tmp/pg.got")" = "$(wc -l <"$tmp/pg.obf")" ] && ! cmp -s "$tmp/pg.got" "$tmp/pg.obf" &&
             [ -z "$(LC_ALL=C comm -23 "$tmp/pg.got" "$tmp/pg.plain")" ]; then
             ok "proguard -p $preset: every class's name and field names are the plain program's"
         else
-            diff "$tmp/pg.plain" "$tmp/pg.got" >&2; fail "proguard -p $preset: class and field names"
+            diff "$tmp/pg.plain" "$tmp/pg.got" >&2; bad "proguard -p $preset: class and field names"
         fi
         "$tmp/frames" "$out" >"$tmp/pg.frames"
         [ "$(grep -c '^com.example.shop.Warehouse descend' "$tmp/pg.frames")" -ge 40 ] ||
-            fail "proguard: no deobfuscated parked stack"
+            bad "proguard: no deobfuscated parked stack"
         same "$tmp/pg.frames.want" "$tmp/pg.frames" "proguard -p $preset: stack frames name the original methods"
         [ -z "$(sort -u "$tmp/pg.frames" | LC_ALL=C comm -23 - "$(sort -u "$tmp/pg.frames.plain" >"$tmp/s"; echo "$tmp/s")")" ] ||
-            fail "proguard -p $preset: a frame the plain program does not have"
+            bad "proguard -p $preset: a frame the plain program does not have"
         if [ -x "$ahat" ]; then
             "$ahat" "$pg/plain.hprof" | grep '^class com.example' | grep -v 'Warehouse\$Picker' | strip_lambda >"$tmp/a.want"
             "$ahat" "$out" | grep '^class com.example' | strip_lambda >"$tmp/a.got"
@@ -218,5 +217,4 @@ else
     done
 fi
 
-[ $failed = 0 ] && echo "deobf.sh: all passed"
-exit $failed
+finish

@@ -7,23 +7,21 @@
 #     tools/vvm-histogram.sh) must load every output with the same class
 #     histogram (instances and bytes per class) as the input, except where a
 #     rule removes objects (then it must still load, with every class).
-# Inputs: every dump of ../shared/corpus (gzip ones decompressed), the
-# fixtures, and a fresh JVM dump made with tools/makedump.sh.
+# Inputs: every dump of ../shared/corpus (gzip ones decompressed) when it is
+# there, the fixtures, and a fresh JVM dump made with tools/makedump.sh.
 # Usage: sh tests/external.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 CONV=/usr/lib/android-sdk/platform-tools/hprof-conv
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+NAME=external
+. "$(dirname "$0")/lib.sh"
 
 histo() { sh tools/vvm-histogram.sh "$1" >"$2" 2>"$2.err"; }
 
 inputs=""
-for f in ../shared/corpus/*.hprof ../shared/corpus/*.hprof.gz fixtures/*.hprof; do
+corpus=
+have_shared ../shared/corpus "external: the shared corpus's dumps" && corpus="../shared/corpus/*.hprof ../shared/corpus/*.hprof.gz"
+for f in $corpus fixtures/*.hprof; do
     [ -e "$f" ] || continue
     case $f in */bad-*) continue ;; esac
     b=$(basename "$f" .gz)
@@ -108,5 +106,4 @@ for f in $inputs; do
         fi
     done
 done
-echo "external: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -8,15 +8,16 @@
 # that one row is left out of the ahat comparison. A file with more than one
 # heap dump (the JVMTI agent's jvm7-hprof-agent) is counted whole by
 # hprof-strip, but by the analyzers only in part: it is skipped.
+# Without ../shared, the fixtures only, against VisualVM only.
 # Usage: tests/histogram.sh ./hprof-strip
+set -u
 BIN=${1:-./hprof-strip}
+NAME=histogram
+. "$(dirname "$0")/lib.sh"
 AHAT=../shared/tools/ahatsum/ahatsum
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "histogram: FAIL: $*"; }
+have_shared "$AHAT" "histogram: ahat's counts" || AHAT=
+corpus=
+have_shared ../shared/corpus "histogram: the shared corpus's dumps" && corpus="../shared/corpus/*.hprof ../shared/corpus/*.hprof.gz"
 
 # "NAME COUNT" lines of one side of the JSON histogram, heaps added up
 side() {
@@ -30,10 +31,10 @@ for k in sorted(c):
     print(k, c[k])
 PY
 }
-ahat() { "$AHAT" "$1" | awk '$1 == "class" && $2 != "java.lang.Class" && $3 > 0 {print $2, $3}' | sort; }
+ahat() { [ -n "$AHAT" ] || return 0; "$AHAT" "$1" | awk '$1 == "class" && $2 != "java.lang.Class" && $3 > 0 {print $2, $3}' | sort; }
 vvm() { sh tools/vvm-histogram.sh "$1" 2>/dev/null | awk -F'\t' '$2 > 0 && $1 != "TOTAL" {print $1, $2}' | sort; }
 
-for f in ../shared/corpus/*.hprof ../shared/corpus/*.hprof.gz fixtures/*.hprof; do
+for f in $corpus fixtures/*.hprof; do
     case $f in *bad-*) continue ;; esac
     [ -e "$f" ] || continue
     b=$(basename "$f" .gz)
@@ -66,5 +67,4 @@ for f in ../shared/corpus/*.hprof ../shared/corpus/*.hprof.gz fixtures/*.hprof; 
         fi
     done
 done
-echo "histogram: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

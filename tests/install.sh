@@ -10,21 +10,15 @@ set -u
 BIN=${1:-./hprof-strip}
 MAKE=${MAKE:-make}
 CC=${CC:-cc}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+NAME=install
+. "$(dirname "$0")/lib.sh"
 D=$T/dest
 # Not the defaults, to see that every directory variable is honoured.
 VARS="DESTDIR=$D PREFIX=/opt/hs LIBDIR=/opt/hs/lib64 INCLUDEDIR=/opt/hs/inc
       BINDIR=/opt/hs/sbin MANDIR=/opt/hs/man"
 L=$D/opt/hs/lib64
 W="-std=c11 -Wall -Wextra -Werror"
-pass=0
-fail=0
 
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-expect_rc() { if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit $rc, expected $1"; fi; }
-expect_grep() { if grep -q -- "$1" "$2"; then ok; else bad "$3: '$1' not in $(cat "$2")"; fi; }
 # same_lists A B WHAT: two sorted lists, with what is only in one shown
 same_lists() {
     if cmp -s "$1" "$2"; then ok; else bad "$3: $(comm -3 "$1" "$2" | tr '\n' ' ')"; fi
@@ -162,5 +156,4 @@ expect_rc 0 "make uninstall"
 (cd "$D" && find . ! -type d) >"$T/left"
 [ -s "$T/left" ] && bad "left after uninstall: $(cat "$T/left")" || ok
 
-echo "install: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -4,12 +4,11 @@
 # core defines resolve only to files listed before it in CORE_SRC (the
 # Makefile's order, bottom up). So no cycle can hide between two files.
 # Usage: tests/layers.sh BUILD_DIR src/a.c src/b.c ...
+set -u
 build=$1
 shift
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
-n=0
+NAME=layers
+. "$(dirname "$0")/lib.sh"
 : >"$T/below"
 for src in "$@"; do
     obj="$build/$(basename "$src" .c).o"
@@ -21,11 +20,10 @@ for src in "$@"; do
     comm -12 "$T/undef" "$T/core" >"$T/uses"
     comm -23 "$T/uses" "$T/below" >"$T/bad"
     if [ -s "$T/bad" ]; then
-        echo "layers: $src calls what a file above it defines: $(tr '\n' ' ' <"$T/bad")"
-        fail=$((fail + 1))
+        bad "$src calls what a file above it defines: $(tr '\n' ' ' <"$T/bad")"
+    else
+        ok
     fi
     sort -u "$T/below" "$T/def" -o "$T/below"
-    n=$((n + 1))
 done
-echo "layers: $n files, $fail calling upward"
-[ "$fail" = 0 ]
+finish

@@ -26,6 +26,8 @@ expect_rc() { if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit $rc, expected $
 expect_grep() { if grep -q -- "$1" "$2"; then ok; else bad "$3: '$1' not in $(cat "$2")"; fi; }
 expect_no_grep() { if grep -q -- "$1" "$2"; then bad "$3: '$1' in $(cat "$2")"; else ok; fi; }
 expect_empty() { if [ ! -s "$1" ]; then ok; else bad "$2: not empty: $(head -c 300 "$1")"; fi; }
+# no_temp DIR WHAT: no temporary output (NAME.tmp-XXXXXX) left in DIR
+no_temp() { if ls "$1" | grep -q '\.tmp-'; then bad "$2: temporary file left: $(ls "$1")"; else ok; fi; }
 
 # have_shared PATH WHAT: true when PATH (under ../shared, beside the
 # repository) exists. Otherwise prints one visible line,

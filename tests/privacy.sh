@@ -9,17 +9,13 @@
 # Usage: sh tests/privacy.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+NAME=privacy
+. "$(dirname "$0")/lib.sh"
 
 if ! java tests/privacy/Secrets.java "$T/secrets.hprof" >"$T/java.log" 2>&1; then
-    echo "FAIL: could not make the secrets dump: $(tail -3 "$T/java.log")" >&2
-    echo "privacy: 0 passed, 1 failed"
-    exit 1
+    bad "could not make the secrets dump: $(tail -3 "$T/java.log")"
+    finish
+    exit
 fi
 inputs="$T/secrets.hprof"
 ARTSIM=../shared/tools/artsim
@@ -80,5 +76,4 @@ for f in $inputs; do
         bad "$name: VisualVM: $(cat "$T/h.err")"
     fi
 done
-echo "privacy: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -9,11 +9,10 @@
 set -u
 bin=$1; shift
 [ $# -gt 0 ] || set -- fixtures/*.hprof
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+NAME=tsan
+. "$(dirname "$0")/lib.sh"
+tmp=$T
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}"
-fail=0
-ok()  { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
 for d in "$@"; do
     n=$(basename "$d")
     "$bin" -T1 "$d" -o "$tmp/plain" -f || { bad "$n plain"; continue; }
@@ -52,4 +51,4 @@ if cat "$tmp/big.gz" | "$bin" -T2 -p none -o "$tmp/in" -f && cmp -s "$tmp/in" "$
 then ok "members past the buffer -T2"; else bad "members past the buffer -T2"; fi
 if "$bin" -T2 -p none "$tmp/big.gz" -o "$tmp/in" -f && cmp -s "$tmp/in" "$tmp/big.hprof"
 then ok "members of a mapped file -T2"; else bad "members of a mapped file -T2"; fi
-exit $fail
+finish

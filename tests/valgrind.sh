@@ -11,8 +11,9 @@
 # -p android-app (stdin to stdout), --repack -p none, and --salvage on a
 # copy cut at 60% of its length (exit status 6); when the tool has them,
 # also -p privacy, zstd output (-z -T 2, to stdout) and a gzip input.
-# VALGRIND_FLAGS adds options to valgrind. Ends with "valgrind: N passed, N failed"; exit status 0 when
-# nothing failed, 1 otherwise, 2 when it cannot run.
+# VALGRIND_FLAGS adds options to valgrind. Ends with "valgrind: N passed,
+# N failed"; exit status 0 when nothing failed, 1 otherwise, 2 when it
+# cannot run.
 
 set -u
 
@@ -34,12 +35,9 @@ case $BIN in
 *) BIN=$PWD/$BIN ;;
 esac
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/hs-valgrind.XXXXXX") || exit 2
-trap 'rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM
-
-passed=0
-failed=0
+NAME=valgrind
+. "$(dirname "$0")/lib.sh"
+TMP=$T
 
 # run NAME EXPECTED_STATUS IN_MODE INPUT ARGS...
 #   IN_MODE file: hprof-strip ARGS INPUT -o OUT
@@ -86,11 +84,10 @@ run() {
         why="valgrind log reports a problem"
     fi
     if [ -z "$why" ]; then
-        passed=$((passed + 1))
+        ok
         echo "ok    $name"
     else
-        failed=$((failed + 1))
-        echo "FAIL  $name: $why"
+        bad "$name: $why"
         sed 's/^/      /' "$TMP/vg.err" | head -n 5
         grep -v "^==[0-9]*== *$" "$log" | sed 's/^/      /' | head -n 40
     fi
@@ -127,10 +124,5 @@ for f in "$FIXTURES"/*.hprof; do
     fi
 done
 
-if [ "$n" -eq 0 ]; then
-    echo "valgrind: no dump in $FIXTURES/" >&2
-    echo "valgrind: 0 passed, 1 failed"
-    exit 1
-fi
-echo "valgrind: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+[ "$n" -gt 0 ] || bad "no dump in $FIXTURES/"
+finish
