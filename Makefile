@@ -13,7 +13,9 @@ WARNFLAGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wimplicit-fallthrough -Wcast-qual
 STDFLAGS = -std=c11 -D_FILE_OFFSET_BITS=64
 ALL_CFLAGS = $(STDFLAGS) $(CFLAGS) $(WARNFLAGS) $(EXTRA_CFLAGS) -MMD -MP
-LDLIBS_CLI = -lzstd -lisal -lz -ldeflate -lpthread -lxxhash
+# What the program links (ldd: libzstd, libisal, libdeflate, libxxhash and
+# libc); zlib is the C suites' alone (tests/test_input.c).
+LDLIBS_CLI = -lzstd -lisal -ldeflate -lpthread -lxxhash
 
 ifeq ($(V),1)
 Q =
@@ -41,14 +43,14 @@ TEST_HELPERS = tests/helpers.c tests/oracle.c
 TEST_HELPERS += tests/cutscan.c
 TEST_BIN = $(BUILD)/run-tests
 
-.PHONY: all deps run test check test-asan test-clang test-tsan test-valgrind bench install uninstall clean help
+.PHONY: all deps test-deps run test check test-asan test-clang test-tsan test-valgrind bench install uninstall clean help
 
 all: $(BIN)
 
 help:
 	@echo "make            build ./hprof-strip"
-	@echo "make run        install dependencies, build, strip a bundled fixture"
-	@echo "make test       install dependencies, build, run the whole test suite"
+	@echo "make run        install what building needs, build, strip a bundled fixture"
+	@echo "make test       install what the tests need too, build, run the whole test suite"
 	@echo "make check      run the Criterion suites and CLI checks (no installs)"
 	@echo "make test-asan  the suite under AddressSanitizer + UBSan"
 	@echo "make test-clang the suite and CLI checks built by clang, -Werror"
@@ -73,9 +75,12 @@ $(BIN): $(CLI_OBJ) $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_CLI)
 
-# Installs the Debian packages the build and the tests need, when missing.
+# Install the Debian packages, when missing: deps what building and running
+# need, test-deps also what the tests need (tools/install-deps.sh).
 deps:
 	$(Q)sh tools/install-deps.sh
+test-deps:
+	$(Q)sh tools/install-deps.sh --test
 
 run: deps hprof-strip
 	./hprof-strip --stats fixtures/jvm17-64bit.hprof -f -o $(BUILD)/jvm17-64bit.stripped.hprof
@@ -129,7 +134,7 @@ check: $(CUTCHECK)
 # The whole suite: warnings as errors, Criterion suites, CLI checks, the
 # outputs checked by parsers nobody here wrote (hprof-conv, VisualVM), and
 # the privacy preset on a dump full of planted secrets.
-test: deps
+test: test-deps
 	$(MAKE) EXTRA_CFLAGS=-Werror check
 	sh tests/external.sh ./$(BIN)
 	sh tests/histogram.sh ./$(BIN)
@@ -143,20 +148,20 @@ test: deps
 
 # The same suite with AddressSanitizer and UBSan, in a separate build tree.
 # (Criterion's runner leaks a few bytes of its own: tests/lsan.supp.)
-test-asan: deps
+test-asan: test-deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(MAKE) BUILD=build-asan BIN=build-asan/hprof-strip CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	    LDFLAGS="-fsanitize=address,undefined" EXTRA_CFLAGS=-Werror check
 
 # The suites and CLI checks built by clang, warnings as errors, own build tree.
-test-clang: deps
+test-clang: test-deps
 	$(MAKE) CC=clang BUILD=build-clang BIN=build-clang/hprof-strip EXTRA_CFLAGS=-Werror check
 
 # -z and --gzip with several threads under ThreadSanitizer (tests/tsan.sh),
 # and the gzip reader's fuzz seeds and regressions (its reader thread, its
 # helper and a pipe writer).
-test-tsan: deps
+test-tsan: test-deps
 	$(MAKE) CC=clang BUILD=build-tsan BIN=build-tsan/hprof-strip CFLAGS="-O1 -g -fsanitize=thread" \
 	    LDFLAGS="-fsanitize=thread" build-tsan/hprof-strip
 	sh tests/tsan.sh build-tsan/hprof-strip

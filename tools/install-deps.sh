@@ -1,33 +1,65 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Installs the Debian packages hprof-strip builds and tests with, when they
-# are missing. Needs root (or sudo) only when something is missing.
+# Installs the Debian packages hprof-strip needs, when they are missing.
+#
+#   sh tools/install-deps.sh            what building and running need (make run)
+#   sh tools/install-deps.sh --test     that, and what the tests add (make test)
+#   ... --dry-run                       say what would be installed, install nothing
+#
+# Needs root (or sudo) only when something is missing. The build set is
+# the compiler, make, pkg-config and the -dev packages of the libraries the
+# program links (README.md, "Dependencies", names them with their runtime
+# packages); the test set is everything the suites run besides.
 set -e
+test=no
+dry=no
+for a in "$@"; do
+    case $a in
+        --test) test=yes ;;
+        --dry-run|-n) dry=yes ;;
+        *) echo "usage: sh tools/install-deps.sh [--test] [--dry-run]" >&2; exit 2 ;;
+    esac
+done
+
 pkgs=""
 need() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || pkgs="$pkgs $1"; }
+
+# Building and running: gcc, make and libc's headers; the libraries of
+# `ldd ./hprof-strip` (and the Makefile's LDLIBS_CLI; pthread is libc's).
 need build-essential
-need pkg-config
-need libzstd-dev
-need zlib1g-dev
-need libdeflate-dev
-need libisal-dev
-need libxxhash-dev
-need libcriterion-dev
-need zstd
-need time
-need valgrind
-need python3
-need clang
-need libclang-rt-14-dev
-need hprof-conv
-[ -n "$HS_SKIP_VISUALVM" ] || need visualvm
-need openjdk-17-jdk-headless
-need proguard-cli  # tests/proguard: ProGuard 6.2 for the end-to-end mapping check
-need python3       # tests/deobf_names.py (tests/deobf.sh), report_schema.py, artsim
-[ -z "$pkgs" ] && exit 0
+need pkg-config       # hprofstrip.pc, for programs built against the library
+need libzstd-dev      # zstd input and -z output
+need libisal-dev      # gzip input (ISA-L's inflate)
+need libdeflate-dev   # --gzip output
+need libxxhash-dev    # duplicate arrays (XXH3)
+
+if [ $test = yes ]; then
+    need zlib1g-dev        # tests/test_input.c makes gzip streams with zlib
+    need libcriterion-dev  # the C suites (build/run-tests)
+    need zstd              # the zstd(1) CLI: round trips, compressed inputs
+    need time              # /usr/bin/time: peak RSS in tests/cli.sh and the bench
+    need valgrind          # make test-valgrind
+    need clang             # make test-clang, test-tsan, fuzz
+    need libclang-rt-14-dev  # clang's sanitizer and libFuzzer runtimes
+    need python3           # tests/deobf_names.py, report_schema.py, fuzz seeds
+    need openjdk-17-jdk-headless  # fresh dumps (tools/makedump.sh), tests/privacy, tests/proguard
+    need hprof-conv        # Android's converter, a second parser (tests/external.sh)
+    [ -n "${HS_SKIP_VISUALVM:-}" ] || need visualvm  # VisualVM's heap parser (tools/vvm-histogram.sh)
+    need proguard-cli      # tests/proguard: ProGuard 6.2 for the end-to-end mapping check
+fi
+
+if [ -z "$pkgs" ]; then
+    [ $dry = no ] || echo "install-deps: nothing to install"
+    exit 0
+fi
+if [ $dry = yes ]; then
+    echo "install-deps: would install$pkgs"
+    exit 0
+fi
 echo "install-deps: installing$pkgs" >&2
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
+# shellcheck disable=SC2086 # a list of package names
 $SUDO apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
