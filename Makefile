@@ -27,12 +27,12 @@ BUILD ?= build
 BIN ?= hprof-strip
 # The core, from the bottom up: each file calls only files before it
 # (tests/layers.sh checks it with nm).
-CORE_SRC = src/alloc.c src/error.c src/format.c src/idmap.c src/strtab.c src/rootq.c \
+CORE_SRC = src/sha256.c src/alloc.c src/error.c src/format.c src/idmap.c src/strtab.c src/rootq.c \
            src/classes.c src/classdump.c src/mapping.c src/reader.c src/out.c src/rules.c src/rulefile.c \
            src/ctx.c src/encoder.c src/cutclasses.c src/strings.c src/roots.c src/dups.c src/histo.c \
            src/scrub.c src/deobf.c \
            src/heap.c src/filter.c
-CLI_SRC  = src/main.c src/run.c src/report.c src/io.c src/files.c src/pager.c src/input.c src/output.c \
+CLI_SRC  = src/main.c src/run.c src/report.c src/hasher.c src/io.c src/files.c src/pager.c src/input.c src/output.c \
            src/progress.c src/mapfile.c src/batch.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:src/%.c=$(BUILD)/%.o)
@@ -91,7 +91,7 @@ $(BUILD)/tests/%.o: tests/%.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
 
-$(TEST_BIN): $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/pager.o $(BUILD)/input.o $(BUILD)/output.o $(BUILD)/batch.o $(LIB)
+$(TEST_BIN): $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/pager.o $(BUILD)/hasher.o $(BUILD)/input.o $(BUILD)/output.o $(BUILD)/batch.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion -lxxhash -lzstd -lisal -lz -ldeflate -lpthread
 
 # A fresh HotSpot dump made on this machine, which the suites read beside
@@ -122,6 +122,7 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ARTSIM_DUMP)
 	sh tests/cli_files.sh ./$(BIN)
 	sh tests/cli_limits.sh ./$(BIN)
 	sh tests/cli_destroy.sh ./$(BIN)
+	sh tests/cli_digests.sh ./$(BIN)
 	sh tests/cli_cuts.sh ./$(BIN) $(CUTCHECK)
 
 # tests/cli_cuts.sh's decoder: what a cut dump holds, and whether the
@@ -165,7 +166,7 @@ test-tsan: test-deps
 	$(MAKE) CC=clang BUILD=build-tsan BIN=build-tsan/hprof-strip CFLAGS="-O1 -g -fsanitize=thread" \
 	    LDFLAGS="-fsanitize=thread" build-tsan/hprof-strip
 	sh tests/tsan.sh build-tsan/hprof-strip
-	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc src/input.c src/pager.c \
+	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc src/input.c src/pager.c src/hasher.c src/sha256.c \
 	    tests/fuzz/fuzz_gzip.c tests/fuzz/replay.c -o build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_LIBS)
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_SEEDS) $(FUZZ_GZIP_REGRESS)
 

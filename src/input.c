@@ -44,7 +44,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "input.h"
 #include "pager.h"
+#include "hasher.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -116,6 +118,10 @@ struct hs_input {
     uint64_t raw_seen;    /* `raw` of the slot the caller is in */
     int lent;             /* that slot is lent (hs_input_borrow) */
     int end_seen;         /* the caller took the end: err and damage are final */
+    /* hs_input_hash: the bytes as read (mapped: put up to map_hashed,
+     * before their pages are given back) and the dump decompressed */
+    hs_hasher *hash;
+    size_t map_hashed;
 };
 
 /* Maps `fd` when it is a non-empty regular file. Failing that, nothing is
@@ -168,6 +174,8 @@ static int read_failed(hs_input *in)
 /* `n` compressed bytes were read after raw_len (none: the input ended). */
 static void raw_got(hs_input *in, size_t n)
 {
+    if (in->hash)
+        hs_hasher_put(in->hash, HS_HASH_IN_FILE, in->raw + in->raw_len, n);
     if (n == 0)
         in->raw_eof = 1;
     in->raw_len += n;
@@ -242,6 +250,12 @@ static uint64_t raw_taken(const hs_input *in)
 static void map_done(hs_input *in, size_t at, size_t step)
 {
     size_t give = at / in->page * in->page;
+
+    /* hashed before the pages can go: they are read once */
+    if (in->hash && at > in->map_hashed) {
+        hs_hasher_put(in->hash, HS_HASH_IN_FILE, in->map + in->map_hashed, at - in->map_hashed);
+        in->map_hashed = at;
+    }
 
     if (in->pager) {
         hs_pager_advance(in->pager, at);
@@ -386,6 +400,8 @@ static long read_plain(hs_input *in, uint8_t *buf, size_t cap)
     n = read_some(in->fd, buf, cap); /* then straight into the caller's buffer */
     if (n < 0)
         return read_failed(in);
+    if (in->hash)
+        hs_hasher_put(in->hash, HS_HASH_IN_FILE, buf, (size_t)n);
     in->raw_total += (uint64_t)n;
     return (long)n;
 }
@@ -1071,6 +1087,8 @@ long hs_input_borrow(void *ctx, const void **block)
     in->taken = (size_t)s->len;
     in->lent = 1;
     in->out_total += (uint64_t)n;
+    if (in->hash && n > 0 && in->format != HS_IN_PLAIN)
+        hs_hasher_put(in->hash, HS_HASH_IN_DUMP, *block, (size_t)n);
     return n;
 }
 
@@ -1136,6 +1154,8 @@ long hs_input_read(void *ctx, void *buf, size_t cap)
 
     if (n > 0)
         in->out_total += (uint64_t)n;
+    if (n > 0 && in->hash && in->format != HS_IN_PLAIN)
+        hs_hasher_put(in->hash, HS_HASH_IN_DUMP, buf, (size_t)n);
     return n;
 }
 
@@ -1196,6 +1216,34 @@ void hs_input_window(void *ctx, uint64_t done, uint64_t next)
     (void)next;
     in->raw_total = done;
     map_done(in, in->map_skip + (size_t)done, 1);
+}
+
+void hs_input_hash(hs_input *in, hs_hasher *h)
+{
+    assert(!in->hash && in->out_total == 0 && !in->threaded);
+    in->hash = h;
+    if (in->map) {
+        in->map_hashed = in->map_skip;
+    } else {
+        /* what was read to tell the format (and a gzip header) is all still
+         * in the buffer */
+        assert(in->raw_total == in->raw_len);
+        hs_hasher_put(h, HS_HASH_IN_FILE, in->raw, in->raw_len);
+    }
+}
+
+void hs_input_hash_end(hs_input *in, uint64_t consumed)
+{
+    size_t end;
+
+    if (!in->hash || !in->map)
+        return;
+    end = in->map_skip + (in->format == HS_IN_PLAIN ? (size_t)consumed : in->raw_pos);
+    if (end > in->map_len)
+        end = in->map_len;
+    if (end > in->map_hashed)
+        hs_hasher_put(in->hash, HS_HASH_IN_FILE, in->map + in->map_hashed, end - in->map_hashed);
+    in->map_hashed = end;
 }
 
 int hs_input_shrank(const hs_input *in)

@@ -74,6 +74,16 @@ const char *hs_input_warning(const hs_input *in);
 /* Bytes read from the file descriptor so far (compressed ones included),
  * or, mapped, the bytes the filter (or the decompressor) is done with. */
 uint64_t hs_input_raw_bytes(const hs_input *in);
+/* Puts what is read to `h` (hasher.h), for a report that binds its
+ * bytes: the input as read, compressed bytes and all (HS_HASH_IN_FILE),
+ * and the dump decompressed from a compressed one (HS_HASH_IN_DUMP). Right
+ * after hs_input_open, before any read or hs_input_start_thread. */
+struct hs_hasher;
+void hs_input_hash(hs_input *in, struct hs_hasher *h);
+/* Once the caller is done reading: puts the rest of what a mapped input
+ * used, up to `consumed` input bytes when it is plain (the filter walked
+ * it in place) or to the compressed byte decoded last. */
+void hs_input_hash_end(hs_input *in, uint64_t consumed);
 void hs_input_close(hs_input *in);
 
 #endif

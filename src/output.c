@@ -17,7 +17,9 @@
 
 #include "be.h"
 #include "format.h"
+#include "hasher.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <libdeflate.h>
 #include <pthread.h>
@@ -43,6 +45,7 @@ struct hs_output {
     char err[200];
     int err_no; /* errno of the failed write, 0 for other failures */
     uint64_t written; /* bytes written to fd */
+    hs_hasher *hash; /* hs_output_hash */
     /* zstd */
     ZSTD_CCtx *zc;
     uint8_t *zbuf;
@@ -75,6 +78,8 @@ static int fd_write_all(hs_output *o, const void *buf, size_t len)
             snprintf(o->err, sizeof o->err, "%s", strerror(errno));
             return -1;
         }
+        if (o->hash)
+            hs_hasher_put(o->hash, HS_HASH_OUT_FILE, p, (size_t)n);
         p += n;
         len -= (size_t)n;
         o->written += (uint64_t)n;
@@ -381,6 +386,8 @@ int hs_output_write(void *ctx, const void *buf, size_t len)
 {
     hs_output *o = ctx;
 
+    if (o->hash && o->format != HS_OUT_PLAIN)
+        hs_hasher_put(o->hash, HS_HASH_OUT_DUMP, buf, len);
     switch (o->format) {
     case HS_OUT_ZSTD: return z_stream(o, buf, len, ZSTD_e_continue);
     case HS_OUT_GZIP: return gz_write(o, buf, len);
@@ -407,6 +414,12 @@ const char *hs_output_error(const hs_output *o)
 int hs_output_errno(const hs_output *o)
 {
     return o ? o->err_no : 0;
+}
+
+void hs_output_hash(hs_output *o, hs_hasher *h)
+{
+    assert(!o->hash && o->written == 0);
+    o->hash = h;
 }
 
 uint64_t hs_output_written(const hs_output *o)

@@ -39,5 +39,10 @@ const char *hs_output_error(const hs_output *o);
 int hs_output_errno(const hs_output *o);
 uint64_t hs_output_written(const hs_output *o);
 void hs_output_free(hs_output *o);
+/* Puts what passes to `h` (hasher.h), for a report that binds its bytes:
+ * the bytes written (HS_HASH_OUT_FILE) and, compressed, the dump they hold
+ * (HS_HASH_OUT_DUMP). Before the first write. */
+struct hs_hasher;
+void hs_output_hash(hs_output *o, struct hs_hasher *h);
 
 #endif

@@ -226,9 +226,22 @@ static void json_error(FILE *fp, const hs_report *r)
     fputc('}', fp);
 }
 
+/* A side's "sha256": the file's bytes as read or written, and the HPROF
+ * in them, each with how many bytes it covers. */
+static void json_digests(FILE *fp, int hashed, const hs_digest *file, const hs_digest *hprof)
+{
+    if (!hashed) {
+        fputs("null", fp);
+        return;
+    }
+    fprintf(fp, "{\"file\":\"%s\",\"file_bytes\":%llu,\"hprof\":\"%s\",\"hprof_bytes\":%llu}",
+            file->hex, U(file->bytes), hprof->hex, U(hprof->bytes));
+}
+
 /* "input"/"output": HPROF bytes, and the file's own bytes when compressed. */
 static void json_side(FILE *fp, const char *name, uint64_t hprof, int known,
-                      const char *compression, uint64_t raw)
+                      const char *compression, uint64_t raw, int hashed, const hs_digest *file_sha,
+                      const hs_digest *hprof_sha)
 {
     fputs("{\"name\":", fp);
     json_str(fp, name);
@@ -236,6 +249,8 @@ static void json_side(FILE *fp, const char *name, uint64_t hprof, int known,
     json_off(fp, known && compression ? raw : UINT64_MAX, UINT64_MAX);
     fputs(",\"compression\":", fp);
     json_str(fp, known ? compression : NULL);
+    fputs(",\"sha256\":", fp);
+    json_digests(fp, hashed, file_sha, hprof_sha);
     fputc('}', fp);
 }
 
@@ -423,7 +438,7 @@ int hs_report_write_json(FILE *fp, const hs_report *r, int exit_status, const ch
     fputs(",\"input\":", fp);
     json_side(fp, in_name, st->bytes_in, r->in_known,
               r->in_format >= 0 && r->in_format < 3 ? in_compression[r->in_format] : NULL,
-              r->in_raw);
+              r->in_raw, r->in_hashed, &r->in_sha, &r->in_hprof_sha);
     fputs(",\"output\":", fp);
     if (audit)
         fputs("null", fp);
@@ -431,7 +446,7 @@ int hs_report_write_json(FILE *fp, const hs_report *r, int exit_status, const ch
         json_side(fp, out_name, st->bytes_out, r->out_known,
                   r->out_format >= 0 && r->out_format < 3 ? out_compression[r->out_format]
                                                          : NULL,
-                  r->out_raw);
+                  r->out_raw, r->out_hashed, &r->out_sha, &r->out_hprof_sha);
     fputc(',', fp);
     json_rules(fp, r, audit);
     fprintf(fp, ",\"time\":{\"wall_seconds\":%.6f,\"user_seconds\":%.6f,\"sys_seconds\":%.6f}",

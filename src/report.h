@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "hprof_strip.h"
+#include "sha256.h"
 
 #define HS_REPORT_SCHEMA 1
 #define HS_REPORT_MAX_RULES 64
@@ -27,6 +28,10 @@ typedef struct {
     uint64_t in_raw;          /* bytes read from the input file (compressed) */
     int out_known, out_format; /* out_format: enum hs_output_format */
     uint64_t out_raw;         /* bytes written to the output file */
+    /* SHA-256 of the file's bytes and of the HPROF in it (the same bytes
+     * when not compressed), each side; *_hashed: the digests are set */
+    int in_hashed, out_hashed;
+    hs_digest in_sha, in_hprof_sha, out_sha, out_hprof_sha;
     int audited, audit_clean; /* --audit's verdict was reached */
     double wall, user, sys;   /* seconds */
     /* -p and -r arguments in command-line order (is_file: -r) */

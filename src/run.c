@@ -19,6 +19,7 @@
 
 #include "batch.h"
 #include "cli.h"
+#include "hasher.h"
 #include "input.h"
 #include "io.h"
 #include "progress.h"
@@ -29,6 +30,7 @@ typedef struct {
     int fd;
     hs_input *in;
     hs_progress progress;
+    hs_hasher *hash; /* a JSON report's digests, of input and output */
 } reader;
 
 static long read_with_progress(void *ctx, void *buf, size_t cap)
@@ -621,6 +623,23 @@ static int after_run(hs_cli *cli, const hs_filter *filter, const hs_input *in, i
  * never got out are not output: a plain dump counts what was written;
  * compressed, nothing written is nothing out (else what was compressed is
  * all one knows). */
+/* The digests, once every byte is in: a plain side's HPROF is its file. */
+static void keep_digests(hs_report *r, hs_hasher *h, const hs_input *in, const hs_output *out,
+                         enum hs_output_format out_format)
+{
+    hs_digest d[HS_HASH_STREAMS];
+
+    hs_hasher_digests(h, d);
+    r->in_hashed = 1;
+    r->in_sha = d[HS_HASH_IN_FILE];
+    r->in_hprof_sha = hs_input_format(in) == HS_IN_PLAIN ? d[HS_HASH_IN_FILE] : d[HS_HASH_IN_DUMP];
+    if (out) {
+        r->out_hashed = 1;
+        r->out_sha = d[HS_HASH_OUT_FILE];
+        r->out_hprof_sha = out_format == HS_OUT_PLAIN ? d[HS_HASH_OUT_FILE] : d[HS_HASH_OUT_DUMP];
+    }
+}
+
 static void keep_figures(hs_cli *cli, const hs_filter *filter, const reader *rd,
                          const hs_output *out, int rc)
 {
@@ -634,7 +653,11 @@ static void keep_figures(hs_cli *cli, const hs_filter *filter, const reader *rd,
         r->in_known = 1;
         r->in_format = (int)hs_input_format(rd->in);
         r->in_raw = hs_input_raw_bytes(rd->in);
+        /* in place, the filter walked the file as far as bytes_in */
+        hs_input_hash_end(rd->in, r->st.bytes_in);
     }
+    if (rd->hash)
+        keep_digests(r, rd->hash, rd->in, cli->audit ? NULL : out, cli->format);
     if (out) {
         r->out_known = 1;
         r->out_format = (int)cli->format;
@@ -661,6 +684,12 @@ static void leave_inflater_a_core(const hs_input *in)
         (void)hs_run_as_batch();
 }
 
+/* A JSON report will be written (--stats=json, --stats-file). */
+static int wants_json(const hs_cli *cli)
+{
+    return cli->stats == 2 || cli->stats_file;
+}
+
 /* Opens the input's decoder, the output's encoder and the filter. Returns
  * EXIT_OK or the exit code, with the message said. */
 static int start_run(hs_cli *cli, reader *rd, int out_fd, hs_output **out, hs_filter **filter,
@@ -679,6 +708,15 @@ static int start_run(hs_cli *cli, reader *rd, int out_fd, hs_output **out, hs_fi
         /* -2: a zip, xz, ... named as such, which is not a heap dump */
         return opened == -2 ? EXIT_BAD_INPUT : EXIT_IO;
     }
+    /* a JSON report binds the bytes it describes: every byte read and
+     * written is hashed (SHA-256) on its way, from the first */
+    if (wants_json(cli)) {
+        if (!(rd->hash = hs_hasher_start(cli->threads > 1))) {
+            hs_report_fail(r, HS_E_NOMEM, NULL, "out of memory");
+            return EXIT_LIMIT;
+        }
+        hs_input_hash(rd->in, rd->hash);
+    }
     /* decompressing beside the filter pays when there is a core for it */
     if (cli->threads > 1) {
         (void)hs_input_start_thread(rd->in);
@@ -689,6 +727,8 @@ static int start_run(hs_cli *cli, reader *rd, int out_fd, hs_output **out, hs_fi
                        *out ? hs_output_error(*out) : "out of memory");
         return EXIT_LIMIT;
     }
+    if (rd->hash && !cli->audit)
+        hs_output_hash(*out, rd->hash);
     cli->opt.spill.write = spill_write;
     cli->opt.spill.read = spill_read;
     cli->opt.spill.ctx = spill;
@@ -748,6 +788,7 @@ static int run_filter(hs_cli *cli)
     hs_filter_free(filter);
     hs_output_free(out);
     hs_input_close(rd.in);
+    hs_hasher_free(rd.hash);
     if (spill.fd >= 0)
         close(spill.fd);
     if (cli->in_path)

@@ -40,7 +40,8 @@ HEAPS = ("app", "zygote", "image", "default", "other")
 
 def side():
     return {"name": (STR, NULL), "hprof_bytes": INT, "compressed_bytes": (INT, NULL),
-            "compression": ("gzip", "zstd", NULL)}
+            "compression": ("gzip", "zstd", NULL),
+            "sha256": (NULL, {"file": STR, "file_bytes": INT, "hprof": STR, "hprof_bytes": INT})}
 
 
 def schema(header):

@@ -73,7 +73,7 @@ FUZZ_FIXTURES ?= $(if $(filter .,$(FUZZ_ROOT)),fixtures,$(FUZZ_ROOT)/fixtures)
 # The library is every source file but the command-line tool's: those the
 # includer lists in CLI_SRC, and the tool's files as of this writing (for a
 # standalone run, or a snapshot in FUZZ_SRC_DIR).
-FUZZ_CLI_NAMES := main.c io.c run.c report.c input.c pager.c output.c progress.c \
+FUZZ_CLI_NAMES := main.c io.c run.c report.c hasher.c input.c pager.c output.c progress.c \
                   $(notdir $(CLI_SRC))
 FUZZ_LIB_SRC := $(filter-out $(addprefix $(FUZZ_SRC_DIR)/,$(FUZZ_CLI_NAMES)), \
                   $(wildcard $(FUZZ_SRC_DIR)/*.c))
@@ -96,7 +96,7 @@ FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/fuzz/%.o)
 # the filter harness also decompresses gzip/zstd input with the CLI's input.c
 # (which calls pager.c)
 FUZZ_INPUT_LIBS ?= -lisal -lzstd -lpthread
-FUZZ_OBJ := $(FUZZ_LIB_OBJ) $(FUZZ_OUT)/fuzz/input.o $(FUZZ_OUT)/fuzz/pager.o \
+FUZZ_OBJ := $(FUZZ_LIB_OBJ) $(FUZZ_OUT)/fuzz/input.o $(FUZZ_OUT)/fuzz/pager.o $(FUZZ_OUT)/fuzz/hasher.o \
             $(FUZZ_OUT)/fuzz/fuzz_filter.o
 FUZZ_BIN := $(FUZZ_OUT)/fuzz_filter
 
@@ -132,7 +132,8 @@ FUZZ_GZIP_SEEDS   ?= $(FUZZ_DIR)/seeds-gzip
 FUZZ_GZIP_REGRESS ?= $(FUZZ_REGRESS)/gzip
 FUZZ_GZIP_DICT    ?= $(FUZZ_DIR)/gzip.dict
 FUZZ_GZIP_LIBS    ?= $(FUZZ_INPUT_LIBS) -ldeflate -lxxhash
-FUZZ_GZIP_OBJ := $(FUZZ_OUT)/fuzz/input.o $(FUZZ_OUT)/fuzz/pager.o $(FUZZ_OUT)/fuzz/fuzz_gzip.o
+FUZZ_GZIP_OBJ := $(FUZZ_OUT)/fuzz/input.o $(FUZZ_OUT)/fuzz/pager.o $(FUZZ_OUT)/fuzz/hasher.o \
+                 $(FUZZ_OUT)/fuzz/sha256.o $(FUZZ_OUT)/fuzz/fuzz_gzip.o
 FUZZ_GZIP_BIN := $(FUZZ_OUT)/fuzz_gzip
 
 # replay build: the normal compiler with ASan + UBSan, no libFuzzer.
@@ -142,6 +143,7 @@ FUZZ_REPLAY_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_WARN) $(FUZZ_SAN) $(FUZZ_REPLAY_CFL
                           -I$(FUZZ_SRC_DIR) $(FUZZ_DEFS) -MMD -MP
 FUZZ_REPLAY_LIB_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/replay/%.o)
 FUZZ_REPLAY_OBJ := $(FUZZ_REPLAY_LIB_OBJ) $(FUZZ_OUT)/replay/input.o $(FUZZ_OUT)/replay/pager.o \
+                   $(FUZZ_OUT)/replay/hasher.o \
                    $(FUZZ_OUT)/replay/fuzz_filter.o $(FUZZ_OUT)/replay/replay.o
 FUZZ_REPLAY_BIN := $(FUZZ_OUT)/fuzz_replay
 FUZZ_REPLAY_RULES_OBJ := $(FUZZ_REPLAY_LIB_OBJ) \
@@ -151,6 +153,7 @@ FUZZ_REPLAY_MAPPING_OBJ := $(FUZZ_REPLAY_LIB_OBJ) \
                            $(FUZZ_OUT)/replay/fuzz_mapping.o $(FUZZ_OUT)/replay/replay.o
 FUZZ_REPLAY_MAPPING_BIN := $(FUZZ_OUT)/fuzz_replay_mapping
 FUZZ_REPLAY_GZIP_OBJ := $(FUZZ_OUT)/replay/input.o $(FUZZ_OUT)/replay/pager.o \
+                        $(FUZZ_OUT)/replay/hasher.o $(FUZZ_OUT)/replay/sha256.o \
                         $(FUZZ_OUT)/replay/fuzz_gzip.o $(FUZZ_OUT)/replay/replay.o
 FUZZ_REPLAY_GZIP_BIN := $(FUZZ_OUT)/fuzz_replay_gzip
 
