@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# -z and --gzip output (several compression threads), the input's pager
+# -z and --gzip output (several compression threads), a report's hasher
+# thread, the input's pager
 # thread (for plain and compressed files), and gzip input's reader thread
 # (one member, and HotSpot's -gz members two at a time, on a second
 # thread), under ThreadSanitizer:
@@ -32,6 +33,12 @@ for d in "$@"; do
     for g in one hs; do
         if "$bin" -T2 "$tmp/$g.gz" -o "$tmp/in" -f && cmp -s "$tmp/in" "$tmp/plain"
         then ok "$n $g.gz -T2"; else bad "$n $g.gz -T2"; fi
+        # a report: the hasher thread takes the reader thread's and the
+        # filter's bytes, and the compressor's
+        if "$bin" -z -T2 "$tmp/$g.gz" -o "$tmp/in.zst" -f --stats-file "$tmp/r.json" &&
+            zstd -dqc "$tmp/in.zst" | cmp -s - "$tmp/plain" &&
+            grep -q "\"file\":\"$(sha256sum <"$tmp/$g.gz" | cut -d' ' -f1)\"" "$tmp/r.json"
+        then ok "$n $g.gz -z -T2 with digests"; else bad "$n $g.gz -z -T2 with digests"; fi
         if cat "$tmp/$g.gz" | "$bin" -T2 -o "$tmp/in" -f && cmp -s "$tmp/in" "$tmp/plain"
         then ok "$n $g.gz piped -T2"; else bad "$n $g.gz piped -T2"; fi
     done
