@@ -37,9 +37,11 @@ enum { H_DEFAULT = 0, H_APP = 'A', H_ZYGOTE = 'Z', H_IMAGE = 'I' };
 #define ID_BASE 0x12c00000u
 #define STR_BASE 0x400000u
 #define PAGE_SHIFT 16
-/* system objects draw their heap per block of this many address bytes: small
- * enough that the shares come out close to the fractions asked for even on
- * a 30 MB dump, large enough that neighbours mostly share a heap */
+/* system objects draw their heap per block of this many bytes of IN (where
+ * the object's record starts; for HotSpot that follows the address, and the
+ * JVMTI agent's ids are no addresses at all): small enough that the shares
+ * come out close to the fractions asked for even on a 30 MB dump, large
+ * enough that neighbours mostly share a heap */
 #define BLOCK_SHIFT 12
 
 static const char *in_path, *out_path;
@@ -258,6 +260,8 @@ static map has_objects; /* classes with instances (or arrays) in IN */
 static uint64_t *used_names; /* old string ids the class dumps use, in order */
 static size_t nused;
 
+static int first_done;      /* the first heap dump has ended */
+static uint64_t later_heaps; /* heap records of later heap dumps, left out */
 static uint8_t timestamp[8];
 static uint32_t first_thread;
 static int have_thread;
@@ -464,7 +468,12 @@ static void pass1(void)
             rd.pos += 4;
             s = map_slot(&str_by_id, rd_id() + 1, 0); /* HotSpot writes names first */
             loads[nloads++].name = s ? *s : UINT32_MAX;
+        } else if ((tag == 0x0c || tag == 0x1c) && first_done) {
+            later_heaps++; /* ART dumps hold one heap dump: the first is kept */
+        } else if (tag == 0x2c) {
+            first_done = nheaps > 0;
         } else if (tag == 0x0c || tag == 0x1c) {
+            first_done = tag == 0x0c;
             if (nheaps % 256 == 0)
                 heaps = xrealloc(heaps, (nheaps + 256) * sizeof *heaps);
             heaps[nheaps].off = rd.pos;
@@ -1189,7 +1198,7 @@ static void write_object(unsigned tag, uint64_t at, int heap_wanted)
     if (tag == 0x23) {
         n = rd_u4();
         t = (unsigned)rd_n(1);
-        heap = system_heap(6, id >> BLOCK_SHIFT);
+        heap = system_heap(6, at >> BLOCK_SHIFT);
         if (heap != heap_wanted) {
             rd.pos += n * type_size(t, I);
             return;
@@ -1206,7 +1215,7 @@ static void write_object(unsigned tag, uint64_t at, int heap_wanted)
         if (!k)
             die(1, "%s: byte %" PRIu64 ": object 0x%" PRIx64 " of class 0x%" PRIx64 " without a class dump",
                 in_path, at, id, c);
-        heap = k->system ? system_heap(6, id >> BLOCK_SHIFT) : H_APP;
+        heap = k->system ? system_heap(6, at >> BLOCK_SHIFT) : H_APP;
         if (heap != heap_wanted) {
             rd.pos += tag == 0x22 ? n * I : n;
             return;
@@ -1312,7 +1321,7 @@ static void usage(FILE *f)
             "\n"
             "Heaps: instances and arrays of system classes (java., javax., sun., jdk., com.sun. and\n"
             "primitive arrays) go to the image heap with odds F of --image-frac and to the zygote\n"
-            "heap with odds F of --zygote-frac, drawn per 4 KiB block of their address; everything\n"
+            "heap with odds F of --zygote-frac, drawn per 4 KiB block of IN; everything\n"
             "else is app. Class dumps of java.lang.* and primitive arrays are in image, other\n"
             "system classes drawn per class.\n"
             "\n"
@@ -1441,5 +1450,8 @@ int main(int argc, char **argv)
             "; %" PRIu64 " segments, %" PRIu64 " HEAP_DUMP_INFO\n",
             in_path, out_path, out_bytes, ntexts, ncls, count_cls[2], count_cls[1], count_cls[0], nroots,
             count_heap[2], count_heap[1], count_heap[0], seg.segments, seg.infos);
+    if (later_heaps)
+        fprintf(stderr, "artdump: %s holds more than one heap dump: only the first is converted (%" PRIu64
+                " later heap records left out)\n", in_path, later_heaps);
     return 0;
 }
