@@ -137,15 +137,17 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 # salvaged output holds it too (tests/cutcheck.c).
 CUTCHECK = $(BUILD)/cutcheck
 $(CUTCHECK): $(BUILD)/tests/cutcheck.o $(BUILD)/tests/cutscan.o $(BUILD)/tests/helpers.o $(LIB)
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lxxhash
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lxxhash -lcriterion
 check: $(CUTCHECK)
 
 # The whole suite: warnings as errors, Criterion suites, CLI checks, the
-# outputs checked by parsers nobody here wrote (hprof-conv, VisualVM), and
-# the privacy preset on a dump full of planted secrets.
+# outputs checked by parsers nobody here wrote (hprof-conv, VisualVM), the
+# ART-style converter (tests/artdump.sh), and the privacy preset on a dump
+# full of planted secrets.
 test: test-deps
 	$(MAKE) EXTRA_CFLAGS=-Werror check
 	sh tests/external.sh ./$(BIN)
+	sh tests/artdump.sh ./$(BIN)
 	sh tests/histogram.sh ./$(BIN)
 	sh tests/analyzers.sh ./$(BIN)
 	sh tests/cli_salvage_art.sh ./$(BIN)
