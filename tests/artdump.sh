@@ -47,6 +47,15 @@ refuse "a cut dump" "$T/cut.hprof" "past the end"
 printf 'not a dump at all, just text of some length\n' >"$T/text.hprof"
 refuse "not a dump" "$T/text.hprof" "not a HotSpot heap dump"
 refuse "a missing file" "$T/missing.hprof" "No such file"
+cp fixtures/jvm17-64bit.hprof "$T/same.hprof"
+"$ARTDUMP" "$T/same.hprof" "$T/same.hprof" >"$T/err" 2>&1; rc=$?
+expect_rc 2 "OUT is IN"
+cmp -s fixtures/jvm17-64bit.hprof "$T/same.hprof" && ok || bad "OUT is IN: the input was changed"
+if [ -w /dev/full ]; then
+    "$ARTDUMP" fixtures/jvm17-64bit.hprof /dev/full >"$T/err" 2>&1; rc=$?
+    expect_rc 1 "a full disk"
+    expect_grep "write error" "$T/err" "a full disk"
+fi
 
 # ---- conversions -----------------------------------------------------------
 # per-class instance counts of hprof-strip's histogram JSON (every heap

@@ -12,7 +12,7 @@
  * objects, then once for the roots and once per heap (image, zygote, app),
  * so each heap's objects come together as ART writes them, space by space.
  * Memory holds the used strings, the class layouts, the page list and the
- * roots, never the objects: it stays a few MB whatever the size of IN.
+ * roots, never the objects: about 11 MB for a 1 GB dump.
  * Exit status: 0 done, 1 bad input or a write error (OUT is removed),
  * 2 usage.
  */
@@ -46,6 +46,7 @@ enum { H_DEFAULT = 0, H_APP = 'A', H_ZYGOTE = 'Z', H_IMAGE = 'I' };
 
 static const char *in_path, *out_path;
 static FILE *out;
+static int out_regular; /* OUT is a file of ours to remove on failure */
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3), noreturn))
@@ -61,7 +62,8 @@ static void die(int code, const char *fmt, ...)
     fputc('\n', stderr);
     if (out) {
         fclose(out);
-        unlink(out_path); /* never leave a partial OUT */
+        if (out_regular)
+            unlink(out_path); /* never leave a partial OUT */
     }
     exit(code);
 }
@@ -1305,27 +1307,33 @@ static void usage(FILE *f)
             "\n"
             "Convert a HotSpot heap dump (JAVA PROFILE 1.0.1/1.0.2, 4- or 8-byte ids; a regular,\n"
             "uncompressed file, read several times) into one shaped as Android's ART writes it:\n"
-            "JAVA PROFILE 1.0.3 with 4-byte ids (packed from 0x12c00000, page by page), STRING\n"
-            "records sorted by text (ids from 0x400000), LOAD_CLASS records sorted by class id with\n"
-            "ART's names (java.lang.String, int[]), one empty stack trace (serial 0), then\n"
-            "HEAP_DUMP_SEGMENTs cut as ART cuts them (a new one once 128 items or 4096 bytes are in),\n"
-            "roots first, then the image, zygote and app heaps, each named by HEAP_DUMP_INFO at the\n"
-            "start of every segment, objects and class dumps in address order (so some objects come\n"
-            "before their class), and HEAP_DUMP_END. Roots as ART writes them (thread roots with\n"
-            "trace -1, frame depths -1, JNI global refs 0, simple roots once per object), plus\n"
-            "ROOT_INTERNED_STRING for about 10%% of Strings, 4 ROOT_DEBUGGER and 3 ROOT_JNI_MONITOR\n"
-            "roots, and a ROOT_VM_INTERNAL before each zygote and image object. Class dumps carry\n"
-            "ART's instance size (8-byte header included; 0 for Class and arrays). Primitive arrays\n"
-            "keep their data (ART never writes 0xC3). No record is invented beyond these: the\n"
-            "objects, references and primitive bytes are IN's.\n"
+            "  - JAVA PROFILE 1.0.3, 4-byte ids (packed 64 KiB page by page from 0x12c00000);\n"
+            "  - the STRING records in use, sorted by text (ids from 0x400000), LOAD_CLASS records\n"
+            "    sorted by class id with ART's names (java.lang.String, int[]), one empty stack\n"
+            "    trace (serial 0); stack frames and traces of IN are left out;\n"
+            "  - HEAP_DUMP_SEGMENTs cut as ART cuts them (a new one once 128 items or 4096 bytes\n"
+            "    are in; a big array ends its segment), then HEAP_DUMP_END;\n"
+            "  - roots first, as ART writes them (thread roots with trace -1, frame depths -1,\n"
+            "    JNI global refs 0, simple roots once per object), plus ROOT_INTERNED_STRING for\n"
+            "    about 10%% of Strings, 4 ROOT_DEBUGGER and 3 ROOT_JNI_MONITOR roots;\n"
+            "  - then the image, zygote and app heaps one after another, each segment naming its\n"
+            "    heap in a HEAP_DUMP_INFO, a ROOT_VM_INTERNAL before each zygote and image object;\n"
+            "  - class dumps by address among the objects of their heap, or right before their\n"
+            "    first object, except 10%% of them that come after up to 256 of their objects\n"
+            "    (ART writes some objects before their class); a superclass before its subclass;\n"
+            "  - ART's instance size in class dumps (8-byte header included; 0 for Class and\n"
+            "    arrays), signers and protection domain 0, stack trace serials 0;\n"
+            "  - primitive arrays with their data (ART never writes 0xC3).\n"
+            "The objects, references and primitive bytes are IN's (only the first heap dump of a\n"
+            "file holding several): nothing else is invented.\n"
             "\n"
-            "Heaps: instances and arrays of system classes (java., javax., sun., jdk., com.sun. and\n"
-            "primitive arrays) go to the image heap with odds F of --image-frac and to the zygote\n"
-            "heap with odds F of --zygote-frac, drawn per 4 KiB block of IN; everything\n"
-            "else is app. Class dumps of java.lang.* and primitive arrays are in image, other\n"
-            "system classes drawn per class.\n"
+            "Heaps: objects of system classes (java., javax., sun., jdk., com.sun., primitive\n"
+            "arrays) go to the image heap with odds --image-frac and to the zygote heap with odds\n"
+            "--zygote-frac, drawn per 4 KiB block of IN; all others are app. Class dumps of system\n"
+            "classes with objects (or subclasses with objects) and of java.lang.* are in image,\n"
+            "other system classes drawn per class, all others in app.\n"
             "\n"
-            "  --seed N         seed of every draw (default 1); the output is a function of IN and N\n"
+            "  --seed N         seed of every draw (default 1): OUT depends only on IN and N\n"
             "  --zygote-frac F  share of system objects put in the zygote heap (default 0.2)\n"
             "  --image-frac F   share of system objects put in the image heap (default 0.3)\n"
             "\n"
@@ -1424,10 +1432,21 @@ int main(int argc, char **argv)
             }
     }
 
+    {
+        struct stat os;
+        if (stat(out_path, &os) == 0 && os.st_dev == st.st_dev && os.st_ino == st.st_ino) {
+            fprintf(stderr, "artdump: %s is the input\n", out_path);
+            return 2;
+        }
+    }
     out = fopen(out_path, "wb");
     if (!out) {
         fprintf(stderr, "artdump: %s: %s\n", out_path, strerror(errno));
         return 1;
+    }
+    {
+        struct stat os;
+        out_regular = fstat(fileno(out), &os) == 0 && S_ISREG(os.st_mode);
     }
     setvbuf(out, NULL, _IOFBF, 1u << 20);
     write_front();
@@ -1440,7 +1459,8 @@ int main(int argc, char **argv)
     record_header(0x2c, 0);
     if (fflush(out) || ferror(out) || fclose(out)) {
         out = NULL;
-        unlink(out_path);
+        if (out_regular)
+            unlink(out_path);
         fprintf(stderr, "artdump: %s: write error: %s\n", out_path, strerror(errno));
         return 1;
     }
