@@ -102,14 +102,23 @@ $(FRESH_DUMP):
 	sh tools/makedump.sh 30 $@ >build/fresh/makedump.log 2>&1 || \
 	    { cat build/fresh/makedump.log; exit 1; }
 
-# The same dump as ART would write it (1.0.3, heaps, NODATA arrays, objects
-# before their classes), for the Android paths (tests/test_oracle.c).
-ARTSIM_DUMP = build/fresh/jvm-30mb-art.hprof
-$(ARTSIM_DUMP): $(FRESH_DUMP)
-	python3 ../shared/tools/artsim $(FRESH_DUMP) $@ >build/fresh/artsim.log 2>&1 || \
-	    { cat build/fresh/artsim.log; exit 1; }
+# tools/artdump.c: the project's HotSpot -> ART-style converter (1.0.3,
+# 4-byte ids, app/zygote/image heaps, ART's segments and roots, some objects
+# before their classes), a C program of its own with no library beyond libc.
+ARTDUMP = $(BUILD)/artdump
+$(ARTDUMP): tools/artdump.c
+	@mkdir -p $(BUILD)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
-check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ARTSIM_DUMP)
+# The fresh dump as ART would write it, for the Android paths
+# (tests/test_oracle.c and the other suites reading build/fresh).
+ART_DUMP = build/fresh/jvm-30mb-art.hprof
+$(ART_DUMP): $(FRESH_DUMP) $(ARTDUMP)
+	$(ARTDUMP) $(FRESH_DUMP) $@ >build/fresh/artdump.log 2>&1 || \
+	    { cat build/fresh/artdump.log; exit 1; }
+
+check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 	sh tests/layers.sh $(BUILD) $(CORE_SRC)
 	sh tests/spdx.sh
 	$(TEST_BIN) --jobs 2
@@ -129,15 +138,17 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ARTSIM_DUMP)
 # salvaged output holds it too (tests/cutcheck.c).
 CUTCHECK = $(BUILD)/cutcheck
 $(CUTCHECK): $(BUILD)/tests/cutcheck.o $(BUILD)/tests/cutscan.o $(BUILD)/tests/helpers.o $(LIB)
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lxxhash
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lxxhash -lcriterion
 check: $(CUTCHECK)
 
 # The whole suite: warnings as errors, Criterion suites, CLI checks, the
-# outputs checked by parsers nobody here wrote (hprof-conv, VisualVM), and
-# the privacy preset on a dump full of planted secrets.
+# outputs checked by parsers nobody here wrote (hprof-conv, VisualVM), the
+# ART-style converter (tests/artdump.sh), and the privacy preset on a dump
+# full of planted secrets.
 test: test-deps
 	$(MAKE) EXTRA_CFLAGS=-Werror check
 	sh tests/external.sh ./$(BIN)
+	sh tests/artdump.sh ./$(BIN)
 	sh tests/histogram.sh ./$(BIN)
 	sh tests/analyzers.sh ./$(BIN)
 	sh tests/cli_salvage_art.sh ./$(BIN)

@@ -12,14 +12,14 @@
 # (delete them to rebuild):
 #   jvm-<N>mb.hprof      HotSpot 17 dump of ~N MiB from tools/makedump.sh
 #   android-<N>mb.hprof  the same heap as an Android 1.0.3 dump, made by
-#                        ../shared/tools/artsim (about 1.5 min per GB)
+#                        tools/artdump.c (build/artdump, seconds per GB)
 #   jvm-oom-500mb-byte-array.hprof  the corpus dump whose bulk is one byte[]
 #   jvm-64mb.hprof       a small HotSpot dump, to show peak RSS does not
 #                        grow with the input
 #   small-<N/2>mb.hprof  a HotSpot dump of small instances and short strings
 #                        and arrays (tools/makedump.sh --small): the shape
 #                        whose per-sub-record cost dominates
-#   android-small-<N/2>mb.hprof  that heap made ART-style by artsim
+#   android-small-<N/2>mb.hprof  that heap made ART-style by artdump
 #   android-<N>mb-z<F>-i<F>.hprof  the JVM dump made ART-style with other
 #                        zygote/image fractions (0.05 and 0.4): the android-
 #                        app target holds on every composition
@@ -63,7 +63,7 @@
 # BENCH_GZIP_BASELINE (a build from before ISA-L, e.g. 55d37d2, whose gzip
 # input went through zlib on the filter's thread: the gzip inputs also run
 # with it, as rows "zlib build: ...", and issue #13's gzip target is
-# reported against it), ARTSIM, HPROF_CONV.
+# reported against it), ARTDUMP (the converter, default build/artdump), HPROF_CONV.
 set -eu
 
 # Modes of hprof-strip to measure, one per line (the words are passed as
@@ -84,7 +84,7 @@ RUNS=${BENCH_RUNS:-3}
 SHORT_NS=3000000000 SHORT_X=8 # see bench_input
 WORK=${BENCH_WORK:-bench/work}
 STRIP_BIN=${HPROF_STRIP:-./hprof-strip}
-ARTSIM=${ARTSIM:-../shared/tools/artsim}
+ARTDUMP=${ARTDUMP:-build/artdump}
 OOM_GZ=../shared/corpus/jvm-oom-500mb-byte-array.hprof.gz
 HPROF_CONV=${HPROF_CONV:-/usr/lib/android-sdk/platform-tools/hprof-conv}
 GNU_TIME=/usr/bin/time
@@ -152,36 +152,27 @@ if [ ! -s "$jvm" ]; then
     tools/makedump.sh "$SIZE_MB" "$jvm"
 fi
 
+[ -x "$ARTDUMP" ] || make -s "$ARTDUMP" || die "could not build $ARTDUMP"
+
+# art_input SRC OUT [ARTDUMP OPTIONS]: an ART-style dump of SRC, once.
+art_input() {
+    src=$1; out=$2; shift 2
+    [ -s "$out" ] && return 0
+    say "making $out with artdump $*"
+    rm -f "$WORK/.android.tmp.hprof"
+    "$ARTDUMP" "$@" "$src" "$WORK/.android.tmp.hprof" 2>"$WORK/artdump.log" ||
+        { cat "$WORK/artdump.log" >&2; rm -f "$WORK/.android.tmp.hprof"; die "artdump failed"; }
+    mv "$WORK/.android.tmp.hprof" "$out"
+}
+
 android=$WORK/android-${SIZE_MB}mb.hprof
-if [ ! -s "$android" ]; then
-    if [ -x "$ARTSIM" ] || [ -f "$ARTSIM" ]; then
-        say "making $android with artsim (about 1.5 min per GB)"
-        rm -f "$WORK/.android.tmp.hprof"
-        python3 "$ARTSIM" "$jvm" "$WORK/.android.tmp.hprof" 2>"$WORK/artsim.log" ||
-            { cat "$WORK/artsim.log" >&2; rm -f "$WORK/.android.tmp.hprof"; die "artsim failed"; }
-        mv "$WORK/.android.tmp.hprof" "$android"
-    else
-        say "artsim not found at $ARTSIM: no Android input"
-        android=""
-    fi
-fi
+art_input "$jvm" "$android"
 
 oom=$WORK/jvm-oom-500mb-byte-array.hprof
 if [ ! -s "$oom" ]; then
     say "decompressing $OOM_GZ"
     gzip -dc "$OOM_GZ" > "$oom.tmp" && mv "$oom.tmp" "$oom"
 fi
-
-# artsim_input SRC OUT [ARTSIM OPTIONS]: an ART-style dump of SRC, once.
-artsim_input() {
-    src=$1; out=$2; shift 2
-    [ -s "$out" ] && return 0
-    say "making $out with artsim $* (about 1.5 min per GB)"
-    rm -f "$WORK/.android.tmp.hprof"
-    python3 "$ARTSIM" "$@" "$src" "$WORK/.android.tmp.hprof" 2>"$WORK/artsim.log" ||
-        { cat "$WORK/artsim.log" >&2; rm -f "$WORK/.android.tmp.hprof"; die "artsim failed"; }
-    mv "$WORK/.android.tmp.hprof" "$out"
-}
 
 # the small-object shape (issue #13), half the size: it is the slow one
 SMALL_MB=$((SIZE_MB / 2 < 8 ? 8 : SIZE_MB / 2))
@@ -193,10 +184,10 @@ fi
 android_fracs=""
 if [ -n "$android" ]; then
     android_small=$WORK/android-small-${SMALL_MB}mb.hprof
-    artsim_input "$smallobj" "$android_small"
+    art_input "$smallobj" "$android_small"
     for fr in 0.05 0.4; do
         a=$WORK/android-${SIZE_MB}mb-z$fr-i$fr.hprof
-        artsim_input "$jvm" "$a" --zygote-frac "$fr" --image-frac "$fr"
+        art_input "$jvm" "$a" --zygote-frac "$fr" --image-frac "$fr"
         android_fracs="$android_fracs $a"
     done
 fi
@@ -349,18 +340,18 @@ bench_packed_input "$(basename "$jvm_gzm")" "$jvm_gzm" \
 bench_packed_input "$(basename "$jvm_zst")" "$jvm_zst" "the JVM dump, zstd -3 (one frame)" zstd
 if [ -n "$android" ]; then
     bench_input "$(basename "$android")" "$android" \
-        "Android 1.0.3 dump made from the JVM dump by artsim" android
+        "Android 1.0.3 dump made from the JVM dump by artdump" android
 fi
 bench_input "$(basename "$oom")" "$oom" "corpus: HotSpot 11 OOM dump, one ~500 MB byte[]"
 bench_input "$(basename "$smallobj")" "$smallobj" \
     "HotSpot 17 dump of small instances and short strings (tools/makedump.sh --small $SMALL_MB)"
 if [ -n "$android" ]; then
     bench_input "$(basename "$android_small")" "$android_small" \
-        "the small-object dump made ART-style by artsim (default fractions)" android
+        "the small-object dump made ART-style by artdump (default fractions)" android
     for a in $android_fracs; do
         fr=${a##*-z}; fr=${fr%%-i*}
         bench_input "$(basename "$a")" "$a" \
-            "the JVM dump made ART-style by artsim --zygote-frac $fr --image-frac $fr" android
+            "the JVM dump made ART-style by artdump --zygote-frac $fr --image-frac $fr" android
     done
 fi
 bench_input "$(basename "$small")" "$small" "HotSpot 17 dump from tools/makedump.sh 64"

@@ -78,6 +78,13 @@ void run_result_free(run_result *r);
  * when missing. */
 uint8_t *load_file(const char *path, size_t *len);
 
+/* 1 when `path` (under ../shared, beside the repository) exists. Otherwise
+ * prints one line to stderr, once per `what` in a run of the suites,
+ *   skipped: WHAT (needs PATH)
+ * and returns 0, so the caller skips the check; under CI (CI=true), where
+ * ../shared is always there, a missing one fails the test instead. */
+int need_shared(const char *path, const char *what);
+
 /* The corpus files (every .hprof and .hprof.gz of ../shared/corpus, the corrupt
  * ones excluded), the fixtures, and the fresh JVM dump that make check
  * writes to build/fresh; NULL-terminated, static. */

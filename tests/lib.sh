@@ -45,6 +45,16 @@ have_shared() {
     return 1
 }
 
+# artdump: the project's HotSpot -> ART-style converter (tools/artdump.c),
+# built by make when missing; ARTDUMP names another build of it.
+ARTDUMP=${ARTDUMP:-build/artdump}
+have_artdump() {
+    [ -x "$ARTDUMP" ] || make -s "$ARTDUMP" >"$T/make-artdump.log" 2>&1 || {
+        bad "could not build $ARTDUMP: $(tail -3 "$T/make-artdump.log")"
+        return 1
+    }
+}
+
 # finish: the closing summary line, and the suite's status
 finish() {
     if [ "$skip" -gt 0 ]; then

@@ -5,7 +5,7 @@
 # UTF-16 forms, numbers big-endian as HPROF writes them), --audit passes on
 # the output and fails on the input, and VisualVM's parser sees the same
 # class histogram (objects and sizes) in both. The same on an Android-style
-# copy made by ../shared/tools/artsim.
+# copy made by tools/artdump.c (build/artdump).
 # Usage: sh tests/privacy.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
@@ -18,11 +18,10 @@ if ! java tests/privacy/Secrets.java "$T/secrets.hprof" >"$T/java.log" 2>&1; the
     exit
 fi
 inputs="$T/secrets.hprof"
-ARTSIM=../shared/tools/artsim
-if [ -x "$ARTSIM" ] && python3 "$ARTSIM" "$T/secrets.hprof" "$T/secrets-art.hprof" >"$T/artsim.log" 2>&1; then
+if have_artdump && "$ARTDUMP" "$T/secrets.hprof" "$T/secrets-art.hprof" >"$T/artdump.log" 2>&1; then
     inputs="$inputs $T/secrets-art.hprof"
 else
-    bad "artsim could not make an Android-style copy: $(tail -3 "$T/artsim.log" 2>/dev/null)"
+    bad "artdump could not make an Android-style copy: $(tail -3 "$T/artdump.log" 2>/dev/null)"
 fi
 
 # Every secret as bytes, hex-encoded: text in Latin-1, UTF-16BE (char[]) and
@@ -66,7 +65,7 @@ for f in $inputs; do
         [ $rc = 0 ] && ok || bad "$name $mode: --audit fails on the output: $(cat "$T/audit.out")"
     done
     "$BIN" -p none "$T/out.hprof" >/dev/null 2>"$T/err" && ok || bad "$name: privacy output does not read back: $(cat "$T/err")"
-    # VisualVM cannot read ART's JNI-monitor roots (artsim adds three): compare JVM dumps only
+    # VisualVM cannot read ART's JNI-monitor roots (artdump adds three): compare JVM dumps only
     case $name in *-art.hprof) continue ;; esac
     if sh tools/vvm-histogram.sh "$f" >"$T/h.in" 2>"$T/h.err" &&
         sh tools/vvm-histogram.sh "$T/out.hprof" >"$T/h.out" 2>>"$T/h.err"; then

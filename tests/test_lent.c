@@ -144,9 +144,11 @@ Test(lent, corrupt_input)
 
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         size_t len;
-        uint8_t *in = load_file(bad[i], &len);
-        if (!in)
+        uint8_t *in;
+        if (!need_shared(bad[i], "lent: the corrupt corpus dumps through every preset"))
             cr_skip_test("%s is missing", bad[i]);
+        in = load_file(bad[i], &len);
+        cr_assert(in, "%s does not read", bad[i]);
         for (k = 0; k < sizeof presets / sizeof presets[0]; k++)
             compare(in, len, presets[k], NULL, bad[i], SIZE_MAX);
         free(in);

@@ -8,7 +8,7 @@
  *
  * The whole cross product runs on hand-built dumps and the fixtures; every
  * dump the suites read (the corpus, build/fresh: a fresh JVM dump and its
- * artsim translation) gets a sample that varies every setting, so the
+ * ART-style copy by build/artdump) gets a sample that varies every setting, so the
  * suite stays within a few minutes.
  */
 #include <criterion/criterion.h>

@@ -94,15 +94,16 @@ Test(to_jvm, android_records)
  * leaves dangling and without empty segments. */
 Test(to_jvm, with_android_app)
 {
+    static const char dialer[] = "../shared/corpus/android-api19-dialer.hprof";
     size_t len;
-    uint8_t *in = load_file("../shared/corpus/android-api19-dialer.hprof", &len);
+    uint8_t *in;
     run_result r;
     walk_result w;
 
-    if (!in) {
-        cr_log_warn("corpus missing, skipped");
+    if (!need_shared(dialer, "to_jvm: android-app on the corpus's Android 4.4 dump"))
         return;
-    }
+    in = load_file(dialer, &len);
+    cr_assert(in, "%s does not read", dialer);
     r = to_jvm(in, len, "android-app");
     cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
     w = walk_dump(r.out, r.out_len, 0);
