@@ -18,8 +18,11 @@
 #include "cli.h"
 #include "hprof_strip.h"
 #include "io.h"
+#include "stop.h"
 
 static const char *g_prog = "hprof-strip";
+/* where a usage error is recorded for the JSON report (main's hs_cli) */
+static hs_report *g_report;
 
 /* parse_args: the command line asked for a job that is now done (--help,
  * --version, --print-rules). */
@@ -93,8 +96,9 @@ static void usage(FILE *to)
 /* Prints a usage error (one line naming what was wrong) and returns 2. */
 static int usage_error(const char *what, const char *arg)
 {
-    fprintf(stderr, "%s: %s%s%s%s\nTry '%s --help' for more information.\n", g_prog, what,
-            arg ? " '" : "", arg ? arg : "", arg ? "'" : "", g_prog);
+    hs_report_fail(g_report, HS_E_USAGE, NULL, "%s%s%s%s", what, arg ? " '" : "", arg ? arg : "",
+                   arg ? "'" : "");
+    fprintf(stderr, "Try '%s --help' for more information.\n", g_prog);
     return EXIT_USAGE;
 }
 
@@ -132,12 +136,14 @@ static const char *const g_presets[] = {"none", "default", "privacy", "android-a
  * library's message names a position in a rule text: "--preset:1:1"). */
 static int unknown_preset(const char *name)
 {
+    char list[200] = "";
     size_t i;
 
-    fprintf(stderr, "%s: unknown preset '%s'; presets:", g_prog, name);
     for (i = 0; i < sizeof g_presets / sizeof g_presets[0]; i++)
-        fprintf(stderr, "%s %s", i ? "," : "", g_presets[i]);
-    fprintf(stderr, "\nTry '%s --print-rules' for what each does.\n", g_prog);
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s %s", i ? "," : "",
+                 g_presets[i]);
+    hs_report_fail(g_report, HS_E_USAGE, NULL, "unknown preset '%s'; presets:%s", name, list);
+    fprintf(stderr, "Try '%s --print-rules' for what each does.\n", g_prog);
     return EXIT_USAGE;
 }
 
@@ -172,16 +178,12 @@ static int add_rules(hs_rules *rules, int is_file, const char *arg)
         return EXIT_LIMIT;
     }
     text = read_rule_file(arg, &len);
-    if (!text) {
-        fprintf(stderr, "%s: %s: %s\n", g_prog, arg, strerror(errno));
-        return EXIT_USAGE;
-    }
+    if (!text)
+        return hs_report_fail(g_report, HS_E_USAGE, NULL, "%s: %s", arg, strerror(errno));
     s = hs_rules_parse(rules, text, len, arg, &err);
     free(text);
-    if (s != HS_OK) {
-        fprintf(stderr, "%s: %s\n", g_prog, err.message);
-        return EXIT_USAGE;
-    }
+    if (s != HS_OK) /* a bad line, a preset it names that does not exist: usage */
+        return hs_report_fail(g_report, HS_E_USAGE, NULL, "%s", err.message);
     return EXIT_OK;
 }
 
@@ -309,6 +311,12 @@ static void apply_base_rules(hs_cli *cli, int argc, char **argv)
     while ((c = getopt_long(argc, argv, g_optstring, longopts, NULL)) != -1) {
         have_preset |= c == 'p';
         to_jvm |= c == OPT_TO_JVM;
+        /* where the report goes, known before any option can fail, so
+         * that a usage error is reported there too */
+        if (c == OPT_STATS_FILE)
+            cli->stats_file = optarg;
+        else if (c == OPT_STATS && optarg && strcmp(optarg, "json") == 0)
+            cli->stats = 2;
     }
     optind = 0; /* glibc: start the real pass from scratch */
     if (!have_preset && !to_jvm) {
@@ -532,16 +540,29 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: out of memory\n", g_prog);
         return EXIT_LIMIT;
     }
+    g_report = &cli.report;
     rc = parse_args(&cli, argc, argv);
-    if (rc == EXIT_OK) { /* --mapping wins over a rule file's `mapping` */
-        const char *map = cli.mapping_path ? cli.mapping_path : hs_rules_mapping_file(cli.rules);
-        if ((rc = note_inputs(&cli, map)) == EXIT_OK && map && !cli.audit)
-            rc = hs_cli_load_mapping(cli.rules, map, cli.opt.max_held);
-    }
-    if (rc == EXIT_OK)
-        rc = hs_cli_run(&cli);
-    else if (rc == JOB_DONE)
+    if (rc == JOB_DONE) {
         rc = EXIT_OK;
+    } else {
+        /* --mapping wins over a rule file's `mapping` */
+        const char *map = cli.mapping_path ? cli.mapping_path : hs_rules_mapping_file(cli.rules);
+        int orc;
+        /* before any temporary file exists (the report's is the first), so
+         * that none is ever left, and a stop is reported (stop.h) */
+        hs_stop_catch();
+        cli.failed_early = rc != EXIT_OK;
+        if (rc == EXIT_OK)
+            rc = note_inputs(&cli, map);
+        /* a usage error is reported too, where the report was to go */
+        if ((orc = hs_cli_report_open(&cli)) != EXIT_OK && rc == EXIT_OK)
+            rc = orc;
+        if (rc == EXIT_OK && map && !cli.audit)
+            rc = hs_cli_load_mapping(cli.rules, map, cli.opt.max_held);
+        if (rc == EXIT_OK)
+            rc = hs_cli_run(&cli);
+        rc = hs_cli_report_close(&cli, rc);
+    }
     hs_report_free(&cli.report);
     hs_rules_free(cli.rules);
     return rc;
