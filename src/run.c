@@ -242,16 +242,21 @@ static void choose_format(hs_cli *cli)
  * bytes the filter read: in a compressed input, the decompressed dump, which
  * the message then says ("decompressed byte N" for "input byte N"). */
 static void print_dump_message(hs_report *r, hs_status s, const hs_error *e, const char *name,
-                               const hs_input *in, const char *msg)
+                               const hs_input *in, const char *msg, int salvage)
 {
     static const char lead[] = "input byte ";
+    /* a cut dump: what gets the rest out of it */
+    const char *hint = s == HS_E_TRUNCATED && !salvage
+                           ? " (--salvage writes the complete records before the cut)"
+                           : "";
 
     if (hs_input_format(in) == HS_IN_PLAIN)
-        hs_report_fail(r, s, e, "%s: %s", name, msg);
+        hs_report_fail(r, s, e, "%s: %s%s", name, msg, hint);
     else if (strncmp(msg, lead, sizeof lead - 1) == 0)
-        hs_report_fail(r, s, e, "%s: decompressed byte %s", name, msg + sizeof lead - 1);
+        hs_report_fail(r, s, e, "%s: decompressed byte %s%s", name, msg + sizeof lead - 1,
+                       hint);
     else
-        hs_report_fail(r, s, e, "%s: in the decompressed dump: %s", name, msg);
+        hs_report_fail(r, s, e, "%s: in the decompressed dump: %s%s", name, msg, hint);
 }
 
 /* The spill store for instances held back by field scrubbing: a file in
@@ -268,15 +273,19 @@ static const char *out_name(const hs_cli *cli)
     return cli->out_path ? cli->out_path : "standard output";
 }
 
+/* `read`: how far the filter had read, for a failure with no place in
+ * the input (a write from the mapped pages of a file that shrank fails
+ * with EFAULT: the error is the output's, and has no input offset). */
 static void report_failure(hs_cli *cli, hs_status s, const hs_error *e, hs_input *in,
-                           hs_output *out, const spill_file *spill)
+                           hs_output *out, const spill_file *spill, uint64_t read)
 {
     const char *name = cli->in_path ? cli->in_path : "stdin";
     hs_report *r = &cli->report;
 
     if (hs_input_shrank(in))
-        hs_report_fail(r, s, e, "%s: the input file shrank while it was being read (at input byte %llu)",
-                       name, (unsigned long long)e->offset);
+        hs_report_fail(r, HS_E_READ, e,
+                       "%s: the input file shrank while it was being read (at input byte %llu)",
+                       name, (unsigned long long)(e->offset != UINT64_MAX ? e->offset : read));
     else if (s == HS_E_READ && hs_input_error(in))
         hs_report_fail(r, s, e, "%s: %s", name, hs_input_error(in));
     else if (spill->err)
@@ -284,7 +293,7 @@ static void report_failure(hs_cli *cli, hs_status s, const hs_error *e, hs_input
     else if (s == HS_E_WRITE)
         hs_report_fail(r, s, e, "%s: %s: %s", out_name(cli), e->message, hs_output_error(out));
     else
-        print_dump_message(r, s, e, name, in, e->message);
+        print_dump_message(r, s, e, name, in, e->message, cli->opt.salvage);
 }
 
 /* The filter's account of where a cut dump ends, without its own "input
@@ -312,7 +321,7 @@ static int report_damage(hs_cli *cli, hs_status s, const hs_error *e, hs_input *
     int salvaged = cli->opt.salvage && (s == HS_OK || s == HS_SALVAGED), cut;
 
     if (s != HS_OK && s != HS_SALVAGED && s != HS_E_TRUNCATED && e->offset < end) {
-        report_failure(cli, s, e, in, out, spill);
+        report_failure(cli, s, e, in, out, spill, e->offset);
         fprintf(stderr, "%s: %s: (and then %s)\n", g_prog, name, hs_input_error(in));
         return exit_code(s);
     }
@@ -592,6 +601,14 @@ static void die_of_sigpipe(hs_cli *cli, reader *rd)
     hs_stop_now(SIGPIPE);
 }
 
+static uint64_t filter_read(const hs_filter *filter)
+{
+    hs_stats now;
+
+    hs_filter_stats(filter, &now);
+    return now.bytes_in;
+}
+
 /* Runs the filter from the input to `out`; returns the exit code, the
  * failure said (or the salvage). */
 static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *out,
@@ -650,10 +667,9 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
     if (s == HS_SALVAGED && rc == EXIT_SALVAGED)
         hs_report_salvage(r, e->code, e, "%s: %s", name, e->message);
     else if (s == HS_SALVAGED)
-        hs_report_fail(r, e->code, e, "%s: %s (not a cut: the input is invalid; --salvage "
-                       "wrote the complete records before the damage)", name, e->message);
+        hs_report_fail(r, e->code, e, "%s (invalid, not cut): %s", name, e->message);
     else if (s != HS_OK)
-        report_failure(cli, s, e, rd->in, out, spill);
+        report_failure(cli, s, e, rd->in, out, spill, filter_read(filter));
     if (s == HS_OK) { /* after an error, no final figures under it */
         hs_stats now;
         hs_filter_stats(filter, &now);
@@ -667,14 +683,14 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
  * input's decompressor read past, a dump with no heap dump in it (valid,
  * but nothing was stripped), and the filter's own. */
 static void report_warnings(hs_cli *cli, const hs_filter *filter, const hs_input *in,
-                            const hs_stats *st)
+                            const hs_stats *st, int rc)
 {
     const char *w;
     size_t i;
 
     if ((w = hs_input_warning(in)) != NULL)
         hs_report_warn(&cli->report, "%s: %s", cli->in_path ? cli->in_path : "stdin", w);
-    if (!st->heap_dumps)
+    if (!st->heap_dumps && rc == EXIT_OK) /* (salvaged: said already) */
         hs_report_warn(&cli->report,
                        "%s holds no heap dump (valid HPROF, but no object in it: nothing "
                        "was stripped)",
@@ -695,7 +711,7 @@ static int after_run(hs_cli *cli, const hs_filter *filter, const hs_input *in, i
     if (rc != EXIT_OK && rc != EXIT_SALVAGED)
         return rc;
     hs_filter_stats(filter, &st);
-    report_warnings(cli, filter, in, &st);
+    report_warnings(cli, filter, in, &st, rc);
     warn_after_run(cli, &st, out_fd);
     n = hs_filter_histogram(filter, &rows);
     if (cli->histogram &&
