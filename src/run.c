@@ -52,7 +52,7 @@ static void keep_figures(hs_cli *cli, const hs_filter *filter, const reader *rd,
 
 /* Renders the report as it stands, without its exit status and error, for
  * a signal's handler to complete (stop.h): the figures so far, the output
- * not kept (a stopped run removes it). */
+ * not kept (a stopped run removes it) until it is in place. */
 static void publish_report(hs_cli *cli, const reader *rd)
 {
     static hs_report copy; /* big (warnings): not on the stack */
@@ -66,7 +66,6 @@ static void publish_report(hs_cli *cli, const reader *rd)
     if (rd)
         keep_figures(cli, rd->filter, rd, rd->out, EXIT_IO);
     copy = cli->report;
-    copy.output_kept = 0;
     copy.histo = NULL; /* made at the end only */
     copy.n_histo = 0;
     copy.wall = since_start();
@@ -856,13 +855,15 @@ static int run_filter(hs_cli *cli)
         close(spill.fd);
     if (cli->in_path)
         close(rd.fd);
-    /* every thread is gone: from here the run puts its files in place
-     * itself, a signal deferred until they are (stop.h) */
+    /* the output put in place (or removed) and the report that says so
+     * published, as one step for a signal (stop.h) */
     hs_stop_hold();
     if (cli->out_path)
         rc = close_output(cli, &of, rc);
     cli->report.output_kept = !cli->audit && (rc == EXIT_OK || rc == EXIT_SALVAGED ||
                                               (cli->keep_output && rc != EXIT_IO));
+    publish_report(cli, NULL);
+    hs_stop_release();
     return rc;
 }
 
@@ -969,8 +970,9 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-/* The whole document to `fd`: 0, or -1 with errno set. */
-static int send_report(const hs_cli *cli, int rc, int fd)
+/* The whole document to `fd`, a stream (`stream`: see hs_stop_stream) or
+ * the report's temporary file: 0, or -1 with errno set. */
+static int send_report(const hs_cli *cli, int rc, int fd, int stream)
 {
     char *doc = NULL;
     size_t len = 0;
@@ -981,7 +983,7 @@ static int send_report(const hs_cli *cli, int rc, int fd)
         return -1;
     bad = hs_report_write_json(fp, &cli->report, rc, cli->in_path, cli->out_path, cli->audit);
     bad |= fclose(fp) != 0;
-    bad = bad || write_all(fd, doc, len) != 0;
+    bad = bad || (stream ? hs_stop_stream(fd, doc, len) : write_all(fd, doc, len)) != 0;
     e = errno;
     free(doc);
     errno = e;
@@ -1000,7 +1002,9 @@ int hs_cli_report_close(hs_cli *cli, int rc)
     hs_report *r = &cli->report;
     struct rusage ru;
 
-    hs_stop_hold(); /* single-threaded here: the run's end is ours */
+    /* single-threaded here: the reports are the run's own from now */
+    hs_stop_hold();
+    hs_stop_finish();
     r->wall = since_start();
     if (getrusage(RUSAGE_SELF, &ru) == 0) {
         r->user = seconds(ru.ru_utime);
@@ -1017,16 +1021,9 @@ int hs_cli_report_close(hs_cli *cli, int rc)
                  "see the message on standard error");
         r->has_error = 1;
     }
-    if (cli->stats == 2 && send_report(cli, rc, STDERR_FILENO) != 0)
-        rc = report_lost(rc); /* stderr failed: nowhere to say so */
-    if (cli->stats_file && g_report_fd == STDOUT_FILENO) {
-        if (send_report(cli, rc, STDOUT_FILENO) != 0) {
-            fprintf(stderr, "%s: standard output: writing the report failed: %s\n", g_prog,
-                    strerror(errno));
-            rc = report_lost(rc);
-        }
-    } else if (cli->stats_file) {
-        if (send_report(cli, rc, g_report_fd) != 0 || hs_outfile_commit(&g_report_file) != 0) {
+    /* the file first: the streams may wait for their readers */
+    if (cli->stats_file && g_report_file.tmp) {
+        if (send_report(cli, rc, g_report_fd, 0) != 0 || hs_outfile_commit(&g_report_file) != 0) {
             fprintf(stderr, "%s: %s: writing the report failed: %s\n", g_prog,
                     cli->stats_file,
                     errno == EEXIST ? "a file appeared under its name while the run went on"
@@ -1034,7 +1031,19 @@ int hs_cli_report_close(hs_cli *cli, int rc)
             hs_outfile_abort(&g_report_file);
             rc = report_lost(rc);
         }
+    } else if (cli->stats_file) { /* standard output, a FIFO, a device */
+        if (send_report(cli, rc, g_report_fd, 1) != 0 ||
+            (g_report_fd != STDOUT_FILENO && hs_outfile_commit(&g_report_file) != 0)) {
+            fprintf(stderr, "%s: %s: writing the report failed: %s\n", g_prog,
+                    g_report_fd == STDOUT_FILENO ? "standard output" : cli->stats_file,
+                    strerror(errno));
+            if (g_report_fd != STDOUT_FILENO)
+                hs_outfile_abort(&g_report_file);
+            rc = report_lost(rc);
+        }
     }
+    if (cli->stats == 2 && send_report(cli, rc, STDERR_FILENO, 1) != 0)
+        rc = report_lost(rc); /* stderr failed: nowhere to say so */
     hs_stop_release();
     return rc;
 }

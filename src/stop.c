@@ -19,15 +19,28 @@
  * handler on another thread (a decompressor's, a compressor's) is as safe
  * as one on the main thread, and one that interrupts a rendering half done
  * reads the buffer before it. A second signal, on any thread, finds the
- * stop claimed and returns; the first ends the process. At its own end the
- * run claims g_state (0 -> 2) with the signals blocked and no other thread
- * left (hs_stop_hold), so the final report is never written by two hands;
- * a signal after that only ends the process, everything being in place.
+ * stop claimed and returns; the first ends the process.
+ *
+ * At its own end the run claims g_state (0 -> 2) with the signals blocked
+ * and no other thread left (hs_stop_finish), so the final report is never
+ * written by two hands: a report file is written and renamed with the
+ * signals blocked (a regular file's writes do not wait for long). A
+ * stream (a pipe, a FIFO, a terminal) may wait for its reader forever, so
+ * it is written unblocked while it waits and blocked while it writes
+ * (hs_stop_stream): poll with the signals open, then one write of at most
+ * PIPE_BUF bytes with them blocked, and the count of bytes written kept
+ * before they open again. A signal then finds how much of the final
+ * document went out, exactly, writes the rest (async-signal-safe: write
+ * alone), and ends the process: the reader gets one whole document, the
+ * run's own.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "stop.h"
 
+#include <assert.h>
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -68,6 +81,12 @@ static int g_n_dest;
 
 static int g_held;
 static sigset_t g_old_mask;
+
+/* the final document going into a stream (hs_stop_stream) */
+static int g_stream_fd = -1;
+static const char *g_stream_doc;
+static size_t g_stream_len;
+static atomic_size_t g_stream_off;
 
 static void our_set(sigset_t *set)
 {
@@ -231,10 +250,18 @@ static void die_of(int sig)
 
 static void on_stop(int sig)
 {
-    /* the reports written, or (2) the run's end put everything in place:
-     * die; else another stop is at work, and it ends the process */
-    if (hs_stop_write(sig, 128 + sig, 0, NULL) || atomic_load(&g_state) == 2)
+    /* the reports written, or (2) the run's end put everything in place
+     * but a stream it is writing, which is finished first: die; else
+     * another stop is at work, and it ends the process */
+    if (hs_stop_write(sig, 128 + sig, 0, NULL)) {
         die_of(sig);
+    } else if (atomic_load(&g_state) == 2) {
+        if (g_stream_doc) {
+            size_t off = atomic_load(&g_stream_off);
+            put_all(g_stream_fd, g_stream_doc + off, g_stream_len - off);
+        }
+        die_of(sig);
+    }
 }
 
 void hs_stop_now(int sig)
@@ -266,9 +293,8 @@ void hs_stop_hold(void)
 {
     sigset_t set, pending;
     size_t i;
-    int expect = 0;
 
-    if (g_held)
+    if (g_held++)
         return;
     our_set(&set);
     pthread_sigmask(SIG_BLOCK, &set, &g_old_mask);
@@ -277,15 +303,57 @@ void hs_stop_hold(void)
         for (i = 0; i < N_SIGS; i++)
             if (sigismember(&pending, g_sigs[i]))
                 pthread_sigmask(SIG_SETMASK, &g_old_mask, NULL); /* not survived */
-    if (!atomic_compare_exchange_strong(&g_state, &expect, 2))
-        for (;;) /* a stop on another thread is ending the process */
-            pause();
-    g_held = 1;
 }
 
 void hs_stop_release(void)
 {
-    if (g_held)
+    if (g_held && --g_held == 0)
         pthread_sigmask(SIG_SETMASK, &g_old_mask, NULL);
-    g_held = 0;
+}
+
+void hs_stop_finish(void)
+{
+    int expect = 0;
+
+    assert(g_held);
+    if (!atomic_compare_exchange_strong(&g_state, &expect, 2) && expect != 2)
+        for (;;) /* a stop on another thread is ending the process */
+            pause();
+}
+
+int hs_stop_stream(int fd, const char *doc, size_t len)
+{
+    sigset_t set;
+    int e = 0;
+
+    assert(g_held && atomic_load(&g_state) == 2);
+    our_set(&set);
+    g_stream_fd = fd;
+    g_stream_len = len;
+    atomic_store(&g_stream_off, 0);
+    g_stream_doc = doc;
+    while (atomic_load(&g_stream_off) < len) {
+        size_t off = atomic_load(&g_stream_off);
+        size_t n = len - off < PIPE_BUF ? len - off : PIPE_BUF;
+        struct pollfd p;
+        ssize_t k;
+
+        /* the wait, open to signals; the write, not */
+        p.fd = fd;
+        p.events = POLLOUT;
+        pthread_sigmask(SIG_SETMASK, &g_old_mask, NULL);
+        (void)poll(&p, 1, -1);
+        pthread_sigmask(SIG_BLOCK, &set, NULL);
+        k = write(fd, doc + off, n);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (k <= 0) {
+            e = k < 0 ? errno : EIO;
+            break;
+        }
+        atomic_store(&g_stream_off, off + (size_t)k);
+    }
+    g_stream_doc = NULL;
+    errno = e;
+    return e ? -1 : 0;
 }

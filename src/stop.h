@@ -50,12 +50,20 @@ void hs_stop_now(int sig)
 #endif
     ;
 
-/* The run's end, once its threads are gone: blocks the signals (a signal
- * pending already is taken now, and ends the process as any other), and
- * from then on the report and the output are the run's to put in place.
- * hs_stop_release unblocks them: one that came meanwhile ends the process
- * then, after everything is in place. */
+/* Blocks the signals (one pending already is taken now: it ends the
+ * process as any other), for what must not be cut in two: a commit, the
+ * report published after it. Nests; hs_stop_release unblocks them at the
+ * outermost, and one that came meanwhile ends the process then. */
 void hs_stop_hold(void);
 void hs_stop_release(void);
+/* The run's end, held, with no other thread left: from here the reports
+ * are the run's to write and put in place (a signal no longer writes its
+ * own; after hs_stop_release it only ends the process). */
+void hs_stop_finish(void);
+/* After hs_stop_finish: writes the final document `doc` into a stream
+ * (standard output or error, a FIFO), which may wait long for its reader:
+ * a signal meanwhile writes the rest of it, then ends the process. 0, or
+ * -1 with errno set. */
+int hs_stop_stream(int fd, const char *doc, size_t len);
 
 #endif
