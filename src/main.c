@@ -76,7 +76,8 @@ static void usage(FILE *to)
             "                      named without -o: see FILES in hprof-strip(1));\n"
             "                      write binary to a terminal\n"
             "      --stats[=json]  print what was done on standard error (as JSON)\n"
-            "      --stats-file FILE  write the JSON report to FILE, failed runs too\n"
+            "      --stats-file FILE  write the JSON report to FILE ('-': standard\n"
+            "                      output), failed and stopped runs too\n"
             "      --histogram     instances and bytes per class, in and out (top 20;\n"
             "                      all of them in the JSON report)\n"
             "      --mapping FILE  deobfuscate with an R8/ProGuard mapping.txt (may be\n"
@@ -88,7 +89,7 @@ static void usage(FILE *to)
             "\n"
             "Exit status: 0 success, 1 invalid input, 2 usage error, 3 truncated input,\n"
             "4 read or write error, 5 memory limit reached, 6 truncated input salvaged,\n"
-            "7 --audit found data.\n"
+            "7 --audit found data, 128+N stopped by signal N.\n"
             "See hprof-strip(1) for details.\n",
             g_prog);
 }
