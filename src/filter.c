@@ -494,9 +494,12 @@ static hs_status record(F *f)
         f->seen_load_class = 1;
     else if (tag == HS_TAG_STRING && f->seen_load_class)
         f->str.flush_at_commit = 1;
+    /* (a HEAP_DUMP_END alone is an empty heap dump: what --salvage writes
+     * for a dump cut before its heap dump that named no class) */
     f->seen_profile |= tag == HS_TAG_CONTROL_SETTINGS || tag == HS_TAG_CPU_SAMPLES ||
                        tag == HS_TAG_ALLOC_SITES || tag == HS_TAG_HEAP_SUMMARY ||
-                       tag == HS_TAG_START_THREAD || tag == HS_TAG_END_THREAD;
+                       tag == HS_TAG_START_THREAD || tag == HS_TAG_END_THREAD ||
+                       tag == HS_TAG_HEAP_DUMP_END;
 
     if (tag == HS_TAG_HEAP_DUMP || tag == HS_TAG_HEAP_DUMP_SEGMENT) {
         f->c.st.heap_dumps += tag == HS_TAG_HEAP_DUMP || f->heap_segments == 0;

@@ -526,6 +526,19 @@ static int note_inputs(const hs_cli *cli, const char *map)
     return EXIT_OK;
 }
 
+/* A command line that failed before its operands were read: every file it
+ * names but the report (the word after --stats-file, or an abbreviation of
+ * it: getopt keeps an option beside its argument) is kept from the
+ * report, as an input would be. */
+static void note_arguments(int argc, char **argv)
+{
+    int i;
+
+    for (i = 1; i < argc; i++)
+        if (!(strncmp(argv[i - 1], "--stats-f", 9) == 0 && !strchr(argv[i - 1], '=')))
+            (void)hs_files_note_input("an argument", argv[i]);
+}
+
 int main(int argc, char **argv)
 {
     hs_cli cli;
@@ -555,6 +568,8 @@ int main(int argc, char **argv)
         cli.failed_early = rc != EXIT_OK;
         if (rc == EXIT_OK)
             rc = note_inputs(&cli, map);
+        else
+            note_arguments(argc, argv);
         /* a usage error is reported too, where the report was to go */
         if ((orc = hs_cli_report_open(&cli)) != EXIT_OK && rc == EXIT_OK)
             rc = orc;

@@ -157,6 +157,12 @@ for args in "-p bogus" "-r $T/bad.rules" "--stats-file $T/u.json --bogus" "--thr
     [ ! -e "$T/u.hprof" ] && ok || bad "usage error ($args) wrote a dump"
 done
 expect_grep '"message":"--threads takes a number' "$T/u.json" "usage error message in the report"
+# ... but never over a file the failed command line names (its operands
+# were not read: every file it names is kept), even with -f
+echo 'my notes' >"$T/notes.txt"
+"$BIN" -f -p bogus --stats-file "$T/notes.txt" "$T/notes.txt" >/dev/null 2>"$T/err"; rc=$?
+expect_rc 2 "usage error, the report named as the input"
+expect_grep "my notes" "$T/notes.txt" "usage error: the input kept from the report"
 
 # archives and other compressors: exit 1, "unsupported", not retryable
 # (the old main: exit 1 with "read", which a retry policy retries forever)
