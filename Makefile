@@ -32,7 +32,7 @@ CORE_SRC = src/sha256.c src/alloc.c src/error.c src/format.c src/idmap.c src/str
            src/ctx.c src/encoder.c src/cutclasses.c src/strings.c src/roots.c src/dups.c src/histo.c \
            src/scrub.c src/deobf.c \
            src/heap.c src/filter.c
-CLI_SRC  = src/main.c src/run.c src/report.c src/hasher.c src/io.c src/files.c src/pager.c src/input.c src/output.c \
+CLI_SRC  = src/main.c src/run.c src/report.c src/hasher.c src/stop.c src/io.c src/files.c src/pager.c src/input.c src/output.c \
            src/progress.c src/mapfile.c src/batch.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:src/%.c=$(BUILD)/%.o)
@@ -132,6 +132,7 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 	sh tests/cli_limits.sh ./$(BIN)
 	sh tests/cli_destroy.sh ./$(BIN)
 	sh tests/cli_digests.sh ./$(BIN)
+	sh tests/cli_killed.sh ./$(BIN)
 	sh tests/cli_cuts.sh ./$(BIN) $(CUTCHECK)
 
 # tests/cli_cuts.sh's decoder: what a cut dump holds, and whether the

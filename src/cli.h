@@ -41,11 +41,20 @@ typedef struct {
     int quiet;          /* -q: errors only on stderr, no --audit report */
     int android_preset; /* -p android-app given: warn when the dump is a JVM's */
     const char *mapping_path; /* --mapping FILE (else a rule file's `mapping`) */
+    int failed_early;   /* the command line failed: no dump will be written */
+    int keep_output;    /* --salvage wrote a valid dump: kept whatever the exit code */
     hs_report report;   /* what the run learnt, for the JSON report */
 } hs_cli;
 
-/* run.c: opens the files, runs the filter, reports; returns an exit code. */
+/* run.c: opens the files, runs the filter; returns an exit code. */
 int hs_cli_run(hs_cli *cli);
+/* run.c: the JSON report's destinations (--stats-file FILE or -,
+ * --stats=json), opened before anything else is (the inputs noted first):
+ * EXIT_OK, or the exit code with the message said (no report possible). */
+int hs_cli_report_open(hs_cli *cli);
+/* Writes the report of a run that ended with `rc` and puts it in place;
+ * returns `rc`, or EXIT_IO for a good run whose report failed. */
+int hs_cli_report_close(hs_cli *cli, int rc);
 
 /* mapfile.c: reads the mapping at `path` (plain, gzip or zstd) into
  * `rules`, parsed as it streams, holding at most `max_held` bytes (0: the

@@ -494,6 +494,12 @@ static hs_status record(F *f)
         f->seen_load_class = 1;
     else if (tag == HS_TAG_STRING && f->seen_load_class)
         f->str.flush_at_commit = 1;
+    /* (a HEAP_DUMP_END alone is an empty heap dump: what --salvage writes
+     * for a dump cut before its heap dump that named no class) */
+    f->seen_profile |= tag == HS_TAG_CONTROL_SETTINGS || tag == HS_TAG_CPU_SAMPLES ||
+                       tag == HS_TAG_ALLOC_SITES || tag == HS_TAG_HEAP_SUMMARY ||
+                       tag == HS_TAG_START_THREAD || tag == HS_TAG_END_THREAD ||
+                       tag == HS_TAG_HEAP_DUMP_END;
 
     if (tag == HS_TAG_HEAP_DUMP || tag == HS_TAG_HEAP_DUMP_SEGMENT) {
         f->c.st.heap_dumps += tag == HS_TAG_HEAP_DUMP || f->heap_segments == 0;
@@ -520,12 +526,23 @@ static hs_status record(F *f)
 
 /* The input ended between records: a segmented heap dump must have been
  * closed by its HEAP_DUMP_END, or the dump was cut after a whole segment
- * and would pass for complete. */
+ * and would pass for complete. A file with no heap dump at all is a heap
+ * dump cut before its first heap record, unless it holds a record only a
+ * profiler writes (the JVMTI hprof agent starts its files with
+ * CONTROL_SETTINGS, and writes threads, samples and sites, with or without
+ * a heap dump): HotSpot's and ART's dumpers write their names, classes and
+ * traces, then the heap dump, always. */
 static hs_status check_end(F *f)
 {
     uint64_t end = hs_ctx_offset(&f->c);
 
     f->c.rec_off = UINT64_MAX;
+    if (!f->heap_seen && !f->seen_profile)
+        return hs_fail_at(&f->c, HS_E_TRUNCATED, end,
+                          "input ends after %llu record%s and before any heap dump record, "
+                          "with none a profiler writes: the dump was cut before its heap dump",
+                          (unsigned long long)f->c.st.records_in,
+                          f->c.st.records_in == 1 ? "" : "s");
     if (!f->heap_segments)
         return HS_OK;
     return hs_fail_at(&f->c, HS_E_TRUNCATED, end,

@@ -1181,7 +1181,10 @@ hs_status hs_salvage(F *f, const char *kept)
         strcat(f->c.err.message, lost);
     f->c.subtag = -1;
     HS_TRY(hs_heap_finish(f));
-    if (f->enc.heap_open)
+    /* cut before its heap dump, with no class to declare: an empty heap
+     * dump (HEAP_DUMP_END alone; never an empty segment), so that the
+     * output is no dump cut before its heap dump itself (check_end) */
+    if (f->enc.heap_open || (!f->heap_seen && !f->c.st.segments_out))
         HS_TRY(hs_enc_heap_end(&f->enc));
     HS_TRY(hs_enc_flush(&f->enc));
     f->c.st.salvaged_bytes = pad;

@@ -17,9 +17,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The temporary path the signal handler removes: a static copy, because a
- * handler may only touch what is already in place. */
-static char g_signal_tmp[4096];
+/* The temporary paths a signal handler removes (the dump's and the
+ * report's): static copies, because a handler may only touch what is
+ * already in place. A slot is in use while its first byte is not 0. */
+#define N_SLOTS 4
+static char g_signal_tmp[N_SLOTS][4096];
+
+static int take_slot(const char *tmp)
+{
+    size_t n = strlen(tmp) + 1;
+    int i;
+
+    for (i = 0; i < N_SLOTS; i++)
+        if (!g_signal_tmp[i][0] && n <= sizeof g_signal_tmp[i]) {
+            memcpy(g_signal_tmp[i], tmp, n);
+            return i;
+        }
+    return -1;
+}
+
+static void free_slot(hs_outfile *o)
+{
+    if (o->slot >= 0)
+        g_signal_tmp[o->slot][0] = 0;
+    o->slot = -1;
+}
 
 static int open_temporary(hs_outfile *o, int perm)
 {
@@ -38,8 +60,7 @@ static int open_temporary(hs_outfile *o, int perm)
         errno = e;
         return -1;
     }
-    if (n + sizeof ".tmp-XXXXXX" <= sizeof g_signal_tmp)
-        memcpy(g_signal_tmp, o->tmp, n + sizeof ".tmp-XXXXXX");
+    o->slot = take_slot(o->tmp);
     /* mkstemp makes 0600: the file gets the bits chosen for it before
      * anything is in it */
     fchmod(o->fd, (mode_t)perm);
@@ -72,6 +93,7 @@ static int outfile_open(hs_outfile *o, const char *path, int how, int mode)
     memset(o, 0, sizeof *o);
     o->path = path;
     o->fd = -1;
+    o->slot = -1;
     /* the one rule on what may be written (files.h) */
     if ((r = hs_files_claim(path, how, &c)) != 0) {
         o->refused = r > 0;
@@ -154,7 +176,7 @@ int hs_outfile_commit(hs_outfile *o)
         return -1;
     }
     o->fd = -1;
-    g_signal_tmp[0] = 0;
+    free_slot(o);
     free(o->tmp);
     o->tmp = NULL;
     free(o->target);
@@ -174,53 +196,33 @@ void hs_outfile_abort(hs_outfile *o)
     }
     free(o->target);
     o->target = NULL;
-    g_signal_tmp[0] = 0;
+    free_slot(o);
 }
 
 void hs_outfile_remove_on_signal(void)
 {
-    if (g_signal_tmp[0])
-        unlink(g_signal_tmp);
+    int i;
+
+    for (i = 0; i < N_SLOTS; i++)
+        if (g_signal_tmp[i][0])
+            unlink(g_signal_tmp[i]);
 }
 
-static void on_signal(int sig)
+/* Only what is async-signal-safe: put_in_place's lstat, rename, link and
+ * unlink (and hs_files_must_keep's lstat over a table made before the run);
+ * no free, no close (the descriptor dies with the process). */
+int hs_outfile_commit_on_signal(hs_outfile *o)
 {
-    hs_outfile_remove_on_signal();
-    signal(sig, SIG_DFL);
-    raise(sig); /* delivered when the handler returns: the same death */
-}
+    int e = errno, r = 0;
 
-void hs_outfile_catch_signals(void)
-{
-    /* every signal sent from outside whose default ends the process,
-     * except SIGPIPE and SIGXFSZ: those are ignored, so the write fails with
-     * EPIPE or EFBIG and the error path reports it and removes the file.
-     * Faults (SIGSEGV, SIGABRT...) are left alone for sanitizers and core
-     * dumps; SIGBUS is run.c's (a mapped input that shrank). */
-    static const int sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGALRM, SIGTERM, SIGUSR1,
-                               SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF,
-#ifdef SIGPOLL
-                               SIGPOLL,
-#endif
-#ifdef SIGPWR
-                               SIGPWR,
-#endif
-#ifdef SIGSTKFLT
-                               SIGSTKFLT,
-#endif
-    };
-    size_t i;
-
-    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction sa, old;
-        /* a signal ignored from the start (nohup) stays ignored */
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-            continue;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
+    if (o->fd >= 0 && o->tmp && o->slot >= 0) {
+        r = put_in_place(o);
+        if (r != 0)
+            unlink(o->tmp);
+        g_signal_tmp[o->slot][0] = 0;
     }
+    errno = e;
+    return r;
 }
 
 void hs_fill_std_fds(void)

@@ -28,6 +28,7 @@ typedef struct {
     int fd;
     int may_replace; /* the final rename may replace a file there (-f) */
     int refused;     /* hs_outfile_open failed by the rule: hs_files_why() says why */
+    int slot;        /* where a signal handler finds `tmp` (-1: none) */
 } hs_outfile;
 
 /* Opens the output. `how`: HS_OUT_FORCE (-f; 1, so a plain force flag
@@ -46,11 +47,13 @@ int hs_outfile_open(hs_outfile *o, const char *path, int how, int mode);
 int hs_outfile_commit(hs_outfile *o);
 /* Closes and removes the temporary file. Safe to call twice. */
 void hs_outfile_abort(hs_outfile *o);
-/* Removes the temporary file of the open output, from a signal handler. */
+/* Removes the temporary files of the open outputs, from a signal handler
+ * (stop.c). */
 void hs_outfile_remove_on_signal(void);
-/* Makes the signals that end the process by default remove the temporary
- * file first (then die of the same signal). */
-void hs_outfile_catch_signals(void);
+/* From a signal handler: puts the temporary file (written in full by the
+ * handler) in place as hs_outfile_commit would, or removes it when that
+ * fails; frees nothing. 0, or -1. */
+int hs_outfile_commit_on_signal(hs_outfile *o);
 
 /* Opens /dev/null on any of descriptors 0, 1, 2 that is closed, so that no
  * file opened later takes its number (a dump written as fd 2 would get the

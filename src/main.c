@@ -18,8 +18,11 @@
 #include "cli.h"
 #include "hprof_strip.h"
 #include "io.h"
+#include "stop.h"
 
 static const char *g_prog = "hprof-strip";
+/* where a usage error is recorded for the JSON report (main's hs_cli) */
+static hs_report *g_report;
 
 /* parse_args: the command line asked for a job that is now done (--help,
  * --version, --print-rules). */
@@ -73,7 +76,8 @@ static void usage(FILE *to)
             "                      named without -o: see FILES in hprof-strip(1));\n"
             "                      write binary to a terminal\n"
             "      --stats[=json]  print what was done on standard error (as JSON)\n"
-            "      --stats-file FILE  write the JSON report to FILE, failed runs too\n"
+            "      --stats-file FILE  write the JSON report to FILE ('-': standard\n"
+            "                      output), failed and stopped runs too\n"
             "      --histogram     instances and bytes per class, in and out (top 20;\n"
             "                      all of them in the JSON report)\n"
             "      --mapping FILE  deobfuscate with an R8/ProGuard mapping.txt (may be\n"
@@ -85,7 +89,7 @@ static void usage(FILE *to)
             "\n"
             "Exit status: 0 success, 1 invalid input, 2 usage error, 3 truncated input,\n"
             "4 read or write error, 5 memory limit reached, 6 truncated input salvaged,\n"
-            "7 --audit found data.\n"
+            "7 --audit found data, 128+N stopped by signal N.\n"
             "See hprof-strip(1) for details.\n",
             g_prog);
 }
@@ -93,8 +97,9 @@ static void usage(FILE *to)
 /* Prints a usage error (one line naming what was wrong) and returns 2. */
 static int usage_error(const char *what, const char *arg)
 {
-    fprintf(stderr, "%s: %s%s%s%s\nTry '%s --help' for more information.\n", g_prog, what,
-            arg ? " '" : "", arg ? arg : "", arg ? "'" : "", g_prog);
+    hs_report_fail(g_report, HS_E_USAGE, NULL, "%s%s%s%s", what, arg ? " '" : "", arg ? arg : "",
+                   arg ? "'" : "");
+    fprintf(stderr, "Try '%s --help' for more information.\n", g_prog);
     return EXIT_USAGE;
 }
 
@@ -132,12 +137,14 @@ static const char *const g_presets[] = {"none", "default", "privacy", "android-a
  * library's message names a position in a rule text: "--preset:1:1"). */
 static int unknown_preset(const char *name)
 {
+    char list[200] = "";
     size_t i;
 
-    fprintf(stderr, "%s: unknown preset '%s'; presets:", g_prog, name);
     for (i = 0; i < sizeof g_presets / sizeof g_presets[0]; i++)
-        fprintf(stderr, "%s %s", i ? "," : "", g_presets[i]);
-    fprintf(stderr, "\nTry '%s --print-rules' for what each does.\n", g_prog);
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s %s", i ? "," : "",
+                 g_presets[i]);
+    hs_report_fail(g_report, HS_E_USAGE, NULL, "unknown preset '%s'; presets:%s", name, list);
+    fprintf(stderr, "Try '%s --print-rules' for what each does.\n", g_prog);
     return EXIT_USAGE;
 }
 
@@ -172,16 +179,12 @@ static int add_rules(hs_rules *rules, int is_file, const char *arg)
         return EXIT_LIMIT;
     }
     text = read_rule_file(arg, &len);
-    if (!text) {
-        fprintf(stderr, "%s: %s: %s\n", g_prog, arg, strerror(errno));
-        return EXIT_USAGE;
-    }
+    if (!text)
+        return hs_report_fail(g_report, HS_E_USAGE, NULL, "%s: %s", arg, strerror(errno));
     s = hs_rules_parse(rules, text, len, arg, &err);
     free(text);
-    if (s != HS_OK) {
-        fprintf(stderr, "%s: %s\n", g_prog, err.message);
-        return EXIT_USAGE;
-    }
+    if (s != HS_OK) /* a bad line, a preset it names that does not exist: usage */
+        return hs_report_fail(g_report, HS_E_USAGE, NULL, "%s", err.message);
     return EXIT_OK;
 }
 
@@ -309,6 +312,12 @@ static void apply_base_rules(hs_cli *cli, int argc, char **argv)
     while ((c = getopt_long(argc, argv, g_optstring, longopts, NULL)) != -1) {
         have_preset |= c == 'p';
         to_jvm |= c == OPT_TO_JVM;
+        /* where the report goes, known before any option can fail, so
+         * that a usage error is reported there too */
+        if (c == OPT_STATS_FILE)
+            cli->stats_file = optarg;
+        else if (c == OPT_STATS && optarg && strcmp(optarg, "json") == 0)
+            cli->stats = 2;
     }
     optind = 0; /* glibc: start the real pass from scratch */
     if (!have_preset && !to_jvm) {
@@ -517,6 +526,19 @@ static int note_inputs(const hs_cli *cli, const char *map)
     return EXIT_OK;
 }
 
+/* A command line that failed before its operands were read: every file it
+ * names but the report (the word after --stats-file, or an abbreviation of
+ * it: getopt keeps an option beside its argument) is kept from the
+ * report, as an input would be. */
+static void note_arguments(int argc, char **argv)
+{
+    int i;
+
+    for (i = 1; i < argc; i++)
+        if (!(strncmp(argv[i - 1], "--stats-f", 9) == 0 && !strchr(argv[i - 1], '=')))
+            (void)hs_files_note_input("an argument", argv[i]);
+}
+
 int main(int argc, char **argv)
 {
     hs_cli cli;
@@ -532,16 +554,31 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: out of memory\n", g_prog);
         return EXIT_LIMIT;
     }
+    g_report = &cli.report;
     rc = parse_args(&cli, argc, argv);
-    if (rc == EXIT_OK) { /* --mapping wins over a rule file's `mapping` */
-        const char *map = cli.mapping_path ? cli.mapping_path : hs_rules_mapping_file(cli.rules);
-        if ((rc = note_inputs(&cli, map)) == EXIT_OK && map && !cli.audit)
-            rc = hs_cli_load_mapping(cli.rules, map, cli.opt.max_held);
-    }
-    if (rc == EXIT_OK)
-        rc = hs_cli_run(&cli);
-    else if (rc == JOB_DONE)
+    if (rc == JOB_DONE) {
         rc = EXIT_OK;
+    } else {
+        /* --mapping wins over a rule file's `mapping` */
+        const char *map = cli.mapping_path ? cli.mapping_path : hs_rules_mapping_file(cli.rules);
+        int orc;
+        /* before any temporary file exists (the report's is the first), so
+         * that none is ever left, and a stop is reported (stop.h) */
+        hs_stop_catch();
+        cli.failed_early = rc != EXIT_OK;
+        if (rc == EXIT_OK)
+            rc = note_inputs(&cli, map);
+        else
+            note_arguments(argc, argv);
+        /* a usage error is reported too, where the report was to go */
+        if ((orc = hs_cli_report_open(&cli)) != EXIT_OK && rc == EXIT_OK)
+            rc = orc;
+        if (rc == EXIT_OK && map && !cli.audit)
+            rc = hs_cli_load_mapping(cli.rules, map, cli.opt.max_held);
+        if (rc == EXIT_OK)
+            rc = hs_cli_run(&cli);
+        rc = hs_cli_report_close(&cli, rc);
+    }
     hs_report_free(&cli.report);
     hs_rules_free(cli.rules);
     return rc;

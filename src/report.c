@@ -4,6 +4,8 @@
  * document for pipelines (on stderr, or in its own file). Both list the
  * counters from HS_STATS_COUNTERS, so neither can miss one.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -123,13 +125,14 @@ static void record(hs_report *r, hs_status code, const hs_error *where, int prin
         fprintf(stderr, "hprof-strip: %s\n", r->error.message);
 }
 
-void hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
+int hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
 {
     va_list ap;
 
     va_start(ap, fmt);
     record(r, code, where, 1, fmt, ap);
     va_end(ap);
+    return hs_status_exit(code);
 }
 
 void hs_report_salvage(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
@@ -186,22 +189,94 @@ static void json_off(FILE *fp, uint64_t v, uint64_t none)
         fprintf(fp, "%llu", U(v));
 }
 
-/* A stable name for a status, for pipelines to switch on. */
-static const char *status_name(hs_status s)
+/* The one table of outcomes: a library status, the exit code, the
+ * report's name for it (stable: pipelines switch on it), and whether the
+ * same command run again may succeed. A read or write failure may be the
+ * disk's or the network's of the moment, and memory may be free next time;
+ * the input's own faults, a cap the command sets, and a wrong command line
+ * stay what they are. An input that is not a heap dump (a zip, an xz file)
+ * is "unsupported", exit 1: never "read", which a retry policy retries. */
+static const struct {
+    hs_status code;
+    int exit_code;
+    const char *name;
+    int retryable;
+} g_outcomes[] = {
+    {HS_OK, EXIT_OK, "ok", 0},
+    {HS_SALVAGED, EXIT_SALVAGED, "salvaged", 0},
+    {HS_E_MALFORMED, EXIT_BAD_INPUT, "malformed", 0},
+    {HS_E_UNSUPPORTED, EXIT_BAD_INPUT, "unsupported", 0},
+    {HS_E_USAGE, EXIT_USAGE, "usage", 0},
+    {HS_E_TRUNCATED, EXIT_TRUNCATED, "truncated", 0},
+    {HS_E_READ, EXIT_IO, "read", 1},
+    {HS_E_WRITE, EXIT_IO, "write", 1},
+    {HS_E_LIMIT, EXIT_LIMIT, "limit", 0},
+    {HS_E_NOMEM, EXIT_LIMIT, "nomem", 1},
+};
+#define N_OUTCOMES (sizeof g_outcomes / sizeof g_outcomes[0])
+
+static size_t outcome(hs_status s)
 {
-    switch (s) {
-    case HS_SALVAGED: return "salvaged";
-    case HS_OK: return "ok";
-    case HS_E_MALFORMED: return "malformed";
-    case HS_E_TRUNCATED: return "truncated";
-    case HS_E_UNSUPPORTED: return "unsupported";
-    case HS_E_READ: return "read";
-    case HS_E_WRITE: return "write";
-    case HS_E_LIMIT: return "limit";
-    case HS_E_NOMEM: return "nomem";
-    case HS_E_USAGE: return "usage";
+    size_t i;
+
+    for (i = 0; i < N_OUTCOMES; i++)
+        if (g_outcomes[i].code == s)
+            return i;
+    return 2; /* not a status of this library version: the input's fault */
+}
+
+int hs_status_exit(hs_status s)
+{
+    return g_outcomes[outcome(s)].exit_code;
+}
+
+const char *hs_status_name(hs_status s)
+{
+    return g_outcomes[outcome(s)].name;
+}
+
+int hs_status_retryable(hs_status s)
+{
+    return g_outcomes[outcome(s)].retryable;
+}
+
+hs_status hs_status_of_exit(int exit_code)
+{
+    size_t i;
+
+    for (i = 0; i < N_OUTCOMES; i++)
+        if (g_outcomes[i].exit_code == exit_code)
+            return g_outcomes[i].code;
+    return HS_E_MALFORMED;
+}
+
+const char *hs_signal_name(int sig)
+{
+    switch (sig) {
+    case SIGHUP: return "SIGHUP";
+    case SIGINT: return "SIGINT";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGPIPE: return "SIGPIPE";
+    case SIGALRM: return "SIGALRM";
+    case SIGTERM: return "SIGTERM";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGUSR2: return "SIGUSR2";
+    case SIGXCPU: return "SIGXCPU";
+    case SIGXFSZ: return "SIGXFSZ";
+    case SIGVTALRM: return "SIGVTALRM";
+    case SIGPROF: return "SIGPROF";
+    case SIGBUS: return "SIGBUS";
+#ifdef SIGPOLL
+    case SIGPOLL: return "SIGPOLL";
+#endif
+#ifdef SIGPWR
+    case SIGPWR: return "SIGPWR";
+#endif
+#ifdef SIGSTKFLT
+    case SIGSTKFLT: return "SIGSTKFLT";
+#endif
     }
-    return "unknown";
+    return NULL;
 }
 
 static void json_error(FILE *fp, const hs_report *r)
@@ -212,8 +287,9 @@ static void json_error(FILE *fp, const hs_report *r)
         fputs("null", fp);
         return;
     }
-    fprintf(fp, "{\"code\":%d,\"status\":\"%s\",\"offset\":", (int)e->code,
-            status_name(e->code));
+    fprintf(fp, "{\"code\":%d,\"status\":\"%s\",\"retryable\":%s,\"signal\":null,\"offset\":",
+            (int)e->code, hs_status_name(e->code),
+            hs_status_retryable(e->code) ? "true" : "false");
     json_off(fp, e->offset, UINT64_MAX);
     fputs(",\"record_offset\":", fp);
     json_off(fp, e->record_offset, UINT64_MAX);
@@ -238,10 +314,12 @@ static void json_digests(FILE *fp, int hashed, const hs_digest *file, const hs_d
             file->hex, U(file->bytes), hprof->hex, U(hprof->bytes));
 }
 
-/* "input"/"output": HPROF bytes, and the file's own bytes when compressed. */
+/* "input"/"output": HPROF bytes, and the file's own bytes when compressed;
+ * their digests when `hashed`; `kept` (-1 for the input): whether the
+ * output's name holds this run's complete dump. */
 static void json_side(FILE *fp, const char *name, uint64_t hprof, int known,
                       const char *compression, uint64_t raw, int hashed, const hs_digest *file_sha,
-                      const hs_digest *hprof_sha)
+                      const hs_digest *hprof_sha, int kept)
 {
     fputs("{\"name\":", fp);
     json_str(fp, name);
@@ -251,6 +329,8 @@ static void json_side(FILE *fp, const char *name, uint64_t hprof, int known,
     json_str(fp, known ? compression : NULL);
     fputs(",\"sha256\":", fp);
     json_digests(fp, hashed, file_sha, hprof_sha);
+    if (kept >= 0)
+        fprintf(fp, ",\"kept\":%s", kept ? "true" : "false");
     fputc('}', fp);
 }
 
@@ -422,23 +502,26 @@ static void json_histogram(FILE *fp, const hs_report *r)
 static const char *const in_compression[] = {NULL, "gzip", "zstd"};
 static const char *const out_compression[] = {NULL, "zstd", "gzip"};
 
-int hs_report_write_json(FILE *fp, const hs_report *r, int exit_status, const char *in_name,
+void hs_report_json_head(FILE *fp, const hs_report *r, int audit)
+{
+    fprintf(fp, "{\"schema\":%d,\"tool\":{\"name\":\"hprof-strip\",\"version\":",
+            HS_REPORT_SCHEMA);
+    json_str(fp, HS_VERSION_STRING);
+    fprintf(fp, "},\"mode\":\"%s\",\"exit_status\":", audit ? "audit" : "filter");
+    (void)r;
+}
+
+void hs_report_json_tail(FILE *fp, const hs_report *r, const char *in_name,
                          const char *out_name, int audit)
 {
     const hs_stats *st = &r->st;
     const char *sep = "";
     int i;
 
-    fprintf(fp, "{\"schema\":%d,\"tool\":{\"name\":\"hprof-strip\",\"version\":",
-            HS_REPORT_SCHEMA);
-    json_str(fp, HS_VERSION_STRING);
-    fprintf(fp, "},\"mode\":\"%s\",\"exit_status\":%d,\"error\":", audit ? "audit" : "filter",
-            exit_status);
-    json_error(fp, r);
     fputs(",\"input\":", fp);
     json_side(fp, in_name, st->bytes_in, r->in_known,
               r->in_format >= 0 && r->in_format < 3 ? in_compression[r->in_format] : NULL,
-              r->in_raw, r->in_hashed, &r->in_sha, &r->in_hprof_sha);
+              r->in_raw, r->in_hashed, &r->in_sha, &r->in_hprof_sha, -1);
     fputs(",\"output\":", fp);
     if (audit)
         fputs("null", fp);
@@ -446,7 +529,8 @@ int hs_report_write_json(FILE *fp, const hs_report *r, int exit_status, const ch
         json_side(fp, out_name, st->bytes_out, r->out_known,
                   r->out_format >= 0 && r->out_format < 3 ? out_compression[r->out_format]
                                                          : NULL,
-                  r->out_raw, r->out_hashed, &r->out_sha, &r->out_hprof_sha);
+                  r->out_raw, r->out_hashed, &r->out_sha, &r->out_hprof_sha,
+                  r->output_kept);
     fputc(',', fp);
     json_rules(fp, r, audit);
     fprintf(fp, ",\"time\":{\"wall_seconds\":%.6f,\"user_seconds\":%.6f,\"sys_seconds\":%.6f}",
@@ -470,5 +554,14 @@ int hs_report_write_json(FILE *fp, const hs_report *r, int exit_status, const ch
     fputs(",\"audit\":", fp);
     json_audit(fp, r);
     fputs("}\n", fp);
+}
+
+int hs_report_write_json(FILE *fp, const hs_report *r, int exit_status, const char *in_name,
+                         const char *out_name, int audit)
+{
+    hs_report_json_head(fp, r, audit);
+    fprintf(fp, "%d,\"error\":", exit_status);
+    json_error(fp, r);
+    hs_report_json_tail(fp, r, in_name, out_name, audit);
     return fflush(fp) == 0 && !ferror(fp) ? 0 : -1;
 }

@@ -45,7 +45,23 @@ typedef struct {
     int quiet;                /* -q: salvage notices recorded, not printed */
     char warnings[HS_REPORT_MAX_WARNINGS][240]; /* the filter's, for the JSON */
     int n_warnings;
+    int output_kept;          /* the complete dump is under the output's name */
+    int stopped_by;           /* the signal that stopped the run (snapshot: 0) */
 } hs_report;
+
+/* The one table of outcomes (report.c): each library status, with the
+ * exit code the command gives for it, the report's "error.status" name,
+ * and whether running the same command again may succeed (the man page
+ * lists it under EXIT STATUS). A run stopped by a signal is no library
+ * status: "signal", exit 128+N, retryable. */
+int hs_status_exit(hs_status s);
+const char *hs_status_name(hs_status s);
+int hs_status_retryable(hs_status s);
+/* The status an exit code stands for when no message recorded one (the
+ * first of the table's rows with that code). */
+hs_status hs_status_of_exit(int exit_code);
+/* "SIGTERM" for SIGTERM, NULL for a signal not in the list. */
+const char *hs_signal_name(int sig);
 
 /* Keeps a copy of the filter's histogram rows. Returns 0, or -1 on no
  * memory. */
@@ -56,8 +72,9 @@ void hs_report_free(hs_report *r);
 void hs_report_note_rules(hs_report *r, int is_file, const char *arg);
 
 /* Prints "hprof-strip: MESSAGE" on stderr and records it as the run's
- * error, with the place `where` gives (NULL: no place in the input). */
-void hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
+ * error, with the place `where` gives (NULL: no place in the input).
+ * Returns the exit code the table gives `code`. */
+int hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
@@ -83,6 +100,13 @@ void hs_report_warn(hs_report *r, const char *fmt, ...)
  * input/output; `audit`: an --audit run (no output). 0, or -1 when writing
  * failed. */
 int hs_report_write_json(FILE *fp, const hs_report *r, int exit_status, const char *in_name,
+                         const char *out_name, int audit);
+/* The same document in two parts, for a report written from a signal
+ * handler (stop.c): the head ends with "exit_status": and the tail starts
+ * with the comma after the "error" object, so that the handler writes the
+ * number and the error between them. */
+void hs_report_json_head(FILE *fp, const hs_report *r, int audit);
+void hs_report_json_tail(FILE *fp, const hs_report *r, const char *in_name,
                          const char *out_name, int audit);
 
 /* "1234567 (1.2 MiB)": a byte count with its size in binary units (just

@@ -23,6 +23,7 @@
 #include "input.h"
 #include "io.h"
 #include "progress.h"
+#include "stop.h"
 
 static const char *const g_prog = "hprof-strip";
 
@@ -31,13 +32,89 @@ typedef struct {
     hs_input *in;
     hs_progress progress;
     hs_hasher *hash; /* a JSON report's digests, of input and output */
+    /* for the report kept ready for a signal (publish_report) */
+    hs_cli *cli;
+    const hs_filter *filter;
+    const hs_output *out;
+    struct timespec next_publish;
 } reader;
+
+static struct timespec g_t0; /* the run's start, for "wall_seconds" */
+
+static double since_start(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - g_t0.tv_sec) + (double)(t.tv_nsec - g_t0.tv_nsec) / 1e9;
+}
+
+static void keep_figures(hs_cli *cli, const hs_filter *filter, const reader *rd,
+                         const hs_output *out, int rc);
+
+/* Renders the report as it stands, without its exit status and error, for
+ * a signal's handler to complete (stop.h): the figures so far, the output
+ * not kept (a stopped run removes it) until it is in place. */
+static void publish_report(hs_cli *cli, const reader *rd)
+{
+    static hs_report copy; /* big (warnings): not on the stack */
+    char *doc = NULL;
+    size_t len = 0;
+    long head;
+    FILE *fp;
+
+    if (!cli->stats_file && cli->stats != 2)
+        return;
+    if (rd)
+        keep_figures(cli, rd->filter, rd, rd->out, EXIT_IO);
+    copy = cli->report;
+    copy.histo = NULL; /* made at the end only */
+    copy.n_histo = 0;
+    copy.wall = since_start();
+    if (!(fp = open_memstream(&doc, &len)))
+        return;
+    hs_report_json_head(fp, &copy, cli->audit);
+    head = ftell(fp);
+    hs_report_json_tail(fp, &copy, cli->in_path, cli->out_path, cli->audit);
+    if (fclose(fp) == 0 && head > 0)
+        hs_stop_publish(doc, (size_t)head, len);
+    free(doc);
+}
+
+/* Before each read (which may wait long on a pipe, a signal coming
+ * meanwhile), at most every 10 ms: a coarse clock read per block, and a
+ * report of a few KiB rendered (about 20 us) a hundred times a second is
+ * 0.2 % of a core. So a stopped run's report counts what it had read. */
+static void maybe_publish(reader *r)
+{
+    struct timespec now;
+
+    if (!r->cli || (!r->cli->stats_file && r->cli->stats != 2))
+        return;
+#ifdef CLOCK_MONOTONIC_COARSE
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+#else
+    clock_gettime(CLOCK_MONOTONIC, &now);
+#endif
+    if (now.tv_sec < r->next_publish.tv_sec ||
+        (now.tv_sec == r->next_publish.tv_sec && now.tv_nsec < r->next_publish.tv_nsec))
+        return;
+    r->next_publish = now;
+    r->next_publish.tv_nsec += 10000000L;
+    if (r->next_publish.tv_nsec >= 1000000000L) {
+        r->next_publish.tv_sec++;
+        r->next_publish.tv_nsec -= 1000000000L;
+    }
+    publish_report(r->cli, r);
+}
 
 static long read_with_progress(void *ctx, void *buf, size_t cap)
 {
     reader *r = ctx;
-    long n = hs_input_read(r->in, buf, cap);
+    long n;
 
+    maybe_publish(r);
+    n = hs_input_read(r->in, buf, cap);
     hs_progress_update(&r->progress, hs_input_raw_bytes(r->in));
     return n;
 }
@@ -45,8 +122,10 @@ static long read_with_progress(void *ctx, void *buf, size_t cap)
 static long borrow_with_progress(void *ctx, const void **block)
 {
     reader *r = ctx;
-    long n = hs_input_borrow(r->in, block);
+    long n;
 
+    maybe_publish(r);
+    n = hs_input_borrow(r->in, block);
     hs_progress_update(&r->progress, hs_input_raw_bytes(r->in));
     return n;
 }
@@ -55,25 +134,15 @@ static void window_with_progress(void *ctx, uint64_t done, uint64_t next)
 {
     reader *r = ctx;
 
+    maybe_publish(r);
     hs_input_window(r->in, done, next);
     hs_progress_update(&r->progress, done);
 }
 
+/* report.c's table: one place says which exit code a status gives */
 static int exit_code(hs_status s)
 {
-    switch (s) {
-    case HS_OK: return EXIT_OK;
-    case HS_SALVAGED: return EXIT_SALVAGED;
-    case HS_E_MALFORMED:
-    case HS_E_UNSUPPORTED: return EXIT_BAD_INPUT;
-    case HS_E_TRUNCATED: return EXIT_TRUNCATED;
-    case HS_E_READ:
-    case HS_E_WRITE: return EXIT_IO;
-    case HS_E_LIMIT:
-    case HS_E_NOMEM: return EXIT_LIMIT;
-    case HS_E_USAGE: return EXIT_USAGE;
-    }
-    return EXIT_BAD_INPUT;
+    return hs_status_exit(s);
 }
 
 /* What the SIGBUS handler needs to name the place: set before the mapped
@@ -114,7 +183,6 @@ static void on_sigbus(int sig, siginfo_t *info, void *uctx)
 
     (void)sig;
     (void)uctx;
-    hs_outfile_remove_on_signal();
     put_str(msg, sizeof msg, &at, "hprof-strip: ");
     put_str(msg, sizeof msg, &at, g_bus_name ? g_bus_name : "input");
     put_str(msg, sizeof msg, &at, ": the input file shrank while it was being read");
@@ -128,6 +196,10 @@ static void on_sigbus(int sig, siginfo_t *info, void *uctx)
     put_str(msg, sizeof msg, &at, "\n");
     ignored = write(STDERR_FILENO, msg, at);
     (void)ignored;
+    /* the report too, as an I/O failure (stop.c: async-signal-safe) */
+    msg[at - 1] = 0; /* the newline, or the last byte that fitted */
+    (void)hs_stop_write(0, EXIT_IO, HS_E_READ, msg + sizeof "hprof-strip: " - 1);
+    hs_outfile_remove_on_signal();
     _exit(EXIT_IO);
 }
 
@@ -171,16 +243,21 @@ static void choose_format(hs_cli *cli)
  * bytes the filter read: in a compressed input, the decompressed dump, which
  * the message then says ("decompressed byte N" for "input byte N"). */
 static void print_dump_message(hs_report *r, hs_status s, const hs_error *e, const char *name,
-                               const hs_input *in, const char *msg)
+                               const hs_input *in, const char *msg, int salvage)
 {
     static const char lead[] = "input byte ";
+    /* a cut dump: what gets the rest out of it */
+    const char *hint = s == HS_E_TRUNCATED && !salvage
+                           ? " (--salvage writes the complete records before the cut)"
+                           : "";
 
     if (hs_input_format(in) == HS_IN_PLAIN)
-        hs_report_fail(r, s, e, "%s: %s", name, msg);
+        hs_report_fail(r, s, e, "%s: %s%s", name, msg, hint);
     else if (strncmp(msg, lead, sizeof lead - 1) == 0)
-        hs_report_fail(r, s, e, "%s: decompressed byte %s", name, msg + sizeof lead - 1);
+        hs_report_fail(r, s, e, "%s: decompressed byte %s%s", name, msg + sizeof lead - 1,
+                       hint);
     else
-        hs_report_fail(r, s, e, "%s: in the decompressed dump: %s", name, msg);
+        hs_report_fail(r, s, e, "%s: in the decompressed dump: %s%s", name, msg, hint);
 }
 
 /* The spill store for instances held back by field scrubbing: a file in
@@ -197,15 +274,19 @@ static const char *out_name(const hs_cli *cli)
     return cli->out_path ? cli->out_path : "standard output";
 }
 
+/* `read`: how far the filter had read, for a failure with no place in
+ * the input (a write from the mapped pages of a file that shrank fails
+ * with EFAULT: the error is the output's, and has no input offset). */
 static void report_failure(hs_cli *cli, hs_status s, const hs_error *e, hs_input *in,
-                           hs_output *out, const spill_file *spill)
+                           hs_output *out, const spill_file *spill, uint64_t read)
 {
     const char *name = cli->in_path ? cli->in_path : "stdin";
     hs_report *r = &cli->report;
 
     if (hs_input_shrank(in))
-        hs_report_fail(r, s, e, "%s: the input file shrank while it was being read (at input byte %llu)",
-                       name, (unsigned long long)e->offset);
+        hs_report_fail(r, HS_E_READ, e,
+                       "%s: the input file shrank while it was being read (at input byte %llu)",
+                       name, (unsigned long long)(e->offset != UINT64_MAX ? e->offset : read));
     else if (s == HS_E_READ && hs_input_error(in))
         hs_report_fail(r, s, e, "%s: %s", name, hs_input_error(in));
     else if (spill->err)
@@ -213,7 +294,7 @@ static void report_failure(hs_cli *cli, hs_status s, const hs_error *e, hs_input
     else if (s == HS_E_WRITE)
         hs_report_fail(r, s, e, "%s: %s: %s", out_name(cli), e->message, hs_output_error(out));
     else
-        print_dump_message(r, s, e, name, in, e->message);
+        print_dump_message(r, s, e, name, in, e->message, cli->opt.salvage);
 }
 
 /* The filter's account of where a cut dump ends, without its own "input
@@ -238,21 +319,34 @@ static int report_damage(hs_cli *cli, hs_status s, const hs_error *e, hs_input *
 {
     const char *name = cli->in_path ? cli->in_path : "stdin";
     uint64_t end = hs_input_dump_bytes(in);
-    int salvaged = cli->opt.salvage && (s == HS_OK || s == HS_SALVAGED);
+    int salvaged = cli->opt.salvage && (s == HS_OK || s == HS_SALVAGED), cut;
 
     if (s != HS_OK && s != HS_SALVAGED && s != HS_E_TRUNCATED && e->offset < end) {
-        report_failure(cli, s, e, in, out, spill);
+        report_failure(cli, s, e, in, out, spill, e->offset);
         fprintf(stderr, "%s: %s: (and then %s)\n", g_prog, name, hs_input_error(in));
         return exit_code(s);
     }
-    (salvaged ? hs_report_salvage : hs_report_fail)(
-        &cli->report, s == HS_OK ? HS_E_TRUNCATED : s, e,
-                   "%s: %s; the decompressed dump ends there, at byte %llu: %s%s", name,
-                   hs_input_error(in), (unsigned long long)end, cut_detail(s, e),
-                   salvaged && s == HS_OK ? " (salvaged)" : "");
+    /* the status says what the compressed file is: cut (3, or salvaged: 6)
+     * or corrupt (1, salvaged or not: what was before the damage is kept
+     * with --salvage, but the input is invalid, not merely cut) */
+    cut = hs_input_damage(in) == HS_DAMAGE_TRUNCATED;
+    if (salvaged && cut)
+        hs_report_salvage(&cli->report, HS_E_TRUNCATED, e,
+                          "%s: %s; the decompressed dump ends there, at byte %llu: %s%s", name,
+                          hs_input_error(in), (unsigned long long)end, cut_detail(s, e),
+                          s == HS_OK ? " (salvaged)" : "");
+    else
+        hs_report_fail(&cli->report, cut ? HS_E_TRUNCATED : HS_E_MALFORMED, e,
+                       "%s: %s; the decompressed dump ends there, at byte %llu: %s%s", name,
+                       hs_input_error(in), (unsigned long long)end, cut_detail(s, e),
+                       salvaged ? " (--salvage wrote the complete records before it)"
+                       : cut    ? " (--salvage writes the complete records before the cut)"
+                                : "");
     if (salvaged)
+        cli->keep_output = 1;
+    if (salvaged && cut)
         return EXIT_SALVAGED;
-    return hs_input_damage(in) == HS_DAMAGE_TRUNCATED ? EXIT_TRUNCATED : EXIT_BAD_INPUT;
+    return cut ? EXIT_TRUNCATED : EXIT_BAD_INPUT;
 }
 
 static int spill_open(spill_file *s)
@@ -477,7 +571,7 @@ static int open_files(hs_cli *cli, int *in_fd, hs_outfile *of)
 /* Puts -o's file in place after a success, removes it otherwise. */
 static int close_output(hs_cli *cli, hs_outfile *of, int rc)
 {
-    if (rc != EXIT_OK && rc != EXIT_SALVAGED) {
+    if (rc != EXIT_OK && rc != EXIT_SALVAGED && !cli->keep_output) {
         hs_outfile_abort(of);
         return rc;
     }
@@ -499,18 +593,21 @@ static int close_output(hs_cli *cli, hs_outfile *of, int rc)
 }
 
 /* The reader went away (EPIPE on standard output): end quietly, the way
- * gzip and zstd do, by the SIGPIPE that was ignored to get here. */
-static void die_of_sigpipe(void)
+ * gzip and zstd do, by the SIGPIPE that was ignored to get here, the
+ * report saying so as it would for a SIGPIPE that killed the run. */
+static void die_of_sigpipe(hs_cli *cli, reader *rd)
 {
-    sigset_t set;
-
     fflush(stderr);
-    signal(SIGPIPE, SIG_DFL);
-    sigemptyset(&set);
-    sigaddset(&set, SIGPIPE);
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
-    raise(SIGPIPE);
-    _exit(EXIT_IO); /* not reached */
+    publish_report(cli, rd);
+    hs_stop_now(SIGPIPE);
+}
+
+static uint64_t filter_read(const hs_filter *filter)
+{
+    hs_stats now;
+
+    hs_filter_stats(filter, &now);
+    return now.bytes_in;
 }
 
 /* Runs the filter from the input to `out`; returns the exit code, the
@@ -550,7 +647,7 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
         hs_input_drain(rd->in);
     finished = (s == HS_OK || s == HS_SALVAGED) && hs_output_finish(out) == 0;
     if (!finished && !cli->out_path && hs_output_errno(out) == EPIPE)
-        die_of_sigpipe();
+        die_of_sigpipe(cli, rd);
     if (!finished || s != HS_OK)
         hs_progress_clear(&rd->progress); /* the message on a line of its own */
     if ((s == HS_OK || s == HS_SALVAGED) && !finished) {
@@ -561,10 +658,19 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
     if (hs_input_damage(rd->in))
         return report_damage(cli, s, e, rd->in, out, spill);
     rc = exit_code(s);
+    /* salvaged past a cut: 6; past damage that is no cut (an unknown
+     * record, a bad length), the input is invalid: 1, the complete
+     * records before it written all the same */
+    if (s == HS_SALVAGED && e->code != HS_E_TRUNCATED)
+        rc = exit_code(e->code);
     if (s == HS_SALVAGED)
+        cli->keep_output = 1;
+    if (s == HS_SALVAGED && rc == EXIT_SALVAGED)
         hs_report_salvage(r, e->code, e, "%s: %s", name, e->message);
+    else if (s == HS_SALVAGED)
+        hs_report_fail(r, e->code, e, "%s (invalid, not cut): %s", name, e->message);
     else if (s != HS_OK)
-        report_failure(cli, s, e, rd->in, out, spill);
+        report_failure(cli, s, e, rd->in, out, spill, filter_read(filter));
     if (s == HS_OK) { /* after an error, no final figures under it */
         hs_stats now;
         hs_filter_stats(filter, &now);
@@ -578,14 +684,14 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
  * input's decompressor read past, a dump with no heap dump in it (valid,
  * but nothing was stripped), and the filter's own. */
 static void report_warnings(hs_cli *cli, const hs_filter *filter, const hs_input *in,
-                            const hs_stats *st)
+                            const hs_stats *st, int rc)
 {
     const char *w;
     size_t i;
 
     if ((w = hs_input_warning(in)) != NULL)
         hs_report_warn(&cli->report, "%s: %s", cli->in_path ? cli->in_path : "stdin", w);
-    if (!st->heap_dumps)
+    if (!st->heap_dumps && rc == EXIT_OK) /* (salvaged: said already) */
         hs_report_warn(&cli->report,
                        "%s holds no heap dump (valid HPROF, but no object in it: nothing "
                        "was stripped)",
@@ -606,7 +712,7 @@ static int after_run(hs_cli *cli, const hs_filter *filter, const hs_input *in, i
     if (rc != EXIT_OK && rc != EXIT_SALVAGED)
         return rc;
     hs_filter_stats(filter, &st);
-    report_warnings(cli, filter, in, &st);
+    report_warnings(cli, filter, in, &st, rc);
     warn_after_run(cli, &st, out_fd);
     n = hs_filter_histogram(filter, &rows);
     if (cli->histogram &&
@@ -619,16 +725,15 @@ static int after_run(hs_cli *cli, const hs_filter *filter, const hs_input *in, i
     return rc;
 }
 
-/* What the report keeps of a run that got as far as the filter. Bytes that
- * never got out are not output: a plain dump counts what was written;
- * compressed, nothing written is nothing out (else what was compressed is
- * all one knows). */
-/* The digests, once every byte is in: a plain side's HPROF is its file. */
-static void keep_digests(hs_report *r, hs_hasher *h, const hs_input *in, const hs_output *out,
+/* The digests, once the run is over (once only: not for a report
+ * published while it runs): a plain side's HPROF is its file. */
+static void keep_digests(hs_report *r, hs_hasher *h, hs_input *in, const hs_output *out,
                          enum hs_output_format out_format)
 {
     hs_digest d[HS_HASH_STREAMS];
 
+    /* in place, the filter walked the file as far as bytes_in */
+    hs_input_hash_end(in, r->st.bytes_in);
     hs_hasher_digests(h, d);
     r->in_hashed = 1;
     r->in_sha = d[HS_HASH_IN_FILE];
@@ -640,6 +745,10 @@ static void keep_digests(hs_report *r, hs_hasher *h, const hs_input *in, const h
     }
 }
 
+/* What the report keeps of a run that got as far as the filter. Bytes that
+ * never got out are not output: a plain dump counts what was written;
+ * compressed, nothing written is nothing out (else what was compressed is
+ * all one knows). */
 static void keep_figures(hs_cli *cli, const hs_filter *filter, const reader *rd,
                          const hs_output *out, int rc)
 {
@@ -653,11 +762,7 @@ static void keep_figures(hs_cli *cli, const hs_filter *filter, const reader *rd,
         r->in_known = 1;
         r->in_format = (int)hs_input_format(rd->in);
         r->in_raw = hs_input_raw_bytes(rd->in);
-        /* in place, the filter walked the file as far as bytes_in */
-        hs_input_hash_end(rd->in, r->st.bytes_in);
     }
-    if (rd->hash)
-        keep_digests(r, rd->hash, rd->in, cli->audit ? NULL : out, cli->format);
     if (out) {
         r->out_known = 1;
         r->out_format = (int)cli->format;
@@ -703,10 +808,10 @@ static int start_run(hs_cli *cli, reader *rd, int out_fd, hs_output **out, hs_fi
             hs_report_fail(r, HS_E_NOMEM, NULL, "out of memory");
             return EXIT_LIMIT;
         }
-        hs_report_fail(r, HS_E_READ, NULL, "%s: %s", cli->in_path ? cli->in_path : "stdin",
-                       hs_input_error(rd->in));
-        /* -2: a zip, xz, ... named as such, which is not a heap dump */
-        return opened == -2 ? EXIT_BAD_INPUT : EXIT_IO;
+        /* -2: a zip, xz, ... named as such, which is not a heap dump: the
+         * input's fault (1, "unsupported"), not a read that may work again */
+        return hs_report_fail(r, opened == -2 ? HS_E_UNSUPPORTED : HS_E_READ, NULL, "%s: %s",
+                              cli->in_path ? cli->in_path : "stdin", hs_input_error(rd->in));
     }
     /* a JSON report binds the bytes it describes: every byte read and
      * written is hashed (SHA-256) on its way, from the first */
@@ -747,7 +852,7 @@ static int start_run(hs_cli *cli, reader *rd, int out_fd, hs_output **out, hs_fi
 
 static int run_filter(hs_cli *cli)
 {
-    hs_outfile of = {NULL, NULL, NULL, -1, 0, 0};
+    hs_outfile of = {NULL, NULL, NULL, -1, 0, 0, -1};
     hs_output *out = NULL;
     hs_filter *filter = NULL;
     reader rd;
@@ -757,26 +862,22 @@ static int run_filter(hs_cli *cli)
 
     memset(&rd, 0, sizeof rd);
     rd.fd = STDIN_FILENO;
+    rd.cli = cli;
     choose_format(cli);
     if ((rc = check_audit(cli)) != EXIT_OK || (rc = check_terminals(cli)) != EXIT_OK)
         return rc;
-    /* caught before the temporary file exists, so none is ever left */
-    if (cli->out_path)
-        hs_outfile_catch_signals();
+    /* (the signals are caught already: main.c, before any temporary file) */
     if ((rc = open_files(cli, &rd.fd, &of)) != EXIT_OK)
         return rc;
     if (cli->out_path)
         out_fd = of.fd;
-    /* A closed pipe downstream, or a file-size limit, is an error to report
-     * (write fails with EPIPE or EFBIG), not a silent death by signal. */
-    signal(SIGPIPE, SIG_IGN);
-#ifdef SIGXFSZ
-    signal(SIGXFSZ, SIG_IGN);
-#endif
     hs_widen_pipe(rd.fd);
     hs_widen_pipe(out_fd);
     rc = start_run(cli, &rd, out_fd, &out, &filter, &spill);
+    rd.filter = filter;
+    rd.out = out;
     if (rc == EXIT_OK) {
+        publish_report(cli, &rd);
         hs_progress_start(&rd.progress, cli->progress < 0 ? isatty(STDERR_FILENO) : cli->progress,
                           cli->size ? cli->size
                           : fstat(rd.fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size
@@ -785,6 +886,9 @@ static int run_filter(hs_cli *cli)
         rc = after_run(cli, filter, rd.in, out_fd, rc);
     }
     keep_figures(cli, filter, &rd, out, rc);
+    if (rd.hash)
+        keep_digests(&cli->report, rd.hash, rd.in, cli->audit ? NULL : out, cli->format);
+    publish_report(cli, NULL);
     hs_filter_free(filter);
     hs_output_free(out);
     hs_input_close(rd.in);
@@ -793,7 +897,16 @@ static int run_filter(hs_cli *cli)
         close(spill.fd);
     if (cli->in_path)
         close(rd.fd);
-    return cli->out_path ? close_output(cli, &of, rc) : rc;
+    /* the output put in place (or removed) and the report that says so
+     * published, as one step for a signal (stop.h) */
+    hs_stop_hold();
+    if (cli->out_path)
+        rc = close_output(cli, &of, rc);
+    cli->report.output_kept = !cli->audit && (rc == EXIT_OK || rc == EXIT_SALVAGED ||
+                                              (cli->keep_output && rc != EXIT_IO));
+    publish_report(cli, NULL);
+    hs_stop_release();
+    return rc;
 }
 
 static double seconds(struct timeval tv)
@@ -801,72 +914,192 @@ static double seconds(struct timeval tv)
     return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-/* --stats-file's file under files.h's rule: never an input, never the
- * dump's output, never a dump. Returns EXIT_OK or the exit code, said. */
-static int claim_report(const hs_cli *cli)
+/* The report's file (--stats-file FILE): written under a temporary name
+ * beside it and renamed into place at the end, as every output is. */
+static hs_outfile g_report_file = {NULL, NULL, NULL, -1, 0, 0, -1};
+static int g_report_fd = -1; /* where it goes: that file, or standard output */
+
+static int report_to_stdout(const hs_cli *cli)
 {
+    return cli->stats_file && strcmp(cli->stats_file, "-") == 0;
+}
+
+/* --stats-file under files.h's rule: never an input, never the dump's
+ * output, never a dump; "-" is standard output, when the dump (or
+ * --audit's text) is not going there. Returns EXIT_OK or the exit code,
+ * said. */
+static int open_report(hs_cli *cli)
+{
+    hs_report *r = &cli->report;
     hs_claim c;
-    int r;
 
     /* the dump's output is claimed first (again when it is opened): when
      * the two clash, the report is the one refused, and nothing is written */
-    if (cli->audit)
+    if (cli->audit || cli->failed_early)
         ;
     else if (!cli->out_path)
         (void)hs_files_claim_stdout("standard output");
     else if (hs_files_claim(cli->out_path, output_how(cli), &c) == 0)
         free(c.target);
-    r = hs_files_claim(cli->stats_file, HS_OUT_REPORT | (cli->force ? HS_OUT_FORCE : 0), &c);
-    if (r == 0) {
-        free(c.target);
+    if (report_to_stdout(cli)) {
+        if (cli->failed_early)
+            ;
+        else if ((!cli->audit && !cli->out_path) || (cli->audit && !cli->quiet)) {
+            fprintf(stderr, "%s: --stats-file - writes the report to standard output, which "
+                            "takes %s already: give the report a file name, or %s\n",
+                    g_prog, cli->audit ? "--audit's findings" : "the dump",
+                    cli->audit ? "use -q" : "the dump one (-o FILE)");
+            return EXIT_USAGE;
+        } else if (hs_files_claim_stdout("--stats-file -") != 0) {
+            fprintf(stderr, "%s: %s\n", g_prog, hs_files_why());
+            return EXIT_USAGE;
+        }
+        g_report_fd = STDOUT_FILENO;
         return EXIT_OK;
     }
-    if (r > 0)
+    if (hs_outfile_open(&g_report_file, cli->stats_file,
+                        HS_OUT_REPORT | (cli->force ? HS_OUT_FORCE : 0), -1) == 0) {
+        g_report_fd = g_report_file.fd;
+        return EXIT_OK;
+    }
+    if (g_report_file.refused) {
         fprintf(stderr, "%s: %s\n", g_prog, hs_files_why());
-    else
-        fprintf(stderr, "%s: %s: %s\n", g_prog, cli->stats_file, strerror(errno));
-    return r > 0 ? EXIT_USAGE : EXIT_IO;
+        return EXIT_USAGE;
+    }
+    fprintf(stderr, "%s: %s: %s\n", g_prog, cli->stats_file, strerror(errno));
+    (void)r;
+    return EXIT_IO;
 }
 
-/* The JSON report: in --stats-file's file (opened first, so that a run that
- * cannot report fails before it reads a byte) and/or on stderr. */
-int hs_cli_run(hs_cli *cli)
+int hs_cli_report_open(hs_cli *cli)
 {
-    hs_report *r = &cli->report;
-    struct timespec t0, t1;
-    struct rusage ru;
-    FILE *sf = NULL;
     int rc;
 
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_MONOTONIC, &g_t0);
+    /* A closed pipe downstream, or a file-size limit, is an error to report
+     * (write fails with EPIPE or EFBIG), not a silent death by signal. */
+    signal(SIGPIPE, SIG_IGN);
+#ifdef SIGXFSZ
+    signal(SIGXFSZ, SIG_IGN);
+#endif
     if (cli->stats_file) {
-        if ((rc = claim_report(cli)) != EXIT_OK)
+        if ((rc = open_report(cli)) != EXIT_OK) {
+            cli->stats_file = NULL; /* nowhere to write it */
             return rc;
-        if (!(sf = fopen(cli->stats_file, "w"))) {
-            fprintf(stderr, "%s: %s: %s\n", g_prog, cli->stats_file, strerror(errno));
-            return EXIT_IO;
         }
+        hs_stop_report_to(g_report_fd, g_report_fd == STDOUT_FILENO ? NULL : &g_report_file);
     }
-    rc = run_filter(cli);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    r->wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (cli->stats == 2)
+        hs_stop_report_to(STDERR_FILENO, NULL);
+    publish_report(cli, NULL);
+    return EXIT_OK;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (k == 0)
+                errno = EIO;
+            return -1;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* The whole document to `fd`, a stream (`stream`: see hs_stop_stream) or
+ * the report's temporary file: 0, or -1 with errno set. */
+static int send_report(const hs_cli *cli, int rc, int fd, int stream)
+{
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&doc, &len);
+    int bad, e;
+
+    if (!fp)
+        return -1;
+    bad = hs_report_write_json(fp, &cli->report, rc, cli->in_path, cli->out_path, cli->audit);
+    bad |= fclose(fp) != 0;
+    bad = bad || (stream ? hs_stop_stream(fd, doc, len) : write_all(fd, doc, len)) != 0;
+    e = errno;
+    free(doc);
+    errno = e;
+    return bad ? -1 : 0;
+}
+
+/* A report lost turns a run that worked into an I/O failure: what was
+ * asked for was not all done (the dump, when written, stays). */
+static int report_lost(int rc)
+{
+    return rc == EXIT_OK || rc == EXIT_SALVAGED || rc == EXIT_AUDIT ? EXIT_IO : rc;
+}
+
+int hs_cli_report_close(hs_cli *cli, int rc)
+{
+    hs_report *r = &cli->report;
+    struct rusage ru;
+
+    /* single-threaded here: the reports are the run's own from now */
+    hs_stop_hold();
+    hs_stop_finish();
+    r->wall = since_start();
     if (getrusage(RUSAGE_SELF, &ru) == 0) {
         r->user = seconds(ru.ru_utime);
         r->sys = seconds(ru.ru_stime);
     }
+    /* a failure said only on stderr (the mapping's, a usage error printed
+     * before the report knew of it) is still named by its status */
+    if (rc != EXIT_OK && rc != EXIT_SALVAGED && rc != EXIT_AUDIT && !r->has_error) {
+        memset(&r->error, 0, sizeof r->error);
+        r->error.offset = r->error.record_offset = UINT64_MAX;
+        r->error.tag = r->error.subtag = -1;
+        r->error.code = hs_status_of_exit(rc);
+        snprintf(r->error.message, sizeof r->error.message, "%s",
+                 "see the message on standard error");
+        r->has_error = 1;
+    }
+    /* the file first: the streams may wait for their readers */
+    if (cli->stats_file && g_report_file.tmp) {
+        if (send_report(cli, rc, g_report_fd, 0) != 0 || hs_outfile_commit(&g_report_file) != 0) {
+            fprintf(stderr, "%s: %s: writing the report failed: %s\n", g_prog,
+                    cli->stats_file,
+                    errno == EEXIST ? "a file appeared under its name while the run went on"
+                                    : strerror(errno));
+            hs_outfile_abort(&g_report_file);
+            rc = report_lost(rc);
+        }
+    } else if (cli->stats_file) { /* standard output, a FIFO, a device */
+        if (send_report(cli, rc, g_report_fd, 1) != 0 ||
+            (g_report_fd != STDOUT_FILENO && hs_outfile_commit(&g_report_file) != 0)) {
+            fprintf(stderr, "%s: %s: writing the report failed: %s\n", g_prog,
+                    g_report_fd == STDOUT_FILENO ? "standard output" : cli->stats_file,
+                    strerror(errno));
+            if (g_report_fd != STDOUT_FILENO)
+                hs_outfile_abort(&g_report_file);
+            rc = report_lost(rc);
+        }
+    }
+    if (cli->stats == 2 && send_report(cli, rc, STDERR_FILENO, 1) != 0)
+        rc = report_lost(rc); /* stderr failed: nowhere to say so */
+    hs_stop_release();
+    return rc;
+}
+
+/* The run itself, between hs_cli_report_open and hs_cli_report_close:
+ * the dump, and the --stats table and the histogram on stderr. */
+int hs_cli_run(hs_cli *cli)
+{
+    hs_report *r = &cli->report;
+    int rc = run_filter(cli);
+
     if (cli->stats == 1 && r->ran)
         hs_cli_print_stats(&r->st);
     if (cli->histogram && r->histo && !cli->quiet && cli->stats != 2)
         hs_cli_print_histogram(r, 20);
-    if (cli->stats == 2)
-        hs_report_write_json(stderr, r, rc, cli->in_path, cli->out_path, cli->audit);
-    if (sf) {
-        int bad = hs_report_write_json(sf, r, rc, cli->in_path, cli->out_path, cli->audit);
-        if (fclose(sf) != 0 || bad) {
-            fprintf(stderr, "%s: %s: writing the statistics failed\n", g_prog, cli->stats_file);
-            if (rc == EXIT_OK)
-                rc = EXIT_IO;
-        }
-    }
     return rc;
 }

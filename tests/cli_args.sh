@@ -164,8 +164,10 @@ expect_grep '"keep_fields_unmatched":0,"keep_fields_reference":0' kf.json "no ke
 expect_grep '"warnings":\[\]' kf.json "no warning in the JSON"
 
 # 8. a dump that holds no heap dump is valid (exit 0) but always told, also
-# in the JSON report; -q keeps stderr empty, not the report
-printf 'JAVA PROFILE 1.0.2\000\000\000\000\010\000\000\000\000\000\000\000\000' >noheap.hprof
+# in the JSON report; -q keeps stderr empty, not the report. (One with no
+# record a profiler writes was cut before its heap dump: exit 3, below.)
+printf 'JAVA PROFILE 1.0.2\000\000\000\000\010\000\000\000\000\000\000\000\000' >cutheap.hprof
+printf '\016\000\000\000\000\000\000\000\006\000\000\000\002\000\004' | cat cutheap.hprof - >noheap.hprof
 "$BIN" noheap.hprof --stats-file nh.json >nh.hprof 2>err; rc=$?
 expect_rc 0 "a dump without a heap dump"
 expect_grep "warning: noheap.hprof holds no heap dump" err "no heap dump warned"
@@ -175,5 +177,13 @@ expect_rc 0 "no heap dump, -q"; expect_empty err "no heap dump with -q"
 expect_grep '"warnings":\["noheap.hprof holds no heap dump' nh.json "no heap dump in the JSON with -q"
 "$BIN" "$JVM" --stats-file nh.json >nh.hprof 2>err
 expect_no_grep "holds no heap dump" err "a dump with a heap dump"
+# a heap dump cut before its first heap record (a header alone here; the
+# fixture cut there in cli_report.sh) is a cut, told by the exit status
+# even with -q, and --salvage completes it (exit 0 and a warning before)
+"$BIN" -q cutheap.hprof >nh.hprof 2>err; rc=$?
+expect_rc 3 "a dump cut before its heap dump"
+expect_grep "cut before its heap dump (--salvage writes" err "cut before the heap dump: said, --salvage named"
+"$BIN" -q --salvage cutheap.hprof >nh.hprof 2>err; rc=$?
+expect_rc 6 "a dump cut before its heap dump, --salvage"
 
 finish

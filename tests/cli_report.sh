@@ -63,7 +63,7 @@ schema "corrupt run" "$T/bad.json" exit_status=1 error.status='"malformed"' erro
     error.offset=1999667 error.record_offset=1999658 error.tag=28 error.subtag=null
 
 # cut short: exit 3; salvaged: exit 6, with the cut described
-"$BIN" --stats-file "$T/cut.json" "$T/cut.hprof" >/dev/null 2>"$T/err"; rc=$?
+"$BIN" --stats-file "$T/cut.json" "$T/cut.hprof" >/dev/null 2>"$T/err.cut"; rc=$?
 expect_rc 3 "truncated run"
 schema "truncated run" "$T/cut.json" exit_status=3 error.status='"truncated"' \
     error.offset=2000000 error.record_offset=1999658
@@ -98,6 +98,127 @@ schema "audit --stats=json" "$T/audit.err" exit_status=0 audit.clean=true \
 # --stats=json: the same document, the last line of stderr
 "$BIN" --stats=json <"$FIX" >/dev/null 2>"$T/json.err"; rc=$?
 expect_rc 0 "--stats=json"; schema "--stats=json" "$T/json.err" counters.bytes_in=$SIZE
+
+# ---- issue #33 item 6: a report to trust ---------------------------------
+# (each check below fails on the old main, except where said)
+
+# an output like every other: written beside, renamed into place, so a
+# second link to the old report keeps the old one (fopen "w" truncated it)
+echo '{"earlier": "report"}' >"$T/old.json"
+ln "$T/old.json" "$T/old-link.json"
+"$BIN" --stats-file "$T/old.json" "$FIX" -o "$T/o1.hprof" 2>"$T/err"; rc=$?
+expect_rc 0 "report over an earlier one"
+expect_grep '"earlier": "report"' "$T/old-link.json" "the earlier report's other link untouched"
+schema "report over an earlier one" "$T/old.json" exit_status=0 output.kept=true
+no_temp "$T" "report over an earlier one"
+# ... and never over a file that appeared while the run went on (without
+# -f): the run's report is dropped, exit 4, the newcomer stays as it was
+rm -f "$T/in.fifo" "$T/late.json"
+mkfifo "$T/in.fifo"
+"$BIN" --stats-file "$T/late.json" -o "$T/o2.hprof" "$T/in.fifo" 2>"$T/err" &
+pid=$!
+exec 5>"$T/in.fifo"
+echo '{"someone": "else"}' >"$T/late.json"
+cat "$FIX" >&5
+exec 5>&-
+wait $pid; rc=$?
+expect_rc 4 "a report file that appeared mid-run"
+expect_grep '"someone": "else"' "$T/late.json" "the file that appeared mid-run kept"
+expect_grep "late.json: writing the report failed: a file appeared under its name" "$T/err" \
+    "a file that appeared mid-run: said"
+no_temp "$T" "a report file that appeared mid-run"
+
+# --stats-file -: standard output (the old main made a file named '-')
+ABIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+(cd "$T" && "$ABIN" --stats-file - "$OLDPWD/$FIX" -o o3.hprof >rep.out 2>err); rc=$?
+expect_rc 0 "--stats-file -"
+[ ! -e "$T/-" ] && ok || bad "--stats-file - made a file named '-'"
+schema "--stats-file -" "$T/rep.out" exit_status=0 output.name='"o3.hprof"' output.kept=true
+# ... refused when standard output takes the dump (or --audit's text)
+(cd "$T" && "$ABIN" --stats-file - "$OLDPWD/$FIX" >rep2.out 2>err); rc=$?
+expect_rc 2 "--stats-file - with the dump on stdout"
+expect_grep "standard output, which takes the dump already" "$T/err" "--stats-file - refusal said"
+[ ! -e "$T/-" ] && ok || bad "--stats-file - refused made a file named '-'"
+"$BIN" --audit --stats-file - "$FIX" >"$T/rep3.out" 2>"$T/err"; rc=$?
+expect_rc 2 "--audit --stats-file - without -q"
+"$BIN" --audit -q --stats-file - "$FIX" >"$T/rep4.out" 2>"$T/err"; rc=$?
+expect_rc 7 "--audit -q --stats-file -"; schema "--audit -q --stats-file -" "$T/rep4.out" mode='"audit"'
+
+# usage errors are reported: a bad preset, a rule file that names one, an
+# option after --stats-file, a bad number before it
+printf 'preset bogus\n' >"$T/bad.rules"
+for args in "-p bogus" "-r $T/bad.rules" "--stats-file $T/u.json --bogus" "--threads 0"; do
+    rm -f "$T/u.json"
+    # shellcheck disable=SC2086
+    "$BIN" $args --stats-file "$T/u.json" "$FIX" -o "$T/u.hprof" 2>"$T/err"; rc=$?
+    expect_rc 2 "usage error ($args)"
+    schema "usage error ($args)" "$T/u.json" exit_status=2 error.status='"usage"' \
+        error.retryable=false output.kept=false
+    [ ! -e "$T/u.hprof" ] && ok || bad "usage error ($args) wrote a dump"
+done
+expect_grep '"message":"--threads takes a number' "$T/u.json" "usage error message in the report"
+# ... but never over a file the failed command line names (its operands
+# were not read: every file it names is kept), even with -f
+echo 'my notes' >"$T/notes.txt"
+"$BIN" -f -p bogus --stats-file "$T/notes.txt" "$T/notes.txt" >/dev/null 2>"$T/err"; rc=$?
+expect_rc 2 "usage error, the report named as the input"
+expect_grep "my notes" "$T/notes.txt" "usage error: the input kept from the report"
+
+# archives and other compressors: exit 1, "unsupported", not retryable
+# (the old main: exit 1 with "read", which a retry policy retries forever)
+zip -q -j "$T/d.zip" "$FIX"
+xz -c "$FIX" >"$T/d.xz"; bzip2 -c "$FIX" >"$T/d.bz2"; lz4 -q -c "$FIX" >"$T/d.lz4" 2>/dev/null
+for f in d.zip d.xz d.bz2 d.lz4; do
+    [ -s "$T/$f" ] || { skipped "$f: no compressor"; continue; }
+    "$BIN" --stats-file "$T/z.json" "$T/$f" -o "$T/z.hprof" 2>"$T/err"; rc=$?
+    expect_rc 1 "$f input"
+    schema "$f input" "$T/z.json" exit_status=1 error.status='"unsupported"' error.code=-3 \
+        error.retryable=false output.kept=false
+done
+# statuses that a retry may cure say so
+schema "missing input: retryable" "$T/nofile.json" error.retryable=true
+schema "corrupt input: not retryable" "$T/bad.json" error.retryable=false
+
+# a report that cannot be written fails the run (exit 4): --stats=json on a
+# full stderr (exit 0 on the old main), --stats-file on a full device
+"$BIN" --stats=json "$FIX" -o "$T/o4.hprof" 2>/dev/full; rc=$?
+expect_rc 4 "--stats=json with stderr on /dev/full"
+"$BIN" --stats-file /dev/full "$FIX" -o "$T/o5.hprof" 2>"$T/err"; rc=$?
+expect_rc 4 "--stats-file /dev/full"
+expect_grep "/dev/full: writing the report failed" "$T/err" "--stats-file /dev/full said"
+
+# a failed run's report says its output was not kept (the name it was
+# asked for stays: the file is not there)
+schema "corrupt run: output not kept" "$T/bad.json" output.kept=false \
+    output.name="\"$T/bad.hprof\""
+schema "ok run: output kept" "$T/ok.json" output.kept=true
+
+# --salvage on a corrupt (not cut) dump: exit 1, invalid input, the
+# records before the damage written and kept (exit 6 on the old main)
+"$BIN" --salvage --stats-file "$T/cs.json" -o "$T/cs.hprof" "$T/corrupt.hprof" 2>"$T/err"; rc=$?
+expect_rc 1 "--salvage on a corrupt dump"
+schema "--salvage on a corrupt dump" "$T/cs.json" exit_status=1 error.status='"malformed"' \
+    output.kept=true
+"$BIN" -q -p none "$T/cs.hprof" >/dev/null && ok || bad "--salvage on a corrupt dump: output not valid"
+
+# cut just before its first heap record: exit 3 (0 and a warning -q hid on
+# the old main), the message naming --salvage; salvaged: 6
+python3 - "$FIX" "$T" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+p = 31
+while d[p] not in (0x0C, 0x1C):
+    p += 9 + struct.unpack(">I", d[p + 5:p + 9])[0]
+open(sys.argv[2] + "/preheap.hprof", "wb").write(d[:p])
+PY
+"$BIN" -q --stats-file "$T/ph.json" "$T/preheap.hprof" >/dev/null 2>"$T/err"; rc=$?
+expect_rc 3 "cut before the first heap record"
+expect_grep "cut before its heap dump (--salvage writes" "$T/err" "cut before the heap: --salvage named"
+schema "cut before the first heap record" "$T/ph.json" error.status='"truncated"' error.offset=1999658
+"$BIN" -q --salvage "$T/preheap.hprof" >"$T/ph.hprof" 2>"$T/err"; rc=$?
+expect_rc 6 "cut before the first heap record, --salvage"
+# any cut's message names --salvage
+expect_grep "(--salvage writes the complete records before the cut)" "$T/err.cut" "cut message names --salvage"
 
 # the checker catches a counter the JSON lacks, and a wrong type
 sed 's/"salvaged_bytes":[0-9]*,//' "$T/ok.json" >"$T/less.json"

@@ -208,7 +208,8 @@ shrinks() {
     name=shrinks.${1##*.}
     cp "$1" "$T/$name"
     rm -f "$T/started"
-    { "$BIN" -p none "$T/$name" 2>"$T/err"; echo $? >"$T/rc"; } |
+    rm -f "$T/shrink.json"
+    { "$BIN" -p none --stats-file "$T/shrink.json" "$T/$name" 2>"$T/err"; echo $? >"$T/rc"; } |
         { dd bs=1 count=1 of=/dev/null 2>/dev/null; touch "$T/started"; sleep 1; cat >/dev/null; } &
     i=0
     while [ ! -e "$T/started" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -218,6 +219,13 @@ shrinks() {
     expect_rc 4 "$name cut to $2"
     expect_grep "$name: the input file shrank while it was being read (at $3 [0-9]" \
         "$T/err" "$name cut to $2: file and byte named"
+    # a place that is a byte of the file, not "18446744073709551615" (-p
+    # none, cut behind: the write from the lost pages failed, no offset)
+    expect_no_grep "18446744073709551615" "$T/err" "$name cut to $2: a real byte"
+    # the report too, a read error, whether the SIGBUS handler wrote it
+    python3 tests/report_schema.py src/hprof_strip.h "$T/shrink.json" exit_status=4 \
+        error.status='"read"' >"$T/schema.out" 2>&1 && ok ||
+        bad "$name cut to $2: the report: $(cat "$T/schema.out")"
 }
 if [ -s "$BIG" ]; then
     # Cut behind where it is (a write from lost pages fails) or ahead

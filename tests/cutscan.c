@@ -97,7 +97,7 @@ static int scan_heap(cutscan *s, const uint8_t *p, size_t at, size_t end, size_t
 void cutscan_run(cutscan *s, const uint8_t *p, size_t len)
 {
     const uint8_t *nul = memchr(p, 0, len < 32 ? len : 32);
-    int open = 0;
+    int open = 0, begun = 0;
     size_t at;
 
     memset(s, 0, sizeof *s);
@@ -109,7 +109,7 @@ void cutscan_run(cutscan *s, const uint8_t *p, size_t len)
     s->header_ok = 1;
     s->idsize = (unsigned)be(nul + 1, 4);
     s->header = at = (size_t)(nul - p) + 13;
-    add_top(s, at, 0, 0);
+    add_top(s, at, 2, 0);
     while (at < len) {
         unsigned tag;
         size_t body, end;
@@ -131,11 +131,15 @@ void cutscan_run(cutscan *s, const uint8_t *p, size_t len)
         if (s->cut)
             break;
         open = tag == TAG_HEAP_DUMP_SEGMENT ? 1 : tag == TAG_HEAP_DUMP_END ? 0 : open;
-        add_top(s, end, open, tag);
+        begun |= tag == TAG_HEAP_DUMP || tag == TAG_HEAP_DUMP_SEGMENT || tag == 0x0E ||
+                 tag == 0x0D || tag == 0x06 || tag == 0x07 || tag == 0x0A || tag == 0x0B ||
+                 tag == TAG_HEAP_DUMP_END;
+        add_top(s, end, open ? open : begun ? 0 : 2, tag);
         at = end;
     }
     s->whole = at;
     s->open_at_whole = open;
+    s->begun_at_whole = begun;
 }
 
 void cutscan_free(cutscan *s)
@@ -151,7 +155,8 @@ void cutscan_free(cutscan *s)
 
 int cutscan_legal_end(const cutscan *s, size_t len)
 {
-    return s->header_ok && !s->cut && !s->bad && s->whole == len && !s->open_at_whole;
+    return s->header_ok && !s->cut && !s->bad && s->whole == len && !s->open_at_whole &&
+           s->begun_at_whole;
 }
 
 size_t cutscan_objects_before(const cutscan *s, size_t cut)

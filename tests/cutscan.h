@@ -27,9 +27,14 @@ typedef struct {
     int cut;              /* a record runs past the end of the input */
     int bad;              /* a record or sub-record that does not parse stands at `whole` */
     int open_at_whole;    /* a segmented heap dump is open at `whole` */
+    int begun_at_whole;   /* a heap record, or a record only a profiler writes
+                             (CONTROL_SETTINGS, CPU_SAMPLES, ...), came before
+                             `whole`: else the dump was cut before its heap
+                             dump (filter.c's check_end) */
     /* offsets where a top-level record ends, the header's end first, and
-     * whether a segmented heap dump is open there (HEAP_DUMP_SEGMENT seen,
-     * no HEAP_DUMP_END since) */
+     * whether a segmented heap dump is open there (1: HEAP_DUMP_SEGMENT seen,
+     * no HEAP_DUMP_END since; 2: no heap dump begun, nor a profile: a cut
+     * before the heap dump) */
     size_t *tops;
     unsigned char *top_open;
     unsigned char *top_tag; /* of the record ending there (0 for the header) */

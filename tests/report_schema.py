@@ -26,6 +26,7 @@ class Kind:
 
 
 INT, NUM, STR, BOOL, NULL = (Kind(n) for n in ("int", "number", "string", "bool", "null"))
+SINT = Kind("signed int")  # error.code: the library's statuses are negative
 
 
 def counters(header):
@@ -38,10 +39,20 @@ def counters(header):
 HEAPS = ("app", "zygote", "image", "default", "other")
 
 
-def side():
-    return {"name": (STR, NULL), "hprof_bytes": INT, "compressed_bytes": (INT, NULL),
-            "compression": ("gzip", "zstd", NULL),
-            "sha256": (NULL, {"file": STR, "file_bytes": INT, "hprof": STR, "hprof_bytes": INT})}
+def side(output=False):
+    s = {"name": (STR, NULL), "hprof_bytes": INT, "compressed_bytes": (INT, NULL),
+         "compression": ("gzip", "zstd", NULL),
+         "sha256": (NULL, {"file": STR, "file_bytes": INT, "hprof": STR, "hprof_bytes": INT})}
+    if output:  # whether the name holds this run's complete dump
+        s["kept"] = BOOL
+    return s
+
+
+# error.status: the library's statuses (src/report.c's table) and "signal";
+# which of them a retry may cure (the man page, EXIT STATUS)
+STATUSES = ("malformed", "truncated", "unsupported", "read", "write", "limit", "nomem",
+            "usage", "signal")
+RETRYABLE = ("read", "write", "nomem", "signal")
 
 
 def schema(header):
@@ -53,12 +64,11 @@ def schema(header):
         "tool": {"name": "hprof-strip", "version": STR},
         "mode": ("filter", "audit"),
         "exit_status": INT,
-        "error": (NULL, {"code": INT, "status": ("malformed", "truncated", "unsupported",
-                                                "read", "write", "limit", "nomem", "usage"),
-                         "offset": (INT, NULL), "record_offset": (INT, NULL),
+        "error": (NULL, {"code": (SINT, NULL), "status": STATUSES, "retryable": BOOL,
+                         "signal": (STR, NULL), "offset": (INT, NULL), "record_offset": (INT, NULL),
                          "tag": (INT, NULL), "subtag": (INT, NULL), "message": STR}),
         "input": side(),
-        "output": (NULL, side()),
+        "output": (NULL, side(True)),
         "presets": [STR],
         "rule_files": [STR],
         "time": {"wall_seconds": NUM, "user_seconds": NUM, "sys_seconds": NUM},
@@ -82,7 +92,9 @@ def matches(v, s):
 
 def check(v, s, path, errs):
     if s is INT:
-        ok = type(v) is int and v >= 0 or (type(v) is int and path.endswith(".code"))
+        ok = type(v) is int and v >= 0
+    elif s is SINT:
+        ok = type(v) is int
     elif s is NUM:
         ok = type(v) in (int, float) and v >= 0
     elif s is STR:
@@ -124,6 +136,15 @@ def main():
         print("%s: not one JSON document: %s" % (report, e))
         return 1
     errs = check(doc, schema(header), "", [])
+    err = doc.get("error") if isinstance(doc, dict) else None
+    if isinstance(err, dict) and err.get("status") in STATUSES:
+        st = err["status"]
+        if err.get("retryable") is not (st in RETRYABLE):
+            errs.append("error.retryable is %r for status %s" % (err.get("retryable"), st))
+        if (err.get("signal") is None) == (st == "signal"):
+            errs.append("error.signal is %r for status %s" % (err.get("signal"), st))
+        if (err.get("code") is None) != (st == "signal"):
+            errs.append("error.code is %r for status %s" % (err.get("code"), st))
     for want in sys.argv[3:]:
         key, value = want.split("=", 1)
         v = doc

@@ -9,7 +9,8 @@
  * its sub-records. Each cut runs twice through the filter:
  *
  * - salvage off: HS_OK exactly where the dump may legally end (between
- *   records, no segmented heap dump open), HS_E_TRUNCATED everywhere else,
+ *   records, no segmented heap dump open, a heap dump begun: before it the
+ *   dump was cut, filter.c's check_end), HS_E_TRUNCATED everywhere else,
  *   naming the cut as the offset; a cut between records after a
  *   HEAP_DUMP_SEGMENT says the heap dump has no HEAP_DUMP_END.
  * - salvage on: HS_OK at a legal end (and then the very output of the run
@@ -161,7 +162,8 @@ static void check_cut(const target *t, const cut *c, size_t i)
 
     snprintf(what, sizeof what, "%s cut at %s boundary %zu%s, -p %s, %s", t->name,
              c->kind == CUT_TOP ? "record" : "sub-record", c->at,
-             c->open ? " (heap dump open)" : "", preset,
+             c->open == 1 ? " (heap dump open)" : c->open ? " (before the heap dump)" : "",
+             preset,
              chunk == 0 ? "read whole" : chunk == CHUNK_MAPPED ? "mapped" : "4093-byte reads");
     memset(&opt, 0, sizeof opt);
     r0 = run_preset_capped(t->p, c->at, preset, &opt, chunk, out_cap(c->at));
@@ -174,9 +176,10 @@ static void check_cut(const target *t, const cut *c, size_t i)
         cr_assert_eq(r0.err.offset, (uint64_t)c->at, "%s, salvage off: offset %llu: %s", what,
                      (unsigned long long)r0.err.offset, r0.err.message);
         if (c->kind == CUT_TOP)
-            cr_assert(strstr(r0.err.message, "HEAP_DUMP_END") != NULL,
-                      "%s, salvage off: the message does not say HEAP_DUMP_END is missing: %s",
-                      what, r0.err.message);
+            cr_assert(strstr(r0.err.message,
+                             c->open == 2 ? "cut before its heap dump" : "HEAP_DUMP_END") != NULL,
+                      "%s, salvage off: the message does not say what is missing: %s", what,
+                      r0.err.message);
     }
 
     opt.salvage = 1;
@@ -271,7 +274,7 @@ static size_t take_class(target *t, klass *c, size_t share)
                     continue;
                 }
                 if (seen++ % stride == 0 || seen == n) {
-                    add_cut(t, at, top ? CUT_TOP : CUT_SUB, top && s->top_open[j]);
+                    add_cut(t, at, top ? CUT_TOP : CUT_SUB, top ? s->top_open[j] : 0);
                     c->chosen++;
                 }
             }

@@ -101,13 +101,20 @@ Test(header, truncated_everywhere)
     }
 }
 
-/* The header alone is a valid (empty) dump. */
-Test(header, header_only_is_valid)
+/* The header alone is a dump cut before its heap dump (no writer stops
+ * there); with a profiler's CONTROL_SETTINGS record it is a valid (empty)
+ * profile. */
+Test(header, header_only_is_cut)
 {
     static const char t[] = "JAVA PROFILE 1.0.2\0\0\0\0\4\0\0\0\0\0\0\0\0";
+    static const char p[] = "JAVA PROFILE 1.0.2\0\0\0\0\4\0\0\0\0\0\0\0\0"
+                            "\x0e\0\0\0\0\0\0\0\6\0\0\0\2\0\4";
     run_result r = run_bytes(t, sizeof t - 1);
+    cr_expect_eq(r.status, HS_E_TRUNCATED, "%s", r.err.message);
+    run_result_free(&r);
+    r = run_bytes(p, sizeof p - 1);
     cr_expect_eq(r.status, HS_OK, "%s", r.err.message);
-    cr_expect_eq(r.out_len, sizeof t - 1);
+    cr_expect_eq(r.out_len, sizeof p - 1);
     run_result_free(&r);
 }
 

@@ -230,18 +230,41 @@ Test(records, missing_heap_dump_end_is_truncation)
     dg_free(&d);
 }
 
-/* A file with no heap dump at all is valid HPROF: it passes, and says so
- * in hs_stats.heap_dumps (the CLI warns). */
+/* A profiler's file with no heap dump at all (the JVMTI hprof agent's
+ * starts with CONTROL_SETTINGS) is valid HPROF: it passes, and says so in
+ * hs_stats.heap_dumps (the CLI warns). */
 Test(records, no_heap_dump_is_valid)
 {
     dump d;
     run_result r;
 
     dg_init(&d, "JAVA PROFILE 1.0.2", 8);
+    dg_begin(&d, 0x0E); /* CONTROL_SETTINGS: u4 flags, u2 stack depth */
+    dg_u4(&d, 2);
+    dg_u2(&d, 4);
+    dg_end(&d);
     dg_string(&d, 1, "main");
     r = run_filter(d.p, d.len, "default", NULL, 0);
     cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
     cr_expect_eq(r.st.heap_dumps, 0);
+    run_result_free(&r);
+    dg_free(&d);
+}
+
+/* A heap dumper's file that ends before its heap dump (names and classes
+ * only, as HotSpot and ART write them first) was cut there: truncated,
+ * and --salvage completes it (issue #33 item 12: it passed as valid). */
+Test(records, cut_before_heap_dump_is_truncated)
+{
+    dump d;
+    run_result r;
+
+    dg_init(&d, "JAVA PROFILE 1.0.2", 8);
+    dg_string(&d, 1, "main");
+    dg_load_class(&d, 1, 0x100, 1);
+    r = run_filter(d.p, d.len, "default", NULL, 0);
+    cr_expect_eq(r.status, HS_E_TRUNCATED, "%s", r.err.message);
+    cr_expect(strstr(r.err.message, "cut before its heap dump") != NULL, "%s", r.err.message);
     run_result_free(&r);
     dg_free(&d);
 }
