@@ -345,7 +345,7 @@ enum hs_stat_kind { HS_COUNT, HS_BYTES, HS_OFFSET };
     X(strings_in, HS_COUNT, "STRING records read")                            \
     X(strings_out, HS_COUNT, "STRING records written")                        \
     X(strings_dropped, HS_COUNT, "STRING records dropped as unused")          \
-    X(strings_unheld, HS_COUNT, "STRINGs over 1 MiB not used yet: text zeroed") \
+    X(strings_unheld, HS_COUNT, "STRINGs over 1 MiB: text zeroed (no names)") \
     X(nonzero_string_bytes, HS_BYTES,                                         \
       "STRING text bytes zeroed that held data")                              \
     X(first_nonzero_string, HS_OFFSET, "input byte of the first of those")    \

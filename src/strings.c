@@ -126,12 +126,12 @@ static hs_status zero_text(hs_enc *e, uint64_t len)
     const hs_tally t = {&zeroed, &st->nonzero_string_bytes, &st->first_nonzero_string};
     const unsigned i = e->c->idsize;
 
+    st->strings_unheld++;
     e->rec_out_pos = e->out.total + (e->c->rd.pos - e->span);
     hs_pass(e, HS_RECORD_HEADER + i);
     e->rec_partial = 1;
     HS_TRY(hs_fill_stream(e, 0, len - i, &t, NULL));
     e->rec_partial = 0;
-    st->strings_unheld++;
     st->strings_out++;
     st->records_out++;
     return HS_OK;
@@ -151,12 +151,12 @@ hs_status hs_str_record(hs_strings *s, hs_enc *e, uint64_t len)
     HS_TRY(hs_need(e, HS_RECORD_HEADER + i, "a STRING record"));
     id = hs_be_id(hs_cur(e) + HS_RECORD_HEADER, i);
     state = hs_strtab_state(&s->tab, id);
-    if (state == HS_STR_UNKNOWN && len - i > HS_STRING_HOLD_MAX) {
+    if (len - i > HS_STRING_HOLD_MAX && state != HS_STR_HELD) {
         /* no name is this long (a class file's names are at most 64 KiB),
          * and holding what a record claims would let one corrupt length
-         * take the memory; nor is it known to be used: it goes through,
-         * unheld, with its text zeroed (its length and id kept, so that a
-         * reference to it still finds it) */
+         * take the memory: it goes through unheld, used or not, with its
+         * text zeroed (its length and id kept, so that a reference to it
+         * still finds it) */
         if (hs_strtab_set(&s->tab, id, HS_STR_EMITTED) != HS_OK)
             return nomem(e);
         return zero_text(e, len);
