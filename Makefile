@@ -123,6 +123,7 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ARTSIM_DUMP)
 	sh tests/cli_limits.sh ./$(BIN)
 	sh tests/cli_destroy.sh ./$(BIN)
 	sh tests/cli_cuts.sh ./$(BIN) $(CUTCHECK)
+	sh tests/cli_privacy.sh ./$(BIN)
 
 # tests/cli_cuts.sh's decoder: what a cut dump holds, and whether the
 # salvaged output holds it too (tests/cutcheck.c).
