@@ -508,6 +508,23 @@ static void remember(hs_scrub *sc, uint64_t cls, const uint32_t *runs, uint32_t 
     m->cls = cls;
 }
 
+/* True when some byte the runs scrub in `p` is not zero: only then is the
+ * instance worth naming field by field. */
+static int scrubs_data(const uint8_t *p, const uint32_t *runs, uint32_t nruns)
+{
+    uint32_t r, j;
+
+    for (r = 0; r < nruns; r++) {
+        const uint32_t w = HS_RUN_LEN(runs[r]);
+        if (!(runs[r] & HS_RUN_KEEP))
+            for (j = 0; j < w; j++)
+                if (p[j])
+                    return 1;
+        p += w;
+    }
+    return 0;
+}
+
 hs_status hs_scrub_instance(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t off, size_t hdr,
                             uint64_t n)
 {
@@ -529,8 +546,9 @@ hs_status hs_scrub_instance(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t off
     remember(sc, cls, runs, nruns, size);
     if (sc->fd && hdr + n <= HS_FINDINGS_INSTANCE_MAX) { /* the bytes, named by field */
         HS_TRY(hs_need(e, hdr + (size_t)n, "an INSTANCE_DUMP"));
-        HS_TRY(hs_findings_instance(sc->fd, e->c, &sc->classes, cls, hs_cur(e) + hdr, n,
-                                    off));
+        if (scrubs_data(hs_cur(e) + hdr, runs, nruns))
+            HS_TRY(hs_findings_instance(sc->fd, e->c, &sc->classes, cls, hs_cur(e) + hdr, n,
+                                        off));
     }
     HS_TRY(hs_str_sub_begin(s, e, hdr + n));
     hs_pass(e, hdr);

@@ -62,6 +62,22 @@ for f in $inputs; do
     expect_rc 7 "$n: --audit of the planted dump"
     names "$T/places" "$T/a.json" >"$T/missing" && ok || bad "$n: the audit does not name $(cat "$T/missing")"
     expect_grep "records of unknown tag:         2" "$T/audit" "$n: audit text"
+    expect_grep "and [0-9]* more (all of them in the JSON report" "$T/audit" "$n: audit text, capped"
+    # the JSON has all of it: the rows add up to the counts
+    "$PY" - "$T/a.json" >"$T/sums" <<'EOF' && ok || bad "$n: the findings do not add up: $(cat "$T/sums")"
+import json, sys
+a = json.load(open(sys.argv[1]))["audit"]
+rows = a["findings"]
+def total(kinds, key="bytes"):
+    return sum(r[key] for r in rows if r["kind"] in kinds)
+got = (total(("field", "static", "constant", "class")), total(("array",)),
+       sum(1 for r in rows if r["kind"] == "unused_string"),
+       sum(1 for r in rows if r["kind"] == "record"), total(("long_string",)))
+want = (a["nonzero_field_bytes"], a["nonzero_array_bytes"], a["unused_strings"],
+        a["unknown_records"], a["nonzero_string_bytes"])
+print(got, want)
+sys.exit(0 if got == want else 1)
+EOF
     expect_grep "record tag 0x7f: .* at input byte 31" "$T/audit" "$n: audit text names the record"
     # a clean dump passes; each carrier alone in it fails, named (in the
     # fixtures: the fresh dumps would take seconds each)

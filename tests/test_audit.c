@@ -310,3 +310,22 @@ Test(audit, unused_string_by_id)
     found_free(&x);
     dg_free(&d);
 }
+
+/* No filter, or a run without the option: no rows. */
+Test(audit, no_findings_without_the_option)
+{
+    const hs_finding *rows = (const hs_finding *)&rows;
+    dump d;
+    run_result r;
+
+    cr_expect_eq(hs_filter_findings(NULL, &rows), 0);
+    cr_expect_null(rows);
+    cr_expect_eq(hs_filter_findings(NULL, NULL), 0);
+    secret_dump(&d, 2);
+    r = run_filter(d.p, d.len, "privacy", NULL, 0); /* counts, without places */
+    cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+    cr_expect_eq(r.st.nonzero_field_bytes, 0, "count_nonzero is off");
+    cr_expect_eq(r.st.unknown_records_dropped, 2);
+    run_result_free(&r);
+    dg_free(&d);
+}
