@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # tests/cli_privacy.sh - issue #35: secrets where no analyzer looks (records
 # of unknown tag before and inside the heap dump region, STRINGs over 1 MiB
-# used and unused; tests/privacy/plant.py) in a HotSpot dump, an Android
+# used and unused; tests/privacy/plant.py) in HotSpot dumps (1.0.2 and the
+# old agent's 1.0.1), an Android
 # one and the fresh dumps make check writes, plain and gzip: `-p privacy`
 # leaves none of them (Latin-1, UTF-16LE, UTF-16BE), -p none still copies
 # every byte, and --audit fails (7) on each one planted alone in a clean
@@ -36,7 +37,7 @@ sys.exit(1 if missing else 0)
 EOF
 }
 
-inputs="fixtures/jvm17-64bit.hprof fixtures/android-art2025-ahat-test-dump.hprof"
+inputs="fixtures/jvm17-64bit.hprof fixtures/jvm7-hprof-agent.hprof fixtures/android-art2025-ahat-test-dump.hprof"
 for f in build/fresh/jvm-30mb.hprof build/fresh/jvm-30mb-art.hprof; do
     if [ -f "$f" ]; then inputs="$inputs $f"; else skipped "$f is made by make check"; fi
 done
