@@ -3,9 +3,9 @@
 # tests/cli_privacy.sh - issue #35: secrets where no analyzer looks (records
 # of unknown tag before and inside the heap dump region, STRINGs over 1 MiB
 # used and unused; tests/privacy/plant.py) in HotSpot dumps (1.0.2 and the
-# old agent's 1.0.1), an Android
-# one and the fresh dumps make check writes, plain and gzip: `-p privacy`
-# leaves none of them (Latin-1, UTF-16LE, UTF-16BE), -p none still copies
+# old agent's 1.0.1), an Android one and the fresh dumps make check
+# writes, plain and gzip: `-p privacy` leaves none of them (Latin-1,
+# UTF-16LE, UTF-16BE), -p none still copies
 # every byte, and --audit fails (7) on each one planted alone in a clean
 # dump and names it (tag and offset, string id and offset) in the JSON
 # report, while it passes the clean dump itself.
