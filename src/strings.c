@@ -125,12 +125,25 @@ static hs_status zero_text(hs_enc *e, uint64_t len)
     uint64_t zeroed = 0;
     const hs_tally t = {&zeroed, &st->nonzero_string_bytes, &st->first_nonzero_string};
     const unsigned i = e->c->idsize;
+    uint64_t left;
+    size_t k;
 
     st->strings_unheld++;
     e->rec_out_pos = e->out.total + (e->c->rd.pos - e->span);
     hs_pass(e, HS_RECORD_HEADER + i);
     e->rec_partial = 1;
-    HS_TRY(hs_fill_stream(e, 0, len - i, &t, NULL));
+    /* what the window holds at a time: a cut in the text then leaves the
+     * output as long as the input read, which --salvage completes */
+    for (left = len - i; left; left -= k) {
+        k = hs_reader_avail(&e->c->rd);
+        if (!k) {
+            HS_TRY(hs_need_slow(e, 1, "a STRING record"));
+            k = hs_reader_avail(&e->c->rd);
+        }
+        if (k > left)
+            k = (size_t)left;
+        HS_TRY(hs_fill_stream(e, 0, k, &t, NULL));
+    }
     e->rec_partial = 0;
     st->strings_out++;
     st->records_out++;
