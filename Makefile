@@ -29,7 +29,7 @@ BIN ?= hprof-strip
 # (tests/layers.sh checks it with nm).
 CORE_SRC = src/sha256.c src/alloc.c src/error.c src/format.c src/idmap.c src/strtab.c src/rootq.c \
            src/classes.c src/classdump.c src/mapping.c src/reader.c src/out.c src/rules.c src/rulefile.c \
-           src/ctx.c src/encoder.c src/cutclasses.c src/strings.c src/roots.c src/dups.c src/histo.c \
+           src/ctx.c src/findings.c src/encoder.c src/cutclasses.c src/strings.c src/roots.c src/dups.c src/histo.c \
            src/scrub.c src/deobf.c \
            src/heap.c src/filter.c
 CLI_SRC  = src/main.c src/run.c src/report.c src/hasher.c src/stop.c src/io.c src/files.c src/pager.c src/input.c src/output.c \
@@ -134,6 +134,7 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 	sh tests/cli_digests.sh ./$(BIN)
 	sh tests/cli_killed.sh ./$(BIN)
 	sh tests/cli_cuts.sh ./$(BIN) $(CUTCHECK)
+	sh tests/cli_privacy.sh ./$(BIN)
 
 # tests/cli_cuts.sh's decoder: what a cut dump holds, and whether the
 # salvaged output holds it too (tests/cutcheck.c).

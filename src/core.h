@@ -12,6 +12,7 @@
 #include "ctx.h"
 #include "deobf.h"
 #include "dups.h"
+#include "findings.h"
 #include "encoder.h"
 #include "histo.h"
 #include "cutclasses.h"
@@ -34,6 +35,7 @@ struct hs_filter {
     hs_dups dups;
     hs_histo histo;
     hs_cutclasses cut; /* --salvage: the classes it must still declare */
+    hs_findings fd;    /* where the data is (hs_options.findings) */
 
     /* the decoder */
     uint8_t sub_size[256]; /* hs_sub_fixed_size() of each sub-tag, 0: unknown */

@@ -21,6 +21,7 @@ static const char *const holder_names[HS_HOLD_COUNT] = {
     [HS_HOLD_HISTO] = "the class histogram",
     [HS_HOLD_MAPPING] = "the deobfuscation mapping",
     [HS_HOLD_CUT] = "the classes a salvage may have to declare",
+    [HS_HOLD_FINDINGS] = "the names and places of the audit's findings",
 };
 
 void hs_ctx_init_alloc(hs_ctx *c, const hs_alloc *a)

@@ -31,6 +31,7 @@ typedef enum {
     HS_HOLD_HISTO,     /* the class histogram and class names */
     HS_HOLD_MAPPING,   /* the deobfuscation mapping and the names it needs */
     HS_HOLD_CUT,       /* --salvage: the classes named, for the cut */
+    HS_HOLD_FINDINGS,  /* names and places of the findings (findings.h) */
     HS_HOLD_COUNT
 } hs_holder;
 

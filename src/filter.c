@@ -45,6 +45,8 @@ static void set_defaults(hs_options *o)
         o->hold_in_memory = DEFAULT_HOLD_IN_MEMORY;
     if (!o->spill.read)
         o->spill.write = NULL; /* both or none */
+    if (o->findings)
+        o->count_nonzero = 1; /* the findings are where those bytes are */
 }
 
 hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
@@ -71,6 +73,8 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     hs_dups_init(&f->dups, &f->c.alloc);
     hs_histo_init(&f->histo, &f->c.alloc);
     hs_cut_init(&f->cut, &f->c);
+    hs_findings_init(&f->fd, &f->c.alloc, f->caps.findings);
+    f->scrub.fd = f->caps.findings ? &f->fd : NULL;
     hs_deobf_init(&f->deobf, f->caps.deobf ? rules->mapping : NULL, &f->c, &f->enc, &f->str);
     /* the mapping was allocated before, but is held all the same */
     f->c.meter.base = f->caps.deobf ? hs_mapping_bytes(rules->mapping) : 0;
@@ -105,6 +109,7 @@ void hs_filter_free(hs_filter *f)
     hs_dups_free(&f->dups);
     hs_histo_free(&f->histo);
     hs_cut_free(&f->cut);
+    hs_findings_free(&f->fd);
     hs_deobf_free(&f->deobf);
     hs_free(&a, f);
 }
@@ -128,6 +133,13 @@ void hs_filter_stats(const hs_filter *f, hs_stats *out)
     out->strings_dropped = hs_str_unused(&f->str); /* held, never used */
     out->roots_held_peak = f->roots.q.peak;
     hs_dups_top(&f->dups, out);
+}
+
+size_t hs_filter_findings(const hs_filter *f, const hs_finding **rows)
+{
+    if (rows)
+        *rows = f ? f->fd.out : NULL;
+    return f ? f->fd.nout : 0;
 }
 
 const char *hs_filter_warning(const hs_filter *f, size_t i)
@@ -353,6 +365,28 @@ static unsigned string_refs(unsigned tag, unsigned i, unsigned at[3])
     }
 }
 
+/* A STRING with findings asked for: its text kept for the names, its
+ * place for the report, and its text noted when it was too long to hold
+ * and so zeroed while it held data. */
+static hs_status string_findings(F *f, uint64_t len)
+{
+    const unsigned i = f->c.idsize;
+    const size_t n = len - i <= 1024 ? (size_t)(len - i) : 0;
+    const uint64_t nz = f->c.st.nonzero_string_bytes;
+    const uint8_t *b;
+    uint64_t id;
+
+    HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + i + n, "a STRING record"));
+    b = hs_cur(&f->enc) + HS_RECORD_HEADER;
+    id = hs_be_id(b, i);
+    HS_TRY(hs_findings_string(&f->fd, &f->c, id, f->c.rec_off, len - i <= 1024 ? b + i : NULL, n));
+    HS_TRY(hs_str_record(&f->str, &f->enc, len));
+    if (f->c.st.nonzero_string_bytes != nz)
+        HS_TRY(hs_findings_one(&f->fd, &f->c, HS_FIND_STRING_LONG, id,
+                               f->c.st.nonzero_string_bytes - nz, f->c.rec_off));
+    return HS_OK;
+}
+
 /* A STRING: matched against the keep-field names (which need no strings
  * rule), then held or passed on. */
 static hs_status string_record(F *f, uint64_t len)
@@ -377,7 +411,20 @@ static hs_status string_record(F *f, uint64_t len)
         b = hs_cur(&f->enc) + HS_RECORD_HEADER;
         hs_cut_string(&f->cut, hs_be_id(b, i), b + i, (size_t)(len - i));
     }
+    if (f->caps.findings)
+        return string_findings(f, len);
     return hs_str_record(&f->str, &f->enc, len);
+}
+
+/* A record of unknown tag under rules that remove values: what it holds
+ * cannot be examined, so it is not copied (issue #35). */
+static hs_status unknown_dropped(F *f, unsigned tag, uint64_t len)
+{
+    f->c.st.unknown_records_dropped++;
+    if (f->caps.findings)
+        HS_TRY(hs_findings_one(&f->fd, &f->c, HS_FIND_RECORD, tag, len, f->c.rec_off));
+    HS_TRY(hs_drop(&f->enc, HS_RECORD_HEADER));
+    return hs_skip_stream(&f->enc, len, "a record body", NULL);
 }
 
 /* Any record but the heap ones and STRING: copied by its length, after the
@@ -403,8 +450,13 @@ static hs_status plain_record(F *f, unsigned tag, uint64_t len)
     if (tag == HS_TAG_LOAD_CLASS && f->c.opt.salvage)
         HS_TRY(hs_cut_load_class(&f->cut, hs_be_id(b + 4, i), hs_be32(b + 4 + i),
                                  hs_be_id(b + 4 + i + 4, i)));
-    if (!hs_tag_known(tag))
+    if (tag == HS_TAG_LOAD_CLASS && f->caps.findings)
+        HS_TRY(hs_findings_class(&f->fd, &f->c, hs_be_id(b + 4, i), hs_be_id(b + 4 + i + 4, i)));
+    if (!hs_tag_known(tag)) {
         f->prev_out_pos = f->enc.out.total + (f->c.rd.pos - f->enc.span);
+        if (f->caps.strict)
+            return unknown_dropped(f, tag, len);
+    }
     return hs_enc_copy_record(&f->enc, len);
 }
 
@@ -648,6 +700,23 @@ static hs_status salvage_corrupt(F *f)
     return hs_salvage(f, kept);
 }
 
+/* The findings named, with the STRINGs still held now: nothing used them. */
+static hs_status finish_findings(F *f)
+{
+    const hs_idmap *m = &f->str.tab.map;
+    size_t i;
+
+    for (i = 0; i < m->cap; i++)
+        if (m->used[i] && (m->ents[i].val & 3u) == HS_STR_HELD) {
+            uint32_t len = 0;
+            const uint64_t id = m->ents[i].key;
+            (void)hs_strtab_text(&f->str.tab, id, &len);
+            HS_TRY(hs_findings_one(&f->fd, &f->c, HS_FIND_STRING_UNUSED, id, len,
+                                   hs_findings_string_off(&f->fd, id)));
+        }
+    return hs_findings_finish(&f->fd, &f->c);
+}
+
 hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
 {
     hs_source copy;
@@ -686,5 +755,7 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
              f->cut.arrays[0] ? ")" : "");
     if ((s == HS_OK || s == HS_SALVAGED) && f->c.opt.histogram)
         HS_TRY(hs_histo_finish(&f->histo, &f->c));
+    if ((s == HS_OK || s == HS_SALVAGED) && f->caps.findings)
+        HS_TRY(finish_findings(f));
     return s;
 }

@@ -369,9 +369,10 @@ static hs_status nodata_to_jvm(F *f, uint64_t off, size_t hdr)
 
 /* What the rules do with the PRIMITIVE_ARRAY_DUMP at hs_cur(); `tap` sees
  * every payload byte when it is not NULL. */
-static hs_status array_rules(F *f, size_t hdr, unsigned type, uint64_t count, uint64_t payload,
-                             XXH3_state_t *tap)
+static hs_status array_rules(F *f, uint64_t off, size_t hdr, unsigned type, uint64_t count,
+                             uint64_t payload, XXH3_state_t *tap)
 {
+    const uint64_t before = f->c.st.nonzero_array_bytes;
     const hs_arr_verdict v = hs_rules_array(f->rules, type, payload);
     const hs_tally t = {&f->c.st.payload_bytes_zeroed, &f->c.st.nonzero_array_bytes,
                         &f->c.st.first_nonzero_array};
@@ -392,6 +393,9 @@ static hs_status array_rules(F *f, size_t hdr, unsigned type, uint64_t count, ui
         hs_pass(e, hdr);
         HS_TRY(hs_copy_stream(e, keep, "an array payload", tap));
         HS_TRY(hs_fill_stream(e, v.action == HS_ARR_FILL ? v.fill : 0, payload - keep, &t, tap));
+        if (f->caps.findings)
+            HS_TRY(hs_findings_add(&f->fd, &f->c, HS_FIND_ARRAY, type, 0,
+                                   f->c.st.nonzero_array_bytes - before, off));
         return hs_enc_sub_end(e);
     case HS_ARR_EMPTY:
         memcpy(h, hs_cur(e), hdr);
@@ -444,10 +448,10 @@ static hs_status prim_array(F *f, uint64_t off, size_t hdr)
         }
     }
     if (!f->caps.hashing || payload < 8)
-        return array_rules(f, hdr, type, count, payload, NULL);
+        return array_rules(f, off, hdr, type, count, payload, NULL);
     HS_TRY(hs_dups_begin(&f->dups, &f->c, p + hdr, hs_reader_avail(&f->c.rd) - hdr, payload,
                          &hash, &tap));
-    HS_TRY(array_rules(f, hdr, type, count, payload, tap));
+    HS_TRY(array_rules(f, off, hdr, type, count, payload, tap));
     return hs_dups_end(&f->dups, &f->c, type, payload, hash, tap);
 }
 

@@ -256,6 +256,12 @@ typedef struct {
      * (hs_stats.nonzero_*, what --audit reports). Off, a zeroed payload is
      * skipped without being read, which is most of the input's bytes. */
     int count_nonzero;
+    /* Implies count_nonzero, and says where the non-zero bytes are (what
+     * --audit reports, hs_filter_findings): per class field, per array
+     * type, and each record of unknown tag and STRING left unused or
+     * unexamined. Memory: every STRING text of 1 KiB or less and the field
+     * names of every class, under max_held. */
+    int findings;
     /* Write an Android (1.0.3) dump as 1.0.2, for readers that know only
      * that (MAT, VisualVM): no HEAP_DUMP_INFO, Android root kinds as
      * ROOT_UNKNOWN, PRIMITIVE_ARRAY_NODATA as a zero-filled
@@ -339,7 +345,11 @@ enum hs_stat_kind { HS_COUNT, HS_BYTES, HS_OFFSET };
     X(strings_in, HS_COUNT, "STRING records read")                            \
     X(strings_out, HS_COUNT, "STRING records written")                        \
     X(strings_dropped, HS_COUNT, "STRING records dropped as unused")          \
-    X(strings_unheld, HS_COUNT, "STRINGs too long to hold: passed through")   \
+    X(strings_unheld, HS_COUNT, "STRINGs over 1 MiB: text zeroed (no names)") \
+    X(nonzero_string_bytes, HS_BYTES,                                         \
+      "STRING text bytes zeroed that held data")                              \
+    X(first_nonzero_string, HS_OFFSET, "input byte of the first of those")    \
+    X(unknown_records_dropped, HS_COUNT, "records of unknown tag dropped")    \
     X(roots_dropped, HS_COUNT, "GC roots dropped")                            \
     X(objects_dropped, HS_COUNT, "objects dropped by heap rules")             \
     X(thread_objects_kept, HS_COUNT, "Thread objects kept in a dropped heap") \
@@ -407,6 +417,37 @@ typedef struct {
  * in *rows (valid until hs_filter_free; `rows` may be NULL: the count
  * alone). Returns their count (0 without the option, or for a NULL `f`). */
 HS_API size_t hs_filter_histogram(const hs_filter *f, const hs_class_count **rows);
+
+/* Where the data is (hs_options.findings): one row per finding. */
+enum hs_finding_kind {
+    HS_FIND_FIELD,         /* instance field "pkg.Class.field": count objects
+                              with a non-zero value, bytes non-zero bytes */
+    HS_FIND_STATIC,        /* static field "pkg.Class.field": count 1 */
+    HS_FIND_CONSTANT,      /* constant-pool entry "pkg.Class.<constant pool N>" */
+    HS_FIND_CLASS,         /* instances whose class layout never came:
+                              "pkg.Class (no CLASS_DUMP for its fields)" */
+    HS_FIND_ARRAY,         /* primitive arrays "byte[]": count arrays, bytes
+                              non-zero payload bytes */
+    HS_FIND_RECORD,        /* a record of unknown tag, "record tag 0x7f" (id
+                              the tag): bytes its body */
+    HS_FIND_STRING_UNUSED, /* a STRING nothing uses, "STRING 0x1234" (id the
+                              string id): bytes its text */
+    HS_FIND_STRING_LONG    /* a STRING over 1 MiB (no name: its text is
+                              zeroed): bytes its non-zero text bytes */
+};
+typedef struct {
+    int kind;              /* enum hs_finding_kind */
+    const char *name;
+    uint64_t id;           /* class id, element type, record tag or string id */
+    uint64_t count, bytes;
+    uint64_t first_offset; /* input offset of the first record or sub-record
+                              holding it */
+} hs_finding;
+
+/* After a run with hs_options.findings: the rows, by kind then input
+ * offset, in *rows (valid until hs_filter_free; may be NULL). Returns their
+ * count. */
+HS_API size_t hs_filter_findings(const hs_filter *f, const hs_finding **rows);
 
 #ifdef __cplusplus
 }

@@ -301,16 +301,18 @@ static const struct option longopts[] = {
         {NULL, 0, NULL, 0}};
 
 /* Presets and rule files apply in the order given, on top of a base: the
- * default preset, unless a -p is given anywhere, or --to-jvm (a conversion
- * asked for alone changes nothing else). A first pass over the options
- * finds those, wherever they are on the line. */
+ * default preset, unless a -p is given anywhere, or --to-jvm with neither
+ * -p nor -r (a conversion asked for alone changes nothing else; a rule file
+ * means the same with or without it). A first pass over the options finds
+ * those, wherever they are on the line. */
 static void apply_base_rules(hs_cli *cli, int argc, char **argv)
 {
-    int c, have_preset = 0, to_jvm = 0;
+    int c, have_preset = 0, have_rules = 0, to_jvm = 0;
 
     opterr = 0;
     while ((c = getopt_long(argc, argv, g_optstring, longopts, NULL)) != -1) {
         have_preset |= c == 'p';
+        have_rules |= c == 'r';
         to_jvm |= c == OPT_TO_JVM;
         /* where the report goes, known before any option can fail, so
          * that a usage error is reported there too */
@@ -320,7 +322,7 @@ static void apply_base_rules(hs_cli *cli, int argc, char **argv)
             cli->stats = 2;
     }
     optind = 0; /* glibc: start the real pass from scratch */
-    if (!have_preset && !to_jvm) {
+    if (!have_preset && (!to_jvm || have_rules)) {
         hs_rules_preset(cli->rules, "default", NULL);
         hs_report_note_rules(&cli->report, 0, "default");
     }

@@ -372,6 +372,21 @@ static void json_dups(FILE *fp, const hs_stats *st)
     fputc(']', fp);
 }
 
+/* Every finding, each with its kind, name, id, counts and first offset. */
+static void json_findings(FILE *fp, const hs_report *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->n_findings; i++) {
+        const hs_finding *x = &r->findings[i];
+        fprintf(fp, "%s{\"kind\":\"%s\",\"name\":", i ? "," : "",
+                hs_report_finding_kind(x->kind));
+        json_str(fp, x->name);
+        fprintf(fp, ",\"id\":%llu,\"count\":%llu,\"bytes\":%llu,\"first_offset\":%llu}",
+                U(x->id), U(x->count), U(x->bytes), U(x->first_offset));
+    }
+}
+
 static void json_audit(FILE *fp, const hs_report *r)
 {
     const hs_stats *st = &r->st;
@@ -386,7 +401,11 @@ static void json_audit(FILE *fp, const hs_report *r)
     fprintf(fp, ",\"nonzero_field_bytes\":%llu,\"first_nonzero_field\":",
             U(st->nonzero_field_bytes));
     json_off(fp, st->first_nonzero_field, 0);
-    fprintf(fp, ",\"unused_strings\":%llu}", U(st->strings_dropped));
+    fprintf(fp, ",\"unused_strings\":%llu", U(st->strings_dropped));
+    fprintf(fp, ",\"unknown_records\":%llu,\"nonzero_string_bytes\":%llu,\"findings\":[",
+            U(st->unknown_records_dropped), U(st->nonzero_string_bytes));
+    json_findings(fp, r);
+    fputs("]}", fp);
 }
 
 int hs_report_keep_histogram(hs_report *r, const hs_class_count *rows, size_t n, int heaps)
@@ -409,10 +428,42 @@ int hs_report_keep_histogram(hs_report *r, const hs_class_count *rows, size_t n,
     return 0;
 }
 
+const char *hs_report_finding_kind(int kind)
+{
+    static const char *const names[] = {"field",  "static", "constant",      "class",
+                                        "array",  "record", "unused_string", "long_string"};
+
+    return kind >= 0 && (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "other";
+}
+
+int hs_report_keep_findings(hs_report *r, const hs_finding *rows, size_t n)
+{
+    size_t i;
+
+    r->findings = calloc(n ? n : 1, sizeof *r->findings);
+    if (!r->findings)
+        return -1;
+    for (i = 0; i < n; i++) {
+        size_t len = strlen(rows[i].name) + 1;
+        char *name = malloc(len);
+        if (!name)
+            return -1;
+        r->findings[i] = rows[i];
+        r->findings[i].name = memcpy(name, rows[i].name, len);
+        r->n_findings = i + 1;
+    }
+    return 0;
+}
+
 void hs_report_free(hs_report *r)
 {
     size_t i;
 
+    for (i = 0; i < r->n_findings; i++)
+        free((char *)(uintptr_t)r->findings[i].name);
+    free(r->findings);
+    r->findings = NULL;
+    r->n_findings = 0;
     for (i = 0; i < r->n_histo; i++)
         free((char *)(uintptr_t)r->histo[i].name);
     free(r->histo);

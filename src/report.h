@@ -42,6 +42,9 @@ typedef struct {
     hs_class_count *histo;
     size_t n_histo;
     int histo_heaps;
+    /* --audit: where the data is (hs_filter_findings; names owned here) */
+    hs_finding *findings;
+    size_t n_findings;
     int quiet;                /* -q: salvage notices recorded, not printed */
     char warnings[HS_REPORT_MAX_WARNINGS][240]; /* the filter's, for the JSON */
     int n_warnings;
@@ -66,6 +69,10 @@ const char *hs_signal_name(int sig);
 /* Keeps a copy of the filter's histogram rows. Returns 0, or -1 on no
  * memory. */
 int hs_report_keep_histogram(hs_report *r, const hs_class_count *rows, size_t n, int heaps);
+/* Keeps a copy of the filter's findings. Returns 0, or -1 on no memory. */
+int hs_report_keep_findings(hs_report *r, const hs_finding *rows, size_t n);
+/* The JSON name of a finding's kind ("field", "static", "array", ...). */
+const char *hs_report_finding_kind(int kind);
 void hs_report_free(hs_report *r);
 
 /* Records a -p (is_file 0) or -r argument for the report. */

@@ -182,6 +182,18 @@ int hs_rules_change_lengths(const hs_rules *r)
     return 0;
 }
 
+int hs_rules_remove_values(const hs_rules *r)
+{
+    unsigned i;
+
+    if (r->scrub_fields || r->drop_unused_strings)
+        return 1;
+    for (i = 0; i < r->n_arr; i++)
+        if (r->arr[i].verdict.action != HS_ARR_KEEP)
+            return 1;
+    return 0;
+}
+
 hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt)
 {
     hs_caps c;
@@ -192,6 +204,8 @@ hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt)
     c.hold_roots = hs_rules_drop_any_heap(r);
     c.hashing = opt->find_duplicates;
     c.deobf = r->mapping != NULL;
+    c.strict = hs_rules_remove_values(r);
+    c.findings = opt->findings;
     /* scrubbing may hold instances back for their class: that reorders */
     c.reencode = opt->repack || opt->salvage || opt->to_jvm || r->scrub_fields ||
                  hs_rules_change_lengths(r) || c.deobf; /* deobf: new STRINGs */

@@ -87,6 +87,9 @@ typedef struct {
     int hold_roots;   /* some heap is dropped: roots wait for their object */
     int hashing;      /* payloads hashed for the duplicate report */
     int deobf;        /* a mapping renames classes, fields and frames */
+    int strict;       /* values are removed (hs_rules_remove_values): what the
+                         filter cannot examine is not copied either */
+    int findings;     /* where the non-zero values are (hs_options.findings) */
 } hs_caps;
 
 hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt);
@@ -115,6 +118,13 @@ uint64_t hs_rules_zero_below(const hs_rules *r, unsigned type);
 int hs_rules_heap_dropped(const hs_rules *r, uint32_t heap);
 /* True when some heap's objects are dropped. */
 int hs_rules_drop_any_heap(const hs_rules *r);
+
+/* True when the rules remove values: primitive fields zeroed, some array
+ * payload zeroed, filled, emptied or dropped, or unused strings dropped.
+ * Then a record of unknown tag is dropped rather than copied, and a STRING
+ * too long to hold and not known to be used has its text zeroed (issue
+ * #35: no byte goes out unexamined). */
+int hs_rules_remove_values(const hs_rules *r);
 
 /* True when some rule can change the length of a heap record (or must
  * insert records between segments), so heap records must be re-encoded

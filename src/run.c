@@ -414,13 +414,66 @@ static int discard(void *ctx, const void *buf, size_t len)
     return 0;
 }
 
+static uint64_t count_kind(const hs_report *r, int kind)
+{
+    uint64_t n = 0;
+    size_t i;
+
+    for (i = 0; i < r->n_findings; i++)
+        n += r->findings[i].kind == kind;
+    return n;
+}
+
+/* --audit's places, by kind, in input order within each, at most
+ * AUDIT_LIST a kind (the JSON report has all of them). */
+#define AUDIT_LIST 10
+static void print_findings(const hs_report *r)
+{
+    static const char *const heads[] = {
+        "instance fields holding data (objects, non-zero bytes, first at input byte)",
+        "static fields holding data (non-zero bytes, at input byte)",
+        "constant-pool values holding data (non-zero bytes, at input byte)",
+        "instances of classes never dumped (objects, non-zero bytes)",
+        "primitive arrays holding data (arrays, non-zero bytes)",
+        "records of unknown tag (body bytes, at input byte)",
+        "STRING records nothing uses (id, text bytes, at input byte)",
+        "STRING records too long to be names, holding data"};
+    int kind;
+
+    for (kind = HS_FIND_FIELD; kind <= HS_FIND_STRING_LONG; kind++) {
+        uint64_t n = count_kind(r, kind), shown = 0;
+        size_t i;
+        if (!n)
+            continue;
+        printf("  %s:\n", heads[kind]);
+        for (i = 0; i < r->n_findings && shown < AUDIT_LIST; i++) {
+            const hs_finding *x = &r->findings[i];
+            if (x->kind != kind)
+                continue;
+            shown++;
+            if (kind >= HS_FIND_RECORD || kind == HS_FIND_STATIC || kind == HS_FIND_CONSTANT)
+                printf("    %s: %llu bytes at input byte %llu\n", x->name,
+                       (unsigned long long)x->bytes, (unsigned long long)x->first_offset);
+            else
+                printf("    %s: %llu %s, %llu bytes, first at input byte %llu\n", x->name,
+                       (unsigned long long)x->count,
+                       kind == HS_FIND_ARRAY ? "arrays" : "objects",
+                       (unsigned long long)x->bytes, (unsigned long long)x->first_offset);
+        }
+        if (n > shown)
+            printf("    and %llu more (all of them in the JSON report: --stats-file)\n",
+                   (unsigned long long)(n - shown));
+    }
+}
+
 /* --audit: what the privacy preset would still have to remove (with -q,
  * only the exit status tells). Returns EXIT_OK when nothing, EXIT_AUDIT
  * otherwise. */
 static int audit_report(hs_cli *cli, const hs_stats *st)
 {
     const char *name = cli->in_path ? cli->in_path : "stdin";
-    int clean = !st->nonzero_array_bytes && !st->nonzero_field_bytes && !st->strings_dropped;
+    int clean = !st->nonzero_array_bytes && !st->nonzero_field_bytes && !st->strings_dropped &&
+                !st->unknown_records_dropped && !st->nonzero_string_bytes;
 
     cli->report.audited = 1;
     cli->report.audit_clean = clean;
@@ -435,6 +488,14 @@ static int audit_report(hs_cli *cli, const hs_stats *st)
     if (st->nonzero_field_bytes)
         printf(" (first at input byte %llu)", (unsigned long long)st->first_nonzero_field);
     printf("\n  STRING records nothing uses:    %llu\n", (unsigned long long)st->strings_dropped);
+    printf("  records of unknown tag:         %llu\n",
+           (unsigned long long)st->unknown_records_dropped);
+    printf("  STRINGs too long to be names:   %llu holding data (%llu bytes)\n",
+           (unsigned long long)(st->nonzero_string_bytes ? count_kind(&cli->report,
+                                                                      HS_FIND_STRING_LONG)
+                                                         : 0),
+           (unsigned long long)st->nonzero_string_bytes);
+    print_findings(&cli->report);
     printf("  (String.coder and the Unsafe offsets VisualVM sizes objects by are not data:\n"
            "   see hprof-strip --print-rules privacy)\n");
     /* a report that was not written is an I/O failure, not a finding */
@@ -720,6 +781,14 @@ static int after_run(hs_cli *cli, const hs_filter *filter, const hs_input *in, i
         hs_report_fail(&cli->report, HS_E_NOMEM, NULL, "out of memory");
         return EXIT_LIMIT;
     }
+    if (cli->audit) {
+        const hs_finding *found;
+        size_t nf = hs_filter_findings(filter, &found);
+        if (hs_report_keep_findings(&cli->report, found, nf) != 0) {
+            hs_report_fail(&cli->report, HS_E_NOMEM, NULL, "out of memory");
+            return EXIT_LIMIT;
+        }
+    }
     if (cli->audit && rc == EXIT_OK)
         rc = audit_report(cli, &st);
     return rc;
@@ -843,6 +912,7 @@ static int start_run(hs_cli *cli, reader *rd, int out_fd, hs_output **out, hs_fi
      * would otherwise be skipped unread */
     cli->opt.count_nonzero = cli->stats != 0 || cli->stats_file || cli->audit;
     cli->opt.histogram = cli->histogram;
+    cli->opt.findings = cli->audit; /* --audit says where */
     if (!(*filter = hs_filter_create(cli->rules, &cli->opt, NULL))) {
         hs_report_fail(r, HS_E_NOMEM, NULL, "out of memory");
         return EXIT_LIMIT;

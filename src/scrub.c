@@ -144,12 +144,14 @@ static hs_status class_arrived(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t 
  * primitive values, which are zeroed; notes its instance fields' types and
  * keep flags in tp/kp (room for all of them). */
 static hs_status scrub_tables(hs_scrub *sc, hs_enc *e, const uint8_t *p, size_t size,
-                              uint8_t *tp, uint8_t *kp)
+                              uint8_t *tp, uint8_t *kp, uint64_t *names)
 {
     const unsigned i = e->c->idsize;
-    uint64_t *cm = hs_idmap_get(&sc->keep_classes, hs_be_id(p + HS_CD_CLASS, i));
+    const uint64_t cls = hs_be_id(p + HS_CD_CLASS, i);
+    uint64_t *cm = hs_idmap_get(&sc->keep_classes, cls);
     const uint64_t class_mask = cm ? *cm : 0;
     const hs_tally t = field_tally(e->c);
+    const uint64_t off = hs_ctx_offset(e->c);
     size_t done = 0;
     hs_cd_walk w;
     hs_cd_entry en;
@@ -159,11 +161,23 @@ static hs_status scrub_tables(hs_scrub *sc, hs_enc *e, const uint8_t *p, size_t 
         if (en.table == HS_CD_FIELD) {
             tp[en.index] = (uint8_t)en.type;
             kp[en.index] = (uint8_t)kept(sc, class_mask, en.name, en.type);
+            if (names)
+                names[en.index] = en.name;
             continue;
         }
         if ((en.table == HS_CD_STATIC && kept(sc, class_mask, en.name, en.type)) ||
             is_reference(en.type))
             continue;
+        if (sc->fd) {
+            uint64_t nz = 0;
+            unsigned b;
+            for (b = 0; b < en.width; b++)
+                nz += p[en.value + b] != 0;
+            HS_TRY(hs_findings_add(sc->fd, e->c,
+                                   en.table == HS_CD_STATIC ? HS_FIND_STATIC : HS_FIND_CONSTANT,
+                                   cls, en.table == HS_CD_STATIC ? en.name : en.index, nz,
+                                   off));
+        }
         /* pass the bytes up to the value, zero the value: the window does
          * not move, only passes and fills */
         hs_pass(e, en.value - done);
@@ -180,6 +194,7 @@ hs_status hs_scrub_class_dump(hs_scrub *sc, hs_strings *s, hs_enc *e, size_t siz
     const uint8_t *p = hs_cur(e);
     uint64_t id = hs_be_id(p + HS_CD_CLASS, i), super = hs_be_id(p + HS_CD_SUPER(i), i);
     uint8_t types[256], keep[256], *tp = types, *kp = keep;
+    uint64_t *names = NULL;
     unsigned n = 0;
     hs_cd_walk w;
     hs_cd_entry en;
@@ -192,11 +207,16 @@ hs_status hs_scrub_class_dump(hs_scrub *sc, hs_strings *s, hs_enc *e, size_t siz
         tp = hs_malloc(&e->c->alloc, n);
         kp = hs_malloc(&e->c->alloc, n);
     }
+    if (sc->fd && !(names = hs_malloc(&e->c->alloc, (n ? n : 1) * sizeof *names)))
+        tp = NULL;
     st = !tp || !kp ? nomem(e->c) : hs_str_sub_begin(s, e, size);
     if (st == HS_OK)
-        st = scrub_tables(sc, e, p, size, tp, kp);
+        st = scrub_tables(sc, e, p, size, tp, kp, names);
     if (st == HS_OK)
         st = hs_enc_sub_end(e);
+    if (st == HS_OK && names)
+        st = hs_findings_fields(sc->fd, e->c, id, names, n);
+    hs_free(&e->c->alloc, names);
     if (st == HS_OK && hs_classes_add(&sc->classes, id, super, tp, kp, n) != HS_OK)
         st = nomem(e->c);
     if (tp != types)
@@ -371,6 +391,9 @@ static hs_status write_held(hs_scrub *sc, hs_strings *s, hs_enc *e, const held *
         bytes = sc->pending + h->loc;
     }
     hs_enc_set_heap(e, h->heap, h->heap_name);
+    if (st == HS_OK && sc->fd)
+        st = hs_findings_instance(sc->fd, e->c, runs ? &sc->classes : NULL, h->cls, bytes + hdr,
+                                  h->len - hdr, h->off);
     if (st == HS_OK)
         st = hs_str_sub_begin(s, e, h->len);
     if (st == HS_OK)
@@ -485,6 +508,23 @@ static void remember(hs_scrub *sc, uint64_t cls, const uint32_t *runs, uint32_t 
     m->cls = cls;
 }
 
+/* True when some byte the runs scrub in `p` is not zero: only then is the
+ * instance worth naming field by field. */
+static int scrubs_data(const uint8_t *p, const uint32_t *runs, uint32_t nruns)
+{
+    uint32_t r, j;
+
+    for (r = 0; r < nruns; r++) {
+        const uint32_t w = HS_RUN_LEN(runs[r]);
+        if (!(runs[r] & HS_RUN_KEEP))
+            for (j = 0; j < w; j++)
+                if (p[j])
+                    return 1;
+        p += w;
+    }
+    return 0;
+}
+
 hs_status hs_scrub_instance(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t off, size_t hdr,
                             uint64_t n)
 {
@@ -504,6 +544,12 @@ hs_status hs_scrub_instance(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t off
     if (size != n)
         return bad_size(e->c, off, cls, n, size);
     remember(sc, cls, runs, nruns, size);
+    if (sc->fd && hdr + n <= HS_FINDINGS_INSTANCE_MAX) { /* the bytes, named by field */
+        HS_TRY(hs_need(e, hdr + (size_t)n, "an INSTANCE_DUMP"));
+        if (scrubs_data(hs_cur(e) + hdr, runs, nruns))
+            HS_TRY(hs_findings_instance(sc->fd, e->c, &sc->classes, cls, hs_cur(e) + hdr, n,
+                                        off));
+    }
     HS_TRY(hs_str_sub_begin(s, e, hdr + n));
     hs_pass(e, hdr);
     for (r = 0; r < nruns; r++) {

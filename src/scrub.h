@@ -8,6 +8,7 @@
 #define HS_SCRUB_H
 
 #include "classes.h"
+#include "findings.h"
 #include "rules.h"
 #include "strings.h"
 
@@ -42,6 +43,7 @@ typedef struct {
     uint64_t keep_met;  /* keep-list entries that matched a field */
     uint64_t keep_refs; /* ... that matched a reference field (kept anyway) */
     hs_mask *masks;     /* HS_MASKS of them, or NULL (hs_scrub_masks_start) */
+    hs_findings *fd;    /* where non-zero values were (NULL: not asked) */
 } hs_scrub;
 
 void hs_scrub_init(hs_scrub *sc, const hs_rules *rules, const hs_alloc *a);

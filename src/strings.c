@@ -117,6 +117,39 @@ static hs_status hold(hs_strings *s, hs_enc *e, uint64_t id, uint64_t left)
     return held_changed(s, e);
 }
 
+/* Writes the STRING at hs_cur() with its text zeroed, counting the
+ * non-zero bytes it held. */
+static hs_status zero_text(hs_enc *e, uint64_t len)
+{
+    hs_stats *st = &e->c->st;
+    uint64_t zeroed = 0;
+    const hs_tally t = {&zeroed, &st->nonzero_string_bytes, &st->first_nonzero_string};
+    const unsigned i = e->c->idsize;
+    uint64_t left;
+    size_t k;
+
+    st->strings_unheld++;
+    e->rec_out_pos = e->out.total + (e->c->rd.pos - e->span);
+    hs_pass(e, HS_RECORD_HEADER + i);
+    e->rec_partial = 1;
+    /* what the window holds at a time: a cut in the text then leaves the
+     * output as long as the input read, which --salvage completes */
+    for (left = len - i; left; left -= k) {
+        k = hs_reader_avail(&e->c->rd);
+        if (!k) {
+            HS_TRY(hs_need_slow(e, 1, "a STRING record"));
+            k = hs_reader_avail(&e->c->rd);
+        }
+        if (k > left)
+            k = (size_t)left;
+        HS_TRY(hs_fill_stream(e, 0, k, &t, NULL));
+    }
+    e->rec_partial = 0;
+    st->strings_out++;
+    st->records_out++;
+    return HS_OK;
+}
+
 hs_status hs_str_record(hs_strings *s, hs_enc *e, uint64_t len)
 {
     const unsigned i = e->c->idsize;
@@ -131,11 +164,15 @@ hs_status hs_str_record(hs_strings *s, hs_enc *e, uint64_t len)
     HS_TRY(hs_need(e, HS_RECORD_HEADER + i, "a STRING record"));
     id = hs_be_id(hs_cur(e) + HS_RECORD_HEADER, i);
     state = hs_strtab_state(&s->tab, id);
-    if (state == HS_STR_UNKNOWN && len - i > HS_STRING_HOLD_MAX) {
-        /* no name is this long, and holding what a record claims would let
-         * one corrupt length take the memory: it goes through, unheld */
-        e->c->st.strings_unheld++;
-        state = HS_STR_WANTED;
+    if (len - i > HS_STRING_HOLD_MAX && state != HS_STR_HELD) {
+        /* no name is this long (a class file's names are at most 64 KiB),
+         * and holding what a record claims would let one corrupt length
+         * take the memory: it goes through unheld, used or not, with its
+         * text zeroed (its length and id kept, so that a reference to it
+         * still finds it) */
+        if (hs_strtab_set(&s->tab, id, HS_STR_EMITTED) != HS_OK)
+            return nomem(e);
+        return zero_text(e, len);
     }
     if (state == HS_STR_WANTED || state == HS_STR_EMITTED) {
         if (hs_strtab_set(&s->tab, id, HS_STR_EMITTED) != HS_OK)

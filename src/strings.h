@@ -10,7 +10,8 @@
 #include "strtab.h"
 
 /* A STRING longer than this is no class, field, method or thread name: it
- * is never held (see hs_str_record). */
+ * is never held, and when unused strings are dropped its text is zeroed
+ * in place (see hs_str_record). */
 #define HS_STRING_HOLD_MAX (1u << 20)
 
 typedef struct {

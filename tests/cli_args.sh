@@ -20,9 +20,20 @@ expect_rc 0 "--to-jvm"; cmp -s jvm.hprof none-jvm.hprof && ok || bad "--to-jvm a
 "$BIN" -p default --to-jvm "$ART" >def-jvm.hprof 2>/dev/null
 cmp -s jvm.hprof def-jvm.hprof && bad "--to-jvm alone zeroed the arrays" || ok
 expect_no_grep "JVM dump" err "--to-jvm on an Android dump warns"
-# wherever --to-jvm stands, and with a rule file after it: on top of none
-printf 'strings keep\n' >keep.rules
-"$BIN" -r keep.rules --to-jvm "$ART" 2>/dev/null | cmp -s - none-jvm.hprof && ok || bad "-r before --to-jvm: not on top of none"
+# wherever --to-jvm stands: on top of none
+"$BIN" "$ART" --to-jvm 2>/dev/null | cmp -s - none-jvm.hprof && ok || bad "--to-jvm last: not on top of none"
+# a rule file means the same with and without --to-jvm (issue #35): on top
+# of default either way, so `fields zero` alone zeroes the arrays too
+printf 'fields zero\n' >f.rules
+"$BIN" -r f.rules --to-jvm "$ART" >f-jvm.hprof 2>/dev/null
+"$BIN" -p default -r f.rules --to-jvm "$ART" 2>/dev/null | cmp -s - f-jvm.hprof && ok || bad "-r f.rules --to-jvm: not on top of default"
+"$BIN" --to-jvm -r f.rules "$ART" 2>/dev/null | cmp -s - f-jvm.hprof && ok || bad "--to-jvm -r f.rules: not as -r f.rules --to-jvm"
+"$BIN" -p none -r f.rules --to-jvm "$ART" 2>/dev/null | cmp -s - f-jvm.hprof && bad "-r f.rules --to-jvm kept the arrays" || ok
+zeroed() { sed -n 's/.*"payload_bytes_zeroed":\([0-9]*\).*/\1/p' "$1"; }
+"$BIN" -r f.rules "$ART" --stats-file plain.json >/dev/null 2>&1
+"$BIN" -r f.rules --to-jvm "$ART" --stats-file jvm.json >/dev/null 2>&1
+[ -n "$(zeroed plain.json)" ] && [ "$(zeroed plain.json)" -gt 0 ] && [ "$(zeroed plain.json)" = "$(zeroed jvm.json)" ] && ok ||
+    bad "fields zero: -r zeroes $(zeroed plain.json) array bytes, --to-jvm -r $(zeroed jvm.json)"
 # on a JVM dump there is nothing to convert: a warning, exit 0, -q silences it
 "$BIN" --to-jvm "$JVM" >/dev/null 2>err; rc=$?
 expect_rc 0 "--to-jvm on a JVM dump"; expect_grep "nothing to convert" err "--to-jvm on a JVM dump"

@@ -598,7 +598,8 @@ void dg_everything(dump *d, unsigned idsize, int android)
     dg_u4(d, 1);
     dg_u4(d, 1);
     dg_end(d);
-    dg_begin(d, 0x42); /* a tag no writer uses: carried by its length */
+    dg_begin(d, 0x42); /* a tag no writer uses: carried by its length (by
+                          rules that change no value; dropped by others) */
     dg_bytes(d, "opaque", 6);
     dg_end(d);
 

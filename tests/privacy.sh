@@ -3,7 +3,10 @@
 # tests/privacy.sh - the privacy preset on a dump full of known secrets:
 # after `-p privacy` no secret is left in the output bytes (Latin-1 and
 # UTF-16 forms, numbers big-endian as HPROF writes them), --audit passes on
-# the output and fails on the input, and VisualVM's parser sees the same
+# the output and fails on the input, naming each Account field with its
+# objects and bytes; nor from the same dump with secrets planted in records
+# of unknown tag and long STRINGs (privacy/plant.py, plain and gzip input),
+# which the audit names too; and VisualVM's parser sees the same
 # class histogram (objects and sizes) in both. The same on an Android-style
 # copy made by tools/artdump.c (build/artdump).
 # Usage: sh tests/privacy.sh ./hprof-strip
@@ -18,6 +21,8 @@ if ! java tests/privacy/Secrets.java "$T/secrets.hprof" >"$T/java.log" 2>&1; the
     exit
 fi
 inputs="$T/secrets.hprof"
+PY=$(python3 -c 'import sys; print(sys.executable)') # not a version manager's shim
+PLANT="$PY $TESTS/privacy/plant.py"
 if have_artdump && "$ARTDUMP" "$T/secrets.hprof" "$T/secrets-art.hprof" >"$T/artdump.log" 2>&1; then
     inputs="$inputs $T/secrets-art.hprof"
 else
@@ -65,6 +70,32 @@ for f in $inputs; do
         [ $rc = 0 ] && ok || bad "$name $mode: --audit fails on the output: $(cat "$T/audit.out")"
     done
     "$BIN" -p none "$T/out.hprof" >/dev/null 2>"$T/err" && ok || bad "$name: privacy output does not read back: $(cat "$T/err")"
+    # the audit says where (issue #35): each Account field by name, with
+    # its 50 objects and their bytes, exactly
+    "$BIN" --audit --stats-file "$T/audit.json" "$f" >/dev/null 2>&1
+    "$PY" - "$T/audit.json" >"$T/where" 2>&1 <<'EOF' && ok || bad "$name: the audit's findings: $(cat "$T/where")"
+import json, sys
+rows = json.load(open(sys.argv[1]))["audit"]["findings"]
+want = {("field", "Secrets$Account.card"): (50, 400),
+        ("field", "Secrets$Account.balance"): (50, 200),
+        ("field", "Secrets$Account.rate"): (50, 400),
+        ("static", "Secrets.staticInt"): (1, 4)}
+got = {(r["kind"], r["name"]): (r["count"], r["bytes"]) for r in rows}
+bad = ["%s %s: %s, expected %s" % (k + (got.get(k), v)) for k, v in want.items() if got.get(k) != v]
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+EOF
+    # secrets where no analyzer looks: records of unknown tag, long STRINGs
+    $PLANT "$f" "$T/planted.hprof" >"$T/places"
+    gzip -1c "$T/planted.hprof" >"$T/planted.hprof.gz"
+    for in in "$T/planted.hprof" "$T/planted.hprof.gz"; do
+        "$BIN" -p privacy "$in" >"$T/out.hprof" 2>"$T/err" || bad "$name planted: $(cat "$T/err")"
+        $PLANT --find "$T/out.hprof" >"$T/found" && ok || bad "$name planted $(basename "$in"): $(cat "$T/found")"
+        check_clean "$T/out.hprof" "$name planted $(basename "$in")"
+    done
+    "$BIN" --audit "$T/planted.hprof" >"$T/audit.p" 2>&1; rc=$?
+    [ $rc = 7 ] && ok || bad "$name: --audit passed a planted dump (exit $rc)"
+    grep -q "record tag 0x7f" "$T/audit.p" && ok || bad "$name: the audit does not name the record: $(cat "$T/audit.p")"
     # VisualVM cannot read ART's JNI-monitor roots (artdump adds three): compare JVM dumps only
     case $name in *-art.hprof) continue ;; esac
     if sh tools/vvm-histogram.sh "$f" >"$T/h.in" 2>"$T/h.err" &&

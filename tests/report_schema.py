@@ -37,6 +37,8 @@ def counters(header):
 
 
 HEAPS = ("app", "zygote", "image", "default", "other")
+FINDING_KINDS = ("field", "static", "constant", "class", "array", "record", "unused_string",
+                 "long_string")
 
 
 def side(output=False):
@@ -78,7 +80,11 @@ def schema(header):
                             "wasted": INT}],
         "audit": (NULL, {"clean": BOOL, "nonzero_array_bytes": INT,
                          "first_nonzero_array": (INT, NULL), "nonzero_field_bytes": INT,
-                         "first_nonzero_field": (INT, NULL), "unused_strings": INT}),
+                         "first_nonzero_field": (INT, NULL), "unused_strings": INT,
+                         "unknown_records": INT, "nonzero_string_bytes": INT,
+                         "findings": [{"kind": FINDING_KINDS, "name": STR, "id": INT,
+                                       "count": INT, "bytes": INT,
+                                       "first_offset": INT}]}),
         "warnings": [STR],
         "histogram": (NULL, {"input": [(row, dict(row, heap=HEAPS))],
                              "output": [(row, dict(row, heap=HEAPS))]}),

@@ -3,6 +3,7 @@
  * test_records.c - hand-built dumps that use every record and sub-record
  * tag, with 4- and 8-byte ids, through every path of the codec.
  */
+#define _GNU_SOURCE /* memmem */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdlib.h>
@@ -68,7 +69,17 @@ ParameterizedTest(struct variant *v, records, everything)
     wo = walk_dump(r.out, r.out_len, WALK_ZERO_PAYLOADS | WALK_NO_STRINGS);
     cr_expect(wo.ok, "%s", wo.error);
     cr_expect_eq(wo.nonzero_payload_bytes, 0);
+    /* and the record of unknown tag dropped: it cannot be examined (#35) */
+    {
+        static const uint8_t opaque[] = {0x42, 0, 0, 0, 0, 0, 0, 0, 6, 'o', 'p', 'a', 'q', 'u', 'e'};
+        uint8_t *at = memmem(d.p, d.len, opaque, sizeof opaque);
+        cr_assert(at != NULL);
+        memmove(at, at + sizeof opaque, d.len - (size_t)(at - d.p) - sizeof opaque);
+        d.len -= sizeof opaque;
+    }
     cr_expect_eq(wo.digest, walk_dump(d.p, d.len, WALK_ZERO_PAYLOADS | WALK_NO_STRINGS).digest);
+    cr_expect_eq(r.st.unknown_records_dropped, 1);
+    cr_expect(memmem(r.out, r.out_len, "opaque", 6) == NULL);
     cr_expect_gt(wi.nonzero_payload_bytes, 0);
     run_result_free(&r);
     dg_free(&d);
