@@ -41,6 +41,7 @@ typedef struct {
     int quiet;          /* -q: errors only on stderr, no --audit report */
     int android_preset; /* -p android-app given: warn when the dump is a JVM's */
     const char *mapping_path; /* --mapping FILE (else a rule file's `mapping`) */
+    const char *obfuscate_path; /* --obfuscate-names MAPFILE: written after the run */
     hs_report report;   /* what the run learnt, for the JSON report */
 } hs_cli;
 

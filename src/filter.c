@@ -71,9 +71,10 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     hs_dups_init(&f->dups, &f->c.alloc);
     hs_histo_init(&f->histo, &f->c.alloc);
     hs_cut_init(&f->cut, &f->c);
-    hs_deobf_init(&f->deobf, f->caps.deobf ? rules->mapping : NULL, &f->c, &f->enc, &f->str);
+    hs_deobf_init(&f->deobf, f->caps.deobf ? rules->mapping : NULL, f->c.opt.obfuscate_names,
+                  &f->c, &f->enc, &f->str);
     /* the mapping was allocated before, but is held all the same */
-    f->c.meter.base = f->caps.deobf ? hs_mapping_bytes(rules->mapping) : 0;
+    f->c.meter.base = f->caps.deobf && rules->mapping ? hs_mapping_bytes(rules->mapping) : 0;
     f->deobf.histo = f->c.opt.histogram ? &f->histo : NULL;
     f->deobf.scrub = f->caps.keep_names ? &f->scrub : NULL;
     f->c.subtag = -1;
@@ -492,8 +493,8 @@ static hs_status record(F *f)
      * that does not writes strings on demand (see strings.c) */
     if (tag == HS_TAG_LOAD_CLASS)
         f->seen_load_class = 1;
-    else if (tag == HS_TAG_STRING && f->seen_load_class)
-        f->str.flush_at_commit = 1;
+    else if (tag == HS_TAG_STRING && f->seen_load_class && !f->c.opt.obfuscate_names)
+        f->str.flush_at_commit = 1; /* not obfuscating: held ones are original names */
 
     if (tag == HS_TAG_HEAP_DUMP || tag == HS_TAG_HEAP_DUMP_SEGMENT) {
         f->c.st.heap_dumps += tag == HS_TAG_HEAP_DUMP || f->heap_segments == 0;
@@ -609,6 +610,14 @@ static void warn_mapping(F *f)
 {
     const hs_stats *st = &f->c.st;
 
+    if (f->c.opt.obfuscate_names) {
+        if (f->deobf.obf.unwritable)
+            warn(f,
+                 "--obfuscate-names: %llu names kept as they are: the mapping format cannot "
+                 "hold them (a blank, a line end, or a bracket where a name cannot have one)",
+                 (unsigned long long)f->deobf.obf.unwritable);
+        return;
+    }
     if (f->caps.deobf && !st->mapping_classes_renamed && !st->mapping_fields_renamed &&
         !st->mapping_frames_renamed)
         warn(f, "the mapping renamed nothing in this dump: is it this build's mapping.txt?");
@@ -645,6 +654,12 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
         return HS_E_USAGE;
     }
     f->ran = 1;
+    if (f->c.opt.obfuscate_names && f->rules->mapping) {
+        hs_fail_plain(&f->c.err, HS_E_USAGE,
+                      "names are either obfuscated or deobfuscated with a mapping, not both");
+        f->c.failed = 1;
+        return HS_E_USAGE;
+    }
     if (f->caps.deobf) { /* names are patched in the window: see deobf.h */
         hs_deobf_source(&f->deobf, src, &copy);
         src = &copy;
@@ -670,4 +685,11 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
     if ((s == HS_OK || s == HS_SALVAGED) && f->c.opt.histogram)
         HS_TRY(hs_histo_finish(&f->histo, &f->c));
     return s;
+}
+
+hs_status hs_filter_obfuscation_map(const hs_filter *f, const hs_sink *dst)
+{
+    if (!f || !dst || !dst->write || !f->c.opt.obfuscate_names || !f->ran)
+        return HS_E_USAGE;
+    return hs_obf_write(&f->deobf.obf, dst);
 }

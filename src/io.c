@@ -17,9 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The temporary path the signal handler removes: a static copy, because a
- * handler may only touch what is already in place. */
-static char g_signal_tmp[4096];
+/* The temporary paths the signal handler removes: static copies, because a
+ * handler may only touch what is already in place. Two: the dump's and the
+ * mapping --obfuscate-names writes while the dump's is still open. */
+static char g_signal_tmp[2][4096];
 
 static int open_temporary(hs_outfile *o, int perm)
 {
@@ -38,8 +39,9 @@ static int open_temporary(hs_outfile *o, int perm)
         errno = e;
         return -1;
     }
-    if (n + sizeof ".tmp-XXXXXX" <= sizeof g_signal_tmp)
-        memcpy(g_signal_tmp, o->tmp, n + sizeof ".tmp-XXXXXX");
+    o->slot = g_signal_tmp[0][0] ? 2 : 1;
+    if (n + sizeof ".tmp-XXXXXX" <= sizeof g_signal_tmp[0])
+        memcpy(g_signal_tmp[o->slot - 1], o->tmp, n + sizeof ".tmp-XXXXXX");
     /* mkstemp makes 0600: the file gets the bits chosen for it before
      * anything is in it */
     fchmod(o->fd, (mode_t)perm);
@@ -154,7 +156,9 @@ int hs_outfile_commit(hs_outfile *o)
         return -1;
     }
     o->fd = -1;
-    g_signal_tmp[0] = 0;
+    if (o->slot)
+        g_signal_tmp[o->slot - 1][0] = 0;
+    o->slot = 0;
     free(o->tmp);
     o->tmp = NULL;
     free(o->target);
@@ -174,13 +178,17 @@ void hs_outfile_abort(hs_outfile *o)
     }
     free(o->target);
     o->target = NULL;
-    g_signal_tmp[0] = 0;
+    if (o->slot)
+        g_signal_tmp[o->slot - 1][0] = 0;
+    o->slot = 0;
 }
 
 void hs_outfile_remove_on_signal(void)
 {
-    if (g_signal_tmp[0])
-        unlink(g_signal_tmp);
+    if (g_signal_tmp[0][0])
+        unlink(g_signal_tmp[0]);
+    if (g_signal_tmp[1][0])
+        unlink(g_signal_tmp[1]);
 }
 
 static void on_signal(int sig)

@@ -28,6 +28,7 @@ typedef struct {
     int fd;
     int may_replace; /* the final rename may replace a file there (-f) */
     int refused;     /* hs_outfile_open failed by the rule: hs_files_why() says why */
+    int slot;        /* its temporary's place in the signal handler's list + 1, 0 none */
 } hs_outfile;
 
 /* Opens the output. `how`: HS_OUT_FORCE (-f; 1, so a plain force flag

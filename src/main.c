@@ -78,6 +78,9 @@ static void usage(FILE *to)
             "                      all of them in the JSON report)\n"
             "      --mapping FILE  deobfuscate with an R8/ProGuard mapping.txt (may be\n"
             "                      .gz or .zst): classes, fields and stack frames\n"
+            "      --obfuscate-names MAPFILE  rename application classes, fields and\n"
+            "                      stack frames to short opaque names; write the\n"
+            "                      mapping (R8 format: --mapping MAPFILE restores them)\n"
             "  -q, --quiet         no messages except errors (--audit: the exit status\n"
             "                      alone)\n"
             "  -h, --help          show this help and exit\n"
@@ -266,7 +269,7 @@ static int set_format(hs_cli *cli, enum hs_output_format format, const char *lev
 enum {
     OPT_REPACK = 256, OPT_STATS, OPT_PRINT_RULES, OPT_MAX_HELD, OPT_SALVAGE, OPT_GZIP,
     OPT_NO_COMPRESS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SIZE, OPT_TO_JVM, OPT_AUDIT,
-    OPT_SPILL_AFTER, OPT_STATS_FILE, OPT_HISTOGRAM, OPT_MAPPING
+    OPT_SPILL_AFTER, OPT_STATS_FILE, OPT_HISTOGRAM, OPT_MAPPING, OPT_OBFUSCATE
 };
 static const char g_optstring[] = ":p:r:o:z::T:fqhV";
 static const struct option longopts[] = {
@@ -292,6 +295,7 @@ static const struct option longopts[] = {
         {"stats-file", required_argument, NULL, OPT_STATS_FILE},
         {"histogram", no_argument, NULL, OPT_HISTOGRAM},
         {"mapping", required_argument, NULL, OPT_MAPPING},
+        {"obfuscate-names", required_argument, NULL, OPT_OBFUSCATE},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -479,6 +483,10 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         case OPT_STATS_FILE: cli->stats_file = optarg; break;
         case OPT_HISTOGRAM: cli->histogram = 1; break;
         case OPT_MAPPING: cli->mapping_path = optarg; break;
+        case OPT_OBFUSCATE:
+            cli->obfuscate_path = optarg;
+            cli->opt.obfuscate_names = 1;
+            break;
         case OPT_PRINT_RULES:
             rc = print_rules(optarg);
             return rc == EXIT_OK ? JOB_DONE : rc;
@@ -535,6 +543,16 @@ int main(int argc, char **argv)
     rc = parse_args(&cli, argc, argv);
     if (rc == EXIT_OK) { /* --mapping wins over a rule file's `mapping` */
         const char *map = cli.mapping_path ? cli.mapping_path : hs_rules_mapping_file(cli.rules);
+        if (cli.obfuscate_path && (map || cli.audit)) {
+            fprintf(stderr, "%s: --obfuscate-names cannot go with %s\n", g_prog,
+                    cli.audit ? "--audit, which writes nothing"
+                    : cli.mapping_path ? "--mapping: names are obfuscated or restored, not both"
+                                       : "a rule file's mapping: names are obfuscated or "
+                                         "restored, not both");
+            hs_report_free(&cli.report);
+            hs_rules_free(cli.rules);
+            return EXIT_USAGE;
+        }
         if ((rc = note_inputs(&cli, map)) == EXIT_OK && map && !cli.audit)
             rc = hs_cli_load_mapping(cli.rules, map, cli.opt.max_held);
     }

@@ -86,7 +86,8 @@ typedef struct {
     int keep_names;   /* STRING texts matched against keep-field names */
     int hold_roots;   /* some heap is dropped: roots wait for their object */
     int hashing;      /* payloads hashed for the duplicate report */
-    int deobf;        /* a mapping renames classes, fields and frames */
+    int deobf;        /* a mapping, or obfuscation, renames classes, fields
+                         and frames (deobf.c) */
 } hs_caps;
 
 hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt);
