@@ -66,6 +66,8 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     hs_ctx_init_alloc(&f->c, &a);
     f->caps = hs_rules_caps(rules, &f->c.opt);
     hs_strings_init(&f->str, &f->c.alloc, f->caps.drop_strings);
+    /* obfuscating, a string still held may be an original name */
+    f->str.never_flush = f->c.opt.obfuscate_names;
     hs_roots_init(&f->roots, &f->c.alloc);
     hs_scrub_init(&f->scrub, rules, &f->c.alloc);
     hs_dups_init(&f->dups, &f->c.alloc);
@@ -493,8 +495,8 @@ static hs_status record(F *f)
      * that does not writes strings on demand (see strings.c) */
     if (tag == HS_TAG_LOAD_CLASS)
         f->seen_load_class = 1;
-    else if (tag == HS_TAG_STRING && f->seen_load_class && !f->c.opt.obfuscate_names)
-        f->str.flush_at_commit = 1; /* not obfuscating: held ones are original names */
+    else if (tag == HS_TAG_STRING && f->seen_load_class)
+        f->str.flush_at_commit = 1;
 
     if (tag == HS_TAG_HEAP_DUMP || tag == HS_TAG_HEAP_DUMP_SEGMENT) {
         f->c.st.heap_dumps += tag == HS_TAG_HEAP_DUMP || f->heap_segments == 0;
