@@ -288,8 +288,14 @@ static size_t nm_class_name(void *ctx, const char *s, size_t n, int art, char *b
         e = dims ? s + dims + 1 : s;
         en = dims ? n - dims - 2 : n;
     }
-    if (!(d = dotted(o, e, en)) || hs_obf_keep(d, en) || !writable(o, d, en, "") || d[0] == '#')
+    if (!(d = dotted(o, e, en)) || hs_obf_keep(d, en))
         return 0;
+    if (!writable(o, d, en, ""))
+        return 0;
+    if (d[0] == '#') { /* a class line starting with # would be a comment */
+        o->unwritable++;
+        return 0;
+    }
     if ((k = class_of(o, d, en)) == NO_IDX)
         return 0;
     obf = hs_names_text(&o->names, o->cls[k].obf, &on);
