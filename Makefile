@@ -123,6 +123,7 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ARTSIM_DUMP)
 	sh tests/cli_limits.sh ./$(BIN)
 	sh tests/cli_destroy.sh ./$(BIN)
 	sh tests/cli_digests.sh ./$(BIN)
+	sh tests/cli_obfuscate.sh ./$(BIN)
 	sh tests/cli_cuts.sh ./$(BIN) $(CUTCHECK)
 
 # tests/cli_cuts.sh's decoder: what a cut dump holds, and whether the
