@@ -552,6 +552,7 @@ static hs_status stack_frame(hs_deobf *d, uint8_t *b)
     cname = d->text + *cls - 1;
     HS_TRY(frames_of(d, cname, mth, mn, sig, sn, src, srcn, line > 0 ? (uint32_t)line : 0,
                      &count));
+    HS_TRY(held_changed(d)); /* the generator may have grown */
     if (!count)
         return HS_OK;
     fr = d->frames[count - 1]; /* the outermost: see the top of this file */

@@ -276,6 +276,10 @@ static size_t nm_class_name(void *ctx, const char *s, size_t n, int art, char *b
     const char *e = s, *d, *obf;
     uint32_t k;
 
+    /* no JVM internal name ends with []: ART's spelling, whatever the
+     * caller guessed (a dump converted from ART names int[] so) */
+    if (n >= 2 && s[n - 2] == '[' && s[n - 1] == ']')
+        art = 1;
     if (art) { /* com.example.Foo[][] */
         while (n - 2 * dims >= 2 && s[n - 2 * dims - 2] == '[' && s[n - 2 * dims - 1] == ']')
             dims++;

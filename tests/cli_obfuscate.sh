@@ -60,6 +60,9 @@ round() {
     fi
     [ "$out" = "$tmp/o.hprof" ] || zstd -q -d "$out" -o "$tmp/o.hprof" || bad "$label: -z output"
     grep -q ' -> o\.[a-z]*:$' "$tmp/m.txt" && ok || bad "$label: the mapping renames no class"
+    # nothing of the keep list renamed
+    grep -E '^((java|javax|jdk|sun|com\.sun|android|dalvik|libcore)\.|(boolean|byte|char|short|int|long|float|double|void)(\[\])* |\[)' \
+        "$tmp/m.txt" >"$tmp/kept" && bad "$label: kept classes renamed: $(head -3 "$tmp/kept")" || ok
     $chk leaks "$tmp/o.hprof" "$tmp/m.txt" 2>"$tmp/err" && ok || bad "$label: $(head -c 600 "$tmp/err")"
     # the class histogram, renamed back through the mapping, is the input's
     hist "$tmp/o.hprof" >"$tmp/o.hist" || bad "$label: --histogram of the output"
@@ -228,10 +231,14 @@ no_temp . "a failed run"
 "$bin" -q --salvage --obfuscate-names m5.txt cut.hprof -o o6.hprof 2>err; rc=$?
 expect_rc 6 "--salvage on a truncated input"
 [ -s m5.txt ] && $chk leaks o6.hprof m5.txt 2>err && ok || bad "--salvage: no mapping, or names left: $(head -c 300 err)"
-"$bin" -q --max-held 200k --obfuscate-names m6.txt "$root/fixtures/android-art2025-ahat-test-dump.hprof" -o o7.hprof 2>err; rc=$?
-expect_rc 5 "--max-held below what the names take"
-expect_grep "mapping" err "--max-held: the message names the holder"
-[ ! -e m6.txt ] && ok || bad "--max-held: a mapping written"
+# the names held count under --max-held: what -p default alone takes in
+# 500k does not fit with the names beside it
+art=$root/fixtures/android-art2025-ahat-test-dump.hprof
+"$bin" -q -p default --max-held 500k "$art" -o o7a.hprof 2>err && ok || bad "-p default in 500k: $(cat err)"
+"$bin" -q -p default --max-held 500k --obfuscate-names m6.txt "$art" -o o7.hprof 2>err; rc=$?
+expect_rc 5 "--max-held: the names count"
+expect_grep "memory held would pass the limit" err "--max-held: the message"
+[ ! -e m6.txt ] && [ ! -e o7.hprof ] && ok || bad "--max-held: a mapping or a dump written"
 "$bin" -q -z --obfuscate-names m7.txt "$root/fixtures/jvm17-jcmd-gz1.hprof.gz" -o o8.hprof.zst &&
     zstd -q -d o8.hprof.zst -o o8.hprof && $chk leaks o8.hprof m7.txt 2>err && ok || bad "gzip in, zstd out: $(head -c 300 err)"
 "$bin" --help | grep -q -- '--obfuscate-names MAPFILE' && ok || bad "--help lacks --obfuscate-names"

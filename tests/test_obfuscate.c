@@ -118,6 +118,8 @@ Test(obf_namer, classes_in_both_spellings, .init = setup, .fini = teardown)
     cr_assert_null(cls("[I", 0));
     cr_assert_null(cls("[[J", 0));
     cr_assert_null(cls("int[]", 1));
+    cr_assert_null(cls("boolean[]", 0), "ART's spelling in a converted 1.0.2 dump: kept");
+    cr_assert_str_eq(cls("com.example.Foo[]", 0), "o.a[]");
     cr_assert_null(cls("java.lang.Object[][]", 1));
     cr_assert_null(cls("[Lbroken", 0), "not a class name: kept");
     /* too small a buffer: the length, nothing written past it */
