@@ -615,8 +615,9 @@ static void warn_mapping(F *f)
     if (f->c.opt.obfuscate_names) {
         if (f->deobf.obf.unwritable)
             warn(f,
-                 "--obfuscate-names: %llu names kept as they are: the mapping format cannot "
-                 "hold them (a blank, a line end, or a bracket where a name cannot have one)",
+                 "--obfuscate-names: a name was kept as it was %llu times: the mapping "
+                 "format cannot hold it (a blank or a line end in it, a class starting with "
+                 "#, a bracket or dot in a field or method name)",
                  (unsigned long long)f->deobf.obf.unwritable);
         return;
     }
