@@ -27,10 +27,10 @@ BUILD ?= build
 BIN ?= hprof-strip
 # The core, from the bottom up: each file calls only files before it
 # (tests/layers.sh checks it with nm).
-CORE_SRC = src/sha256.c src/alloc.c src/error.c src/format.c src/idmap.c src/strtab.c src/rootq.c \
+CORE_SRC = src/sha256.c src/alloc.c src/error.c src/format.c src/idmap.c src/names.c src/strtab.c src/rootq.c \
            src/classes.c src/classdump.c src/mapping.c src/reader.c src/out.c src/rules.c src/rulefile.c \
            src/ctx.c src/findings.c src/encoder.c src/cutclasses.c src/strings.c src/roots.c src/dups.c src/histo.c \
-           src/scrub.c src/deobf.c \
+           src/scrub.c src/obfuscate.c src/deobf.c \
            src/heap.c src/filter.c
 CLI_SRC  = src/main.c src/run.c src/report.c src/hasher.c src/stop.c src/io.c src/files.c src/pager.c src/input.c src/output.c \
            src/progress.c src/mapfile.c src/batch.c
@@ -133,6 +133,7 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 	sh tests/cli_destroy.sh ./$(BIN)
 	sh tests/cli_digests.sh ./$(BIN)
 	sh tests/cli_killed.sh ./$(BIN)
+	sh tests/cli_obfuscate.sh ./$(BIN)
 	sh tests/cli_cuts.sh ./$(BIN) $(CUTCHECK)
 	sh tests/cli_privacy.sh ./$(BIN)
 

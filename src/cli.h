@@ -43,6 +43,7 @@ typedef struct {
     const char *mapping_path; /* --mapping FILE (else a rule file's `mapping`) */
     int failed_early;   /* the command line failed: no dump will be written */
     int keep_output;    /* --salvage wrote a valid dump: kept whatever the exit code */
+    const char *obfuscate_path; /* --obfuscate-names MAPFILE: written after the run */
     hs_report report;   /* what the run learnt, for the JSON report */
 } hs_cli;
 

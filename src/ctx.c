@@ -19,7 +19,7 @@ static const char *const holder_names[HS_HOLD_COUNT] = {
     [HS_HOLD_NAMES] = "the keep-field names",
     [HS_HOLD_DUPS] = "the duplicate-array tables",
     [HS_HOLD_HISTO] = "the class histogram",
-    [HS_HOLD_MAPPING] = "the deobfuscation mapping",
+    [HS_HOLD_MAPPING] = "the deobfuscation mapping (or --obfuscate-names' names)",
     [HS_HOLD_CUT] = "the classes a salvage may have to declare",
     [HS_HOLD_FINDINGS] = "the names and places of the audit's findings",
 };

@@ -37,8 +37,11 @@
  *    that the frame's class (its serial, unchanged) and method still agree.
  *
  * Fresh ids come from the top of the id space ([2^64 - 2^36, ...) for
- * 8-byte ids, [2^32 - 2^24, ...) for 4-byte ones): HotSpot's ids are
- * user-space addresses and ART's small counters, so neither lands there.
+ * 8-byte ids, [2^32 - 2^24, ...) for 4-byte ones; obfuscation the range
+ * just below, [2^64 - 2^37, 2^64 - 2^36) and [2^32 - 2^25, 2^32 - 2^24),
+ * so that restoring an obfuscated dump meets none of its own): HotSpot's
+ * ids are user-space addresses and ART's small counters, so neither lands
+ * there.
  * An input STRING that does anyway is remembered and its id never given
  * out; one that comes after its id was given out is an error that says so.
  *
@@ -56,10 +59,105 @@
 
 #define MAX_HELD_NAME 1024 /* no class or member name is longer */
 
-void hs_deobf_init(hs_deobf *d, hs_mapping *m, hs_ctx *c, hs_enc *e, hs_strings *str)
+/* ---- the mapping as a namer ------------------------------------------------ */
+
+static size_t map_bytes(void *ctx)
+{
+    return hs_mapping_bytes(ctx);
+}
+
+static int map_wants(void *ctx, const char *s, size_t n, int art)
+{
+    return s[0] == '(' || /* a signature may name obfuscated classes */
+           hs_mapping_is_member(ctx, s, n) ||
+           (art ? hs_mapping_class_art(ctx, s, n, NULL, 0) : hs_mapping_class_jvm(ctx, s, n, NULL, 0));
+}
+
+static size_t map_class_name(void *ctx, const char *s, size_t n, int art, char *buf, size_t cap)
+{
+    return art ? hs_mapping_class_art(ctx, s, n, buf, cap) : hs_mapping_class_jvm(ctx, s, n, buf, cap);
+}
+
+static const char *map_field(void *ctx, const char *cls, size_t cn, const char *f, size_t fn,
+                             unsigned type)
+{
+    (void)type;
+    return hs_mapping_field(ctx, cls, cn, f, fn);
+}
+
+static size_t map_frames(void *ctx, const char *cls, size_t cn, const char *m, size_t mn,
+                         const char *sig, size_t sn, const char *src, size_t srcn, uint32_t line,
+                         hs_mapping_frame *out, size_t cap)
+{
+    (void)sig, (void)sn, (void)src, (void)srcn;
+    return hs_mapping_frames(ctx, cls, cn, m, mn, line, out, cap);
+}
+
+/* Each class Lname; of a descriptor the mapping renames, by its original. */
+static size_t map_signature(void *ctx, const char *sig, size_t sn, char *buf, size_t cap)
+{
+    char t[1100];
+    size_t i = 0, at = 0, j, len, changed = 0;
+
+    while (i < sn) {
+        const char *p = sig + i;
+        size_t pn = 1;
+        if (sig[i] == 'L') {
+            for (j = i + 1; j < sn && sig[j] != ';'; j++)
+                ;
+            if (j == sn)
+                return 0;
+            len = hs_mapping_class_jvm(ctx, sig + i + 1, j - i - 1, t + 1, sizeof t - 2);
+            pn = j + 1 - i;
+            if (len && len < sizeof t - 3 && !(len == pn - 2 && memcmp(t + 1, p + 1, len) == 0)) {
+                t[0] = 'L';
+                t[len + 1] = ';';
+                p = t;
+                pn = len + 2;
+                changed = 1;
+            }
+            i = j + 1;
+        } else {
+            i++;
+        }
+        if (at + pn < cap)
+            memcpy(buf + at, p, pn);
+        at += pn;
+    }
+    if (!changed)
+        return 0;
+    if (at < cap)
+        buf[at] = 0;
+    return at;
+}
+
+static size_t map_class_fields(void *ctx, const char *cls, size_t cn, size_t start,
+                               const char **orig, const char **obf, size_t cap)
+{
+    return hs_mapping_class_fields(ctx, cls, cn, start, orig, obf, cap);
+}
+
+void hs_deobf_init(hs_deobf *d, hs_mapping *m, int obfuscate, hs_ctx *c, hs_enc *e,
+                   hs_strings *str)
 {
     memset(d, 0, sizeof *d);
     d->m = m;
+    if (obfuscate) {
+        hs_obf_init(&d->obf, &c->alloc);
+        hs_obf_namer(&d->obf, &d->nm);
+        d->on = 1;
+    } else if (m) {
+        d->nm.ctx = m;
+        d->nm.bytes = map_bytes;
+        d->nm.wants = map_wants;
+        d->nm.class_name = map_class_name;
+        d->nm.field = map_field;
+        d->nm.frames = map_frames;
+        d->nm.signature = map_signature;
+        d->nm.class_fields = map_class_fields;
+        d->on = 1;
+    }
+    hs_names_init(&d->own, &c->alloc);
     d->c = c;
     d->e = e;
     d->str = str;
@@ -87,6 +185,8 @@ void hs_deobf_free(hs_deobf *d)
     hs_free(a, d->text);
     hs_free(a, d->scratch);
     hs_free(a, d->frames);
+    hs_names_free(&d->own);
+    hs_obf_free(&d->obf);
 }
 
 static hs_status nomem(hs_deobf *d)
@@ -96,7 +196,9 @@ static hs_status nomem(hs_deobf *d)
 
 static hs_status held_changed(hs_deobf *d)
 {
-    uint64_t b = hs_mapping_bytes(d->m) + d->text_cap + d->scratch_cap +
+    if (d->obf.nomem) /* an allocation in the generator failed */
+        return nomem(d);
+    uint64_t b = d->nm.bytes(d->nm.ctx) + hs_names_bytes(&d->own) + d->text_cap + d->scratch_cap +
                  d->frames_cap * sizeof *d->frames + hs_idmap_bytes(&d->held) +
                  hs_idmap_bytes(&d->classes) + hs_idmap_bytes(&d->serials) +
                  hs_idmap_bytes(&d->renamed) + hs_idmap_bytes(&d->fresh) +
@@ -107,12 +209,14 @@ static hs_status held_changed(hs_deobf *d)
 hs_status hs_deobf_start(hs_deobf *d, int version)
 {
     d->version = version;
+    /* obfuscation takes the range below deobfuscation's, so that --mapping
+     * on an obfuscated dump finds none of its own ids taken */
     if (d->c->idsize == 8) {
-        d->base = 0xFFFFFFF000000000ull;
-        d->limit = UINT64_MAX;
+        d->base = d->m ? 0xFFFFFFF000000000ull : 0xFFFFFFE000000000ull;
+        d->limit = d->m ? UINT64_MAX : 0xFFFFFFF000000000ull;
     } else {
-        d->base = 0xFF000000ull;
-        d->limit = 0xFFFFFFFFull;
+        d->base = d->m ? 0xFF000000ull : 0xFE000000ull;
+        d->limit = d->m ? 0xFFFFFFFFull : 0xFF000000ull;
     }
     d->next = d->base;
     return held_changed(d);
@@ -217,8 +321,11 @@ static size_t class_original(hs_deobf *d, const char *s, size_t n, hs_status *st
 
     *st = HS_OK;
     for (;;) {
-        len = art_form(d, s, n) ? hs_mapping_class_art(d->m, s, n, d->scratch, d->scratch_cap)
-                                : hs_mapping_class_jvm(d->m, s, n, d->scratch, d->scratch_cap);
+        len = d->nm.class_name(d->nm.ctx, s, n, art_form(d, s, n), d->scratch, d->scratch_cap);
+        if (d->obf.nomem) {
+            *st = nomem(d);
+            return 0;
+        }
         if (len == 0 || len < d->scratch_cap)
             return len;
         hs_free(&d->c->alloc, d->scratch);
@@ -251,9 +358,7 @@ hs_status hs_deobf_string(hs_deobf *d, uint64_t id, const uint8_t *p, size_t n)
     }
     if (n > MAX_HELD_NAME || n == 0 || memchr(p, 0, n))
         return HS_OK;
-    if (hs_mapping_is_member(d->m, s, n) ||
-        (art_form(d, s, n) ? hs_mapping_class_art(d->m, s, n, NULL, 0)
-                           : hs_mapping_class_jvm(d->m, s, n, NULL, 0)))
+    if (d->nm.wants(d->nm.ctx, s, n, art_form(d, s, n)))
         return keep_text(d, id, p, n);
     return HS_OK;
 }
@@ -365,15 +470,19 @@ static hs_status load_class(hs_deobf *d, uint8_t *b)
     return held_changed(d);
 }
 
-/* The original frames of class `cls`, method `mth` at `line`, in
- * d->frames; returns their count. */
+/* The frames class `cls`, method `mth` (signature sig, source src, either
+ * NULL) at `line` stands for, in d->frames; returns their count. */
 static hs_status frames_of(hs_deobf *d, const char *cls, const char *mth, size_t mn,
+                           const char *sig, size_t sn, const char *src, size_t srcn,
                            uint32_t line, size_t *count)
 {
     size_t n;
 
     for (;;) {
-        n = hs_mapping_frames(d->m, cls, strlen(cls), mth, mn, line, d->frames, d->frames_cap);
+        n = d->nm.frames(d->nm.ctx, cls, strlen(cls), mth, mn, sig, sn, src, srcn, line,
+                         d->frames, d->frames_cap);
+        if (d->obf.nomem)
+            return nomem(d);
         if (n <= d->frames_cap)
             break;
         hs_free(&d->c->alloc, d->frames);
@@ -387,6 +496,40 @@ static hs_status frames_of(hs_deobf *d, const char *cls, const char *mth, size_t
     return HS_OK;
 }
 
+/* The frame's signature sig[sn] with its classes renamed: a STRING of its
+ * own (one per distinct text), the frame's signature id pointed at it. */
+static hs_status signature(hs_deobf *d, uint8_t *at, const char *sig, size_t sn)
+{
+    const unsigned i = d->c->idsize;
+    size_t len;
+    uint32_t ord;
+    uint64_t id;
+
+    for (;;) {
+        len = d->nm.signature(d->nm.ctx, sig, sn, d->scratch, d->scratch_cap);
+        if (d->obf.nomem)
+            return nomem(d);
+        if (len == 0 || len < d->scratch_cap)
+            break;
+        hs_free(&d->c->alloc, d->scratch);
+        d->scratch_cap = len + 64;
+        if (!(d->scratch = hs_malloc(&d->c->alloc, d->scratch_cap))) {
+            d->scratch_cap = 0;
+            return nomem(d);
+        }
+        HS_TRY(held_changed(d));
+    }
+    if (!len)
+        return HS_OK;
+    /* interned where it never moves: name_id keys STRINGs by address */
+    if (hs_names_intern(&d->own, d->scratch, len, &ord) < 0)
+        return nomem(d);
+    HS_TRY(held_changed(d));
+    HS_TRY(name_id(d, hs_names_text(&d->own, ord, NULL), &id));
+    hs_put_be_id(at, id, i);
+    return HS_OK;
+}
+
 /* STACK_FRAME: id frame, id method, id signature, id source, u4 class
  * serial, i4 line (> 0 a line; 0, -1, -2, -3 none, unknown, compiled,
  * native). */
@@ -395,15 +538,21 @@ static hs_status stack_frame(hs_deobf *d, uint8_t *b)
     const unsigned i = d->c->idsize;
     const uint64_t *cls = hs_idmap_get(&d->serials, hs_be32(b + 4 * i));
     const int32_t line = (int32_t)hs_be32(b + 4 * i + 4);
-    const char *mth, *cname;
+    const char *mth, *cname, *sig, *src;
     hs_mapping_frame fr;
     uint64_t id;
-    size_t mn, count = 0;
+    size_t mn, sn = 0, srcn = 0, count = 0;
 
+    sig = held_text(d, hs_be_id(b + 2 * i, i), &sn);
+    src = held_text(d, hs_be_id(b + 3 * i, i), &srcn);
+    if (sig && d->nm.signature) /* a frame of any class may name renamed ones */
+        HS_TRY(signature(d, b + 2 * i, sig, sn));
     if (!cls || !(mth = held_text(d, hs_be_id(b + i, i), &mn)))
         return HS_OK;
     cname = d->text + *cls - 1;
-    HS_TRY(frames_of(d, cname, mth, mn, line > 0 ? (uint32_t)line : 0, &count));
+    HS_TRY(frames_of(d, cname, mth, mn, sig, sn, src, srcn, line > 0 ? (uint32_t)line : 0,
+                     &count));
+    HS_TRY(held_changed(d)); /* the generator may have grown */
     if (!count)
         return HS_OK;
     fr = d->frames[count - 1]; /* the outermost: see the top of this file */
@@ -441,6 +590,8 @@ hs_status hs_deobf_heap_start(hs_deobf *d)
     if (d->heap_started)
         return HS_OK;
     d->heap_started = 1;
+    if (!d->nm.class_fields) /* a namer that knows no fields before their dump */
+        return HS_OK;
     /* name_id only adds to d->fresh: walking d->classes is safe */
     for (k = 0; k < d->classes.cap; k++) {
         const char *cls;
@@ -449,7 +600,7 @@ hs_status hs_deobf_heap_start(hs_deobf *d)
             continue;
         cls = d->text + d->classes.ents[k].val - 1;
         do { /* a window of 64 fields at a time */
-            n = hs_mapping_class_fields(d->m, cls, strlen(cls), done, orig, obf, 64);
+            n = d->nm.class_fields(d->nm.ctx, cls, strlen(cls), done, orig, obf, 64);
             for (j = 0; j < n; j++)
                 if (strcmp(orig[j], obf[j]) != 0)
                     HS_TRY(name_id(d, orig[j], &id));
@@ -476,7 +627,10 @@ hs_status hs_deobf_class_dump(hs_deobf *d, uint8_t *p, size_t size)
     while (hs_cd_next(&w, p, size, &en) == HS_CD_ENTRY) {
         if (en.table == HS_CD_CONST || !(f = held_text(d, en.name, &fn)))
             continue;
-        orig = hs_mapping_field(d->m, cls, strlen(cls), f, fn);
+        orig = d->nm.field(d->nm.ctx, cls, strlen(cls), f, fn, en.type);
+        if (d->obf.nomem)
+            return nomem(d);
+        HS_TRY(held_changed(d));
         if (!orig || strcmp(orig, f) == 0)
             continue;
         HS_TRY(name_id(d, orig, &id));

@@ -5,8 +5,11 @@
  * stack frames (STACK_FRAME), written as new STRING records with ids of
  * their own, and the records' name ids pointed at them.
  *
- * The decoder calls it at a few points, only when a mapping was given
- * (hs_caps.deobf): each STRING (hs_deobf_string), LOAD_CLASS and
+ * The same step obfuscates (--obfuscate-names): what gives the new names
+ * is a namer (namer.h), the mapping's or obfuscate.c's generator.
+ *
+ * The decoder calls it at a few points, only when a mapping was given or
+ * names are obfuscated (hs_caps.deobf): each STRING (hs_deobf_string), LOAD_CLASS and
  * STACK_FRAME (hs_deobf_record), the start of the first heap dump
  * (hs_deobf_heap_start) and each CLASS_DUMP (hs_deobf_class_dump). The
  * records are patched where they lie in the read window, which is why a
@@ -20,11 +23,18 @@
 #include "histo.h"
 #include "idmap.h"
 #include "mapping.h"
+#include "names.h"
+#include "namer.h"
+#include "obfuscate.h"
 #include "scrub.h"
 #include "strings.h"
 
 typedef struct {
-    hs_mapping *m; /* NULL: no mapping, nothing here runs */
+    int on;        /* 0: no mapping nor obfuscation, nothing here runs */
+    hs_namer nm;   /* what renames: the mapping's or the obfuscator's */
+    hs_mapping *m; /* the mapping (--mapping), or NULL */
+    hs_obf obf;    /* the name generator (--obfuscate-names) */
+    hs_names own;  /* rewritten signatures, at fixed addresses for `fresh` */
     hs_ctx *c;
     hs_enc *e;
     hs_strings *str; /* fresh ids are marked written in its table */
@@ -57,7 +67,10 @@ typedef struct {
     size_t lent_len;
 } hs_deobf;
 
-void hs_deobf_init(hs_deobf *d, hs_mapping *m, hs_ctx *c, hs_enc *e, hs_strings *str);
+/* `m`: the mapping to apply, or NULL; `obfuscate`: generate names instead
+ * (hs_deobf.obf then holds what was given, for hs_obf_write). */
+void hs_deobf_init(hs_deobf *d, hs_mapping *m, int obfuscate, hs_ctx *c, hs_enc *e,
+                   hs_strings *str);
 void hs_deobf_free(hs_deobf *d);
 
 /* Once the file header is read (id size and version known): sets the

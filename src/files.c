@@ -273,6 +273,8 @@ static int may_replace_existing(const char *what, const char *path, int how)
         return refuse("%s already exists and is not a JSON report; use -f to overwrite it",
                       path);
     }
+    if ((how & HS_OUT_MAPFILE) && has == HOLDS_DUMP)
+        return refuse("%s holds a heap dump: %s never writes a mapping over one", path, what);
     if ((how & HS_OUT_POSITIONAL) && has == HOLDS_DUMP)
         return refuse("%s already holds a heap dump and is named as OUTPUT, the second file "
                       "name (as a wildcard such as *.hprof gives it): refusing to replace it; "
@@ -345,7 +347,10 @@ int hs_files_claim(const char *path, int how, hs_claim *c)
     memset(&o, 0, sizeof o);
     c->old_mode = -1;
     g_why[0] = 0;
-    o.what = how & HS_OUT_REPORT ? "--stats-file" : how & HS_OUT_POSITIONAL ? "OUTPUT" : "-o";
+    o.what = how & HS_OUT_REPORT       ? "--stats-file"
+             : how & HS_OUT_MAPFILE    ? "--obfuscate-names"
+             : how & HS_OUT_POSITIONAL ? "OUTPUT"
+                                       : "-o";
     o.path = path;
     r = claim(&o, path, how, c);
     /* a refused output is recorded too: two outputs naming one file clash

@@ -3,7 +3,7 @@
  * files.h - the one rule on which files a run may replace or truncate.
  *
  * A run replaces or truncates no file but its one named output (and the
- * report it was asked for):
+ * report and the --obfuscate-names mapping it was asked for):
  *   - never a file the run reads (INPUT, a rule file, a mapping), compared
  *     by device and inode with links followed, not by name;
  *   - never what is not a regular file: a character device, a FIFO or a
@@ -29,7 +29,8 @@
 enum {
     HS_OUT_FORCE = 1,      /* -f: an existing regular file may be replaced */
     HS_OUT_REPORT = 2,     /* the JSON report: replaces an earlier report */
-    HS_OUT_POSITIONAL = 4  /* named as OUTPUT, not with -o */
+    HS_OUT_POSITIONAL = 4, /* named as OUTPUT, not with -o */
+    HS_OUT_MAPFILE = 8     /* --obfuscate-names' mapping: never over a dump */
 };
 
 /* Notes a file the run reads, by identity (`what` is how it was named:

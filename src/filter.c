@@ -68,6 +68,8 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     hs_ctx_init_alloc(&f->c, &a);
     f->caps = hs_rules_caps(rules, &f->c.opt);
     hs_strings_init(&f->str, &f->c.alloc, f->caps.drop_strings);
+    /* obfuscating, a string still held may be an original name */
+    f->str.never_flush = f->c.opt.obfuscate_names;
     hs_roots_init(&f->roots, &f->c.alloc);
     hs_scrub_init(&f->scrub, rules, &f->c.alloc);
     hs_dups_init(&f->dups, &f->c.alloc);
@@ -75,9 +77,10 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     hs_cut_init(&f->cut, &f->c);
     hs_findings_init(&f->fd, &f->c.alloc, f->caps.findings);
     f->scrub.fd = f->caps.findings ? &f->fd : NULL;
-    hs_deobf_init(&f->deobf, f->caps.deobf ? rules->mapping : NULL, &f->c, &f->enc, &f->str);
+    hs_deobf_init(&f->deobf, f->caps.deobf ? rules->mapping : NULL, f->c.opt.obfuscate_names,
+                  &f->c, &f->enc, &f->str);
     /* the mapping was allocated before, but is held all the same */
-    f->c.meter.base = f->caps.deobf ? hs_mapping_bytes(rules->mapping) : 0;
+    f->c.meter.base = f->caps.deobf && rules->mapping ? hs_mapping_bytes(rules->mapping) : 0;
     f->deobf.histo = f->c.opt.histogram ? &f->histo : NULL;
     f->deobf.scrub = f->caps.keep_names ? &f->scrub : NULL;
     f->c.subtag = -1;
@@ -678,6 +681,15 @@ static void warn_mapping(F *f)
 {
     const hs_stats *st = &f->c.st;
 
+    if (f->c.opt.obfuscate_names) {
+        if (f->deobf.obf.unwritable)
+            warn(f,
+                 "--obfuscate-names: a name was kept as it was %llu times: the mapping "
+                 "format cannot hold it (a blank or a line end in it, a class starting with "
+                 "#, a bracket or dot in a field or method name)",
+                 (unsigned long long)f->deobf.obf.unwritable);
+        return;
+    }
     if (f->caps.deobf && !st->mapping_classes_renamed && !st->mapping_fields_renamed &&
         !st->mapping_frames_renamed)
         warn(f, "the mapping renamed nothing in this dump: is it this build's mapping.txt?");
@@ -731,6 +743,12 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
         return HS_E_USAGE;
     }
     f->ran = 1;
+    if (f->c.opt.obfuscate_names && f->rules->mapping) {
+        hs_fail_plain(&f->c.err, HS_E_USAGE,
+                      "names are either obfuscated or deobfuscated with a mapping, not both");
+        f->c.failed = 1;
+        return HS_E_USAGE;
+    }
     if (f->caps.deobf) { /* names are patched in the window: see deobf.h */
         hs_deobf_source(&f->deobf, src, &copy);
         src = &copy;
@@ -758,4 +776,11 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
     if ((s == HS_OK || s == HS_SALVAGED) && f->caps.findings)
         HS_TRY(finish_findings(f));
     return s;
+}
+
+hs_status hs_filter_obfuscation_map(const hs_filter *f, const hs_sink *dst)
+{
+    if (!f || !dst || !dst->write || !f->c.opt.obfuscate_names || !f->ran)
+        return HS_E_USAGE;
+    return hs_obf_write(&f->deobf.obf, dst);
 }

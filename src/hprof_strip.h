@@ -286,6 +286,17 @@ typedef struct {
      * when it is given, else they count toward max_held. */
     uint64_t hold_in_memory;
     hs_spill spill;
+    /* Rename every class outside the keep list (the JDK's and Android's
+     * packages, primitive types and their arrays), the fields of the
+     * renamed classes, and the methods and source files of their stack
+     * frames to short opaque names (o.a, o.b, ...; a, b, ... per class),
+     * the same for the same name all through the run; hs_filter_obfuscation_map
+     * then writes what was given as an R8/ProGuard mapping, which
+     * hs_rules_mapping reads back to restore them. Unused STRINGs are
+     * dropped (the original names' among them) whatever the rules say.
+     * Fails (HS_E_USAGE) with a rule set holding a mapping. Implies
+     * re-encoding. Memory: the names given, under max_held. */
+    int obfuscate_names;
 } hs_options;
 
 typedef struct hs_filter hs_filter;
@@ -317,6 +328,12 @@ HS_API const hs_error *hs_filter_error(const hs_filter *f);
  * that met no field of the dump. One line, no program name, no newline;
  * valid until hs_filter_free. */
 HS_API const char *hs_filter_warning(const hs_filter *f, size_t i);
+
+/* After a run with hs_options.obfuscate_names that succeeded (HS_OK or
+ * HS_SALVAGED): writes the names given as an R8/ProGuard mapping
+ * (original -> obfuscated) to `dst`. HS_E_USAGE without such a run,
+ * HS_E_WRITE when the sink fails, HS_E_NOMEM. */
+HS_API hs_status hs_filter_obfuscation_map(const hs_filter *f, const hs_sink *dst);
 
 /* Counters filled as the filter runs. The scalar counters are listed once,
  * here: X(name, kind, description), kind being HS_COUNT (a number of
@@ -370,10 +387,10 @@ enum hs_stat_kind { HS_COUNT, HS_BYTES, HS_OFFSET };
     X(nonzero_field_bytes, HS_BYTES,                                          \
       "field bytes the rules zeroed that held data")                          \
     X(first_nonzero_field, HS_OFFSET, "input byte of the first of those")   \
-    X(mapping_classes_renamed, HS_COUNT, "LOAD_CLASS names deobfuscated")     \
-    X(mapping_fields_renamed, HS_COUNT, "CLASS_DUMP field names deobfuscated") \
-    X(mapping_frames_renamed, HS_COUNT, "STACK_FRAMEs deobfuscated")          \
-    X(mapping_strings_added, HS_COUNT, "STRINGs written with original names")
+    X(mapping_classes_renamed, HS_COUNT, "LOAD_CLASS names renamed (mapping, obfuscation)") \
+    X(mapping_fields_renamed, HS_COUNT, "CLASS_DUMP field names renamed")      \
+    X(mapping_frames_renamed, HS_COUNT, "STACK_FRAMEs renamed")                \
+    X(mapping_strings_added, HS_COUNT, "STRINGs written with new names")
 
 /* Notes on some counters: payload_bytes_* count array payloads; the
  * salvaged_bytes are zeros --salvage wrote to complete a record cut short;

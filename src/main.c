@@ -82,6 +82,9 @@ static void usage(FILE *to)
             "                      all of them in the JSON report)\n"
             "      --mapping FILE  deobfuscate with an R8/ProGuard mapping.txt (may be\n"
             "                      .gz or .zst): classes, fields and stack frames\n"
+            "      --obfuscate-names MAPFILE  rename application classes, fields and\n"
+            "                      stack frames to short opaque names; write the\n"
+            "                      mapping (R8 format: --mapping MAPFILE restores them)\n"
             "  -q, --quiet         no messages except errors (--audit: the exit status\n"
             "                      alone)\n"
             "  -h, --help          show this help and exit\n"
@@ -269,7 +272,7 @@ static int set_format(hs_cli *cli, enum hs_output_format format, const char *lev
 enum {
     OPT_REPACK = 256, OPT_STATS, OPT_PRINT_RULES, OPT_MAX_HELD, OPT_SALVAGE, OPT_GZIP,
     OPT_NO_COMPRESS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SIZE, OPT_TO_JVM, OPT_AUDIT,
-    OPT_SPILL_AFTER, OPT_STATS_FILE, OPT_HISTOGRAM, OPT_MAPPING
+    OPT_SPILL_AFTER, OPT_STATS_FILE, OPT_HISTOGRAM, OPT_MAPPING, OPT_OBFUSCATE
 };
 static const char g_optstring[] = ":p:r:o:z::T:fqhV";
 static const struct option longopts[] = {
@@ -295,6 +298,7 @@ static const struct option longopts[] = {
         {"stats-file", required_argument, NULL, OPT_STATS_FILE},
         {"histogram", no_argument, NULL, OPT_HISTOGRAM},
         {"mapping", required_argument, NULL, OPT_MAPPING},
+        {"obfuscate-names", required_argument, NULL, OPT_OBFUSCATE},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -490,6 +494,10 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         case OPT_STATS_FILE: cli->stats_file = optarg; break;
         case OPT_HISTOGRAM: cli->histogram = 1; break;
         case OPT_MAPPING: cli->mapping_path = optarg; break;
+        case OPT_OBFUSCATE:
+            cli->obfuscate_path = optarg;
+            cli->opt.obfuscate_names = 1;
+            break;
         case OPT_PRINT_RULES:
             rc = print_rules(optarg);
             return rc == EXIT_OK ? JOB_DONE : rc;
@@ -567,6 +575,13 @@ int main(int argc, char **argv)
         /* before any temporary file exists (the report's is the first), so
          * that none is ever left, and a stop is reported (stop.h) */
         hs_stop_catch();
+        if (rc == EXIT_OK && cli.obfuscate_path && (map || cli.audit))
+            rc = hs_report_fail(&cli.report, HS_E_USAGE, NULL, "--obfuscate-names cannot go with %s",
+                                cli.audit ? "--audit, which writes nothing"
+                                : cli.mapping_path
+                                    ? "--mapping: names are obfuscated or restored, not both"
+                                    : "a rule file's mapping: names are obfuscated or restored, "
+                                      "not both");
         cli.failed_early = rc != EXIT_OK;
         if (rc == EXIT_OK)
             rc = note_inputs(&cli, map);

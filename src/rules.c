@@ -198,12 +198,14 @@ hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt)
 {
     hs_caps c;
 
-    c.drop_strings = r->drop_unused_strings;
+    /* obfuscation: the original names' STRINGs, used no more, must go
+     * whatever the preset says of unused strings */
+    c.drop_strings = r->drop_unused_strings || opt->obfuscate_names;
     c.scrub = r->scrub_fields;
     c.keep_names = r->scrub_fields && r->n_keep > 0;
     c.hold_roots = hs_rules_drop_any_heap(r);
     c.hashing = opt->find_duplicates;
-    c.deobf = r->mapping != NULL;
+    c.deobf = r->mapping != NULL || opt->obfuscate_names; /* one rename step, two namers */
     c.strict = hs_rules_remove_values(r);
     c.findings = opt->findings;
     /* scrubbing may hold instances back for their class: that reorders */

@@ -86,7 +86,8 @@ typedef struct {
     int keep_names;   /* STRING texts matched against keep-field names */
     int hold_roots;   /* some heap is dropped: roots wait for their object */
     int hashing;      /* payloads hashed for the duplicate report */
-    int deobf;        /* a mapping renames classes, fields and frames */
+    int deobf;        /* a mapping, or obfuscation, renames classes, fields
+                         and frames (deobf.c) */
     int strict;       /* values are removed (hs_rules_remove_values): what the
                          filter cannot examine is not copied either */
     int findings;     /* where the non-zero values are (hs_options.findings) */

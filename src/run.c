@@ -920,6 +920,70 @@ static int start_run(hs_cli *cli, reader *rd, int out_fd, hs_output **out, hs_fi
     return EXIT_OK;
 }
 
+static int write_all(int fd, const char *p, size_t n);
+
+/* hs_sink.write into the descriptor at ctx */
+static int fd_sink_write(void *ctx, const void *buf, size_t len)
+{
+    return write_all(*(const int *)ctx, buf, len);
+}
+
+/* --obfuscate-names' file, claimed after the dump's output (so that the
+ * two clash when they are one file) and before a byte is read. */
+static int claim_mapfile(hs_cli *cli)
+{
+    hs_claim c;
+    int r;
+
+    if (!cli->obfuscate_path)
+        return EXIT_OK;
+    r = hs_files_claim(cli->obfuscate_path, HS_OUT_MAPFILE | (cli->force ? HS_OUT_FORCE : 0), &c);
+    if (r == 0) {
+        free(c.target);
+        return EXIT_OK;
+    }
+    if (r > 0)
+        hs_report_fail(&cli->report, HS_E_USAGE, NULL, "%s", hs_files_why());
+    else
+        hs_report_fail(&cli->report, HS_E_WRITE, NULL, "%s: %s", cli->obfuscate_path,
+                       strerror(errno));
+    return r > 0 ? EXIT_USAGE : EXIT_IO;
+}
+
+/* After a run that obfuscated: the mapping, in place before the dump is. */
+static int write_mapfile(hs_cli *cli, const hs_filter *filter, int rc)
+{
+    hs_outfile mf;
+    hs_sink sink;
+    hs_status s;
+
+    if (!cli->obfuscate_path || (rc != EXIT_OK && rc != EXIT_SALVAGED))
+        return rc;
+    if (hs_outfile_open(&mf, cli->obfuscate_path,
+                        HS_OUT_MAPFILE | (cli->force ? HS_OUT_FORCE : 0), -1) != 0) {
+        hs_report_fail(&cli->report, mf.refused ? HS_E_USAGE : HS_E_WRITE, NULL, "%s%s%s",
+                       mf.refused ? hs_files_why() : cli->obfuscate_path, mf.refused ? "" : ": ",
+                       mf.refused ? "" : strerror(errno));
+        return mf.refused ? EXIT_USAGE : EXIT_IO;
+    }
+    sink.write = fd_sink_write;
+    sink.ctx = &mf.fd;
+    s = hs_filter_obfuscation_map(filter, &sink);
+    if (s != HS_OK) {
+        int e = errno;
+        hs_outfile_abort(&mf);
+        hs_report_fail(&cli->report, s, NULL, "%s: %s", cli->obfuscate_path,
+                       s == HS_E_NOMEM ? "out of memory" : strerror(e));
+        return s == HS_E_NOMEM ? EXIT_LIMIT : EXIT_IO;
+    }
+    if (hs_outfile_commit(&mf) != 0) {
+        hs_report_fail(&cli->report, HS_E_WRITE, NULL, "%s: %s", cli->obfuscate_path,
+                       strerror(errno));
+        return EXIT_IO;
+    }
+    return rc;
+}
+
 static int run_filter(hs_cli *cli)
 {
     hs_outfile of = {NULL, NULL, NULL, -1, 0, 0, -1};
@@ -939,6 +1003,11 @@ static int run_filter(hs_cli *cli)
     /* (the signals are caught already: main.c, before any temporary file) */
     if ((rc = open_files(cli, &rd.fd, &of)) != EXIT_OK)
         return rc;
+    if ((rc = claim_mapfile(cli)) != EXIT_OK) {
+        if (cli->in_path)
+            close(rd.fd);
+        return cli->out_path ? close_output(cli, &of, rc) : rc;
+    }
     if (cli->out_path)
         out_fd = of.fd;
     hs_widen_pipe(rd.fd);
@@ -954,6 +1023,7 @@ static int run_filter(hs_cli *cli)
                                                                            : 0);
         rc = filter_files(cli, filter, &rd, out, &spill);
         rc = after_run(cli, filter, rd.in, out_fd, rc);
+        rc = write_mapfile(cli, filter, rc);
     }
     keep_figures(cli, filter, &rd, out, rc);
     if (rd.hash)

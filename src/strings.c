@@ -26,7 +26,9 @@
  * on first use) also write only the strings they use, so for them every
  * string still held is written when the stage is. A string first needed
  * later goes between segments, which the format allows and MAT, perflib
- * and shark read.
+ * and shark read. Under --obfuscate-names nothing is written unused (the
+ * held strings not used by then include the original names): every
+ * string goes just before its first user.
  */
 #include "strings.h"
 
@@ -37,6 +39,7 @@ void hs_strings_init(hs_strings *s, const hs_alloc *a, int drop_unused)
     hs_strtab_init(&s->tab, a);
     s->drop_unused = drop_unused;
     s->flush_at_commit = 0;
+    s->never_flush = 0;
 }
 
 void hs_strings_free(hs_strings *s)
@@ -201,7 +204,7 @@ hs_status hs_str_commit(hs_strings *s, hs_enc *e)
         return HS_OK;
     /* strings first, written while still staging so that the open segment
      * stays open: it belongs after the stage */
-    if (s->flush_at_commit)
+    if (s->flush_at_commit && !s->never_flush)
         HS_TRY(hs_str_flush_held(s, e));
     return hs_enc_commit(e);
 }

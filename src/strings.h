@@ -19,6 +19,8 @@ typedef struct {
     int drop_unused;     /* hold STRINGs until their first user */
     int flush_at_commit; /* the writer makes STRINGs on demand: write every
                             held one when the stage is written */
+    int never_flush;     /* --obfuscate-names: only used STRINGs go out, since
+                            a held one may be an original name */
 } hs_strings;
 
 void hs_strings_init(hs_strings *s, const hs_alloc *a, int drop_unused);

@@ -164,7 +164,7 @@ grep -q "renamed nothing" "$tmp/err" && bad "a warning for a mapping that did ma
 "$bin" -q -f -p none --max-held 4K "$jvm" -o "$tmp/o.hprof" || bad "-p none --max-held 4K without a mapping"
 "$bin" -q -f -p none --max-held 4K --mapping "$data/jvm17-r8.map" "$jvm" -o "$tmp/o.hprof" 2>"$tmp/err"
 rc=$?
-[ $rc = 5 ] && grep -q "deobfuscation mapping" "$tmp/err" &&
+[ $rc = 5 ] && grep -q "the mapping would hold more than the limit" "$tmp/err" &&
     ok "--max-held counts the mapping (exit 5, named)" || { cat "$tmp/err" >&2; bad "--max-held with a mapping: exit $rc"; }
 
 "$bin" -q -f --histogram --stats-file "$tmp/h.json" --mapping "$data/jvm17-r8.map" "$jvm" -o "$tmp/o.hprof" 2>/dev/null
