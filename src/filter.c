@@ -630,7 +630,10 @@ static hs_status run(F *f)
     HS_TRY(check_end(f));
     if (f->enc.reencode)
         HS_TRY(hs_heap_finish(f));
-    if (f->enc.heap_open)
+    /* a heap dump that was empty, or emptied by the rules, is still a heap
+     * dump: HEAP_DUMP_END alone (never an empty segment), or the output
+     * would read as a dump cut before its heap dump (check_end) */
+    if (f->enc.heap_open || (f->enc.reencode && f->heap_seen && !f->c.st.segments_out))
         HS_TRY(hs_enc_heap_end(&f->enc));
     return hs_enc_flush(&f->enc);
 }

@@ -280,6 +280,38 @@ Test(records, cut_before_heap_dump_is_truncated)
     dg_free(&d);
 }
 
+/* A heap dump that is empty, or emptied by the rules, stays a heap dump:
+ * its output ends in a lone HEAP_DUMP_END, and reads back as complete (the
+ * fuzzer's len0-heapdump-emptied-no-heap: without it the output was a dump
+ * cut before its heap dump). */
+Test(records, emptied_heap_dump_stays_a_heap_dump)
+{
+    static const char *const presets[] = {"none", "default", "privacy", "android-app"};
+    dump d;
+    hs_options opt;
+
+    dg_init(&d, "JAVA PROFILE 1.0.1", 4);
+    dg_begin(&d, 0x0C);
+    dg_end(&d); /* an empty HEAP_DUMP */
+    dg_string(&d, 0x101, "after");
+    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++) {
+        run_result r, again;
+        memset(&opt, 0, sizeof opt);
+        opt.repack = 1;
+        r = run_filter(d.p, d.len, presets[i], &opt, 0);
+        cr_assert_eq(r.status, HS_OK, "%s: %s", presets[i], r.err.message);
+        cr_expect(r.out_len >= 9 && r.out[r.out_len - 9] == HS_TAG_HEAP_DUMP_END,
+                  "%s: the output does not end in HEAP_DUMP_END", presets[i]);
+        again = run_filter(r.out, r.out_len, "none", NULL, 0);
+        cr_expect_eq(again.status, HS_OK, "%s, read again: %s", presets[i], again.err.message);
+        cr_expect(again.out_len == r.out_len && memcmp(again.out, r.out, r.out_len) == 0,
+                  "%s: not the same bytes read again", presets[i]);
+        run_result_free(&again);
+        run_result_free(&r);
+    }
+    dg_free(&d);
+}
+
 /* Two dumps joined into one file: the second header is named. */
 Test(records, second_header_is_named)
 {
