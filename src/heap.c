@@ -25,6 +25,7 @@
  * written with object id 0, as HotSpot's old agent wrote for threads it
  * could not name.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -1185,10 +1186,13 @@ hs_status hs_salvage(F *f, const char *kept)
         strcat(f->c.err.message, lost);
     f->c.subtag = -1;
     HS_TRY(hs_heap_finish(f));
-    /* cut before its heap dump, with no class to declare: an empty heap
-     * dump (HEAP_DUMP_END alone; never an empty segment), so that the
-     * output is no dump cut before its heap dump itself (check_end) */
-    if (f->enc.heap_open || (!f->heap_seen && !f->c.st.segments_out))
+    /* cut before its heap dump (or after one that was empty, or emptied by
+     * the rules), with no class to declare: an empty heap dump
+     * (HEAP_DUMP_END alone; never an empty segment), so that the output is
+     * no dump cut before its heap dump itself (check_end). Salvaging
+     * re-encodes: segments_out counts every heap record written. */
+    assert(f->enc.reencode);
+    if (f->enc.heap_open || !f->c.st.segments_out)
         HS_TRY(hs_enc_heap_end(&f->enc));
     HS_TRY(hs_enc_flush(&f->enc));
     f->c.st.salvaged_bytes = pad;

@@ -304,6 +304,21 @@ Test(records, emptied_heap_dump_stays_a_heap_dump)
                   "%s: the output does not end in HEAP_DUMP_END", presets[i]);
         again = run_filter(r.out, r.out_len, "none", NULL, 0);
         cr_expect_eq(again.status, HS_OK, "%s, read again: %s", presets[i], again.err.message);
+        run_result_free(&again);
+        /* and salvaged, with the STRING after it cut short */
+        run_result_free(&r);
+        opt.salvage = 1;
+        r = run_filter(d.p, d.len - 2, presets[i], &opt, 0);
+        cr_assert_eq(r.status, HS_SALVAGED, "%s salvaged: %s", presets[i], r.err.message);
+        again = run_filter(r.out, r.out_len, "none", NULL, 0);
+        cr_expect_eq(again.status, HS_OK, "%s salvaged, read again: %s", presets[i],
+                     again.err.message);
+        run_result_free(&again);
+        run_result_free(&r);
+        opt.salvage = 0;
+        r = run_filter(d.p, d.len, presets[i], &opt, 0);
+        again = run_filter(r.out, r.out_len, "none", NULL, 0);
+        cr_expect_eq(again.status, HS_OK, "%s, read again: %s", presets[i], again.err.message);
         cr_expect(again.out_len == r.out_len && memcmp(again.out, r.out, r.out_len) == 0,
                   "%s: not the same bytes read again", presets[i]);
         run_result_free(&again);
