@@ -47,6 +47,7 @@ struct hs_filter {
     int heap_segments;     /* HEAP_DUMP_SEGMENTs read since the last HEAP_DUMP_END */
     int seen_load_class;
     int seen_profile;      /* a record only a profiler writes (check_end) */
+    int seen_heap_end;     /* a HEAP_DUMP_END: a heap dump, if an empty one */
     uint32_t cur_heap;    /* the input's heap, for the rules (enc.in_heap is 0
                              with --to-jvm, which writes no heaps) */
     int cur_heap_dropped; /* the rules drop cur_heap's objects */

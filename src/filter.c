@@ -560,6 +560,7 @@ static hs_status record(F *f)
         f->c.st.heap_dumps += tag == HS_TAG_HEAP_DUMP || f->heap_segments == 0;
         HS_TRY(hs_heap_record(f, tag, len));
     } else if (tag == HS_TAG_HEAP_DUMP_END) {
+        f->seen_heap_end = 1;
         HS_TRY(heap_dump_end(f));
     } else {
         if (f->enc.reencode) {
@@ -633,7 +634,8 @@ static hs_status run(F *f)
     /* a heap dump that was empty, or emptied by the rules, is still a heap
      * dump: HEAP_DUMP_END alone (never an empty segment), or the output
      * would read as a dump cut before its heap dump (check_end) */
-    if (f->enc.heap_open || (f->enc.reencode && f->heap_seen && !f->c.st.segments_out))
+    if (f->enc.heap_open ||
+        (f->enc.reencode && (f->heap_seen || f->seen_heap_end) && !f->c.st.segments_out))
         HS_TRY(hs_enc_heap_end(&f->enc));
     return hs_enc_flush(&f->enc);
 }

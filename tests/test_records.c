@@ -327,6 +327,27 @@ Test(records, emptied_heap_dump_stays_a_heap_dump)
     dg_free(&d);
 }
 
+/* The same with an empty heap dump that is a HEAP_DUMP_END alone, after
+ * strings nothing uses (the fuzzer's heap-end-alone-dropped). */
+Test(records, lone_heap_dump_end_is_kept)
+{
+    dump d;
+    run_result r, again;
+
+    dg_init(&d, "JAVA PROFILE 1.0.2", 8);
+    dg_string(&d, 0x101, "unused");
+    dg_begin(&d, HS_TAG_HEAP_DUMP_END);
+    dg_end(&d);
+    r = run_filter(d.p, d.len, "default", NULL, 0);
+    cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+    cr_expect(r.out_len >= 9 && r.out[r.out_len - 9] == HS_TAG_HEAP_DUMP_END);
+    again = run_filter(r.out, r.out_len, "none", NULL, 0);
+    cr_expect_eq(again.status, HS_OK, "read again: %s", again.err.message);
+    run_result_free(&again);
+    run_result_free(&r);
+    dg_free(&d);
+}
+
 /* Two dumps joined into one file: the second header is named. */
 Test(records, second_header_is_named)
 {
