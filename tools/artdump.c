@@ -1030,6 +1030,7 @@ static void write_roots(void)
                 put4(0);
                 break;
             case 0x02: case 0x03: /* JNI local, Java frame: depth unknown */
+            case 0x08:            /* thread object: no stack trace is written */
                 a = rd_u4();
                 rd.pos += 4;
                 item_begin(1 + 12, 0);
@@ -1044,15 +1045,6 @@ static void write_roots(void)
                 put1(tag);
                 put4(id);
                 put4(a);
-                break;
-            case 0x08: /* thread object: no stack trace is written */
-                a = rd_u4();
-                rd.pos += 4;
-                item_begin(1 + 12, 0);
-                put1(tag);
-                put4(id);
-                put4(a);
-                put4(UINT32_MAX);
                 break;
             default:
                 assert(0);
