@@ -25,15 +25,20 @@ endif
 
 BUILD ?= build
 BIN ?= hprof-strip
-# The core, from the bottom up: each file calls only files before it
-# (tests/layers.sh checks it with nm).
-CORE_SRC = src/sha256.c src/alloc.c src/error.c src/format.c src/idmap.c src/names.c src/strtab.c src/rootq.c \
-           src/classes.c src/classdump.c src/mapping.c src/reader.c src/out.c src/rules.c src/rulefile.c \
-           src/ctx.c src/findings.c src/encoder.c src/cutclasses.c src/strings.c src/roots.c src/dups.c src/histo.c \
-           src/scrub.c src/obfuscate.c src/deobf.c \
-           src/heap.c src/filter.c
-CLI_SRC  = src/main.c src/run.c src/report.c src/hasher.c src/stop.c src/io.c src/files.c src/pager.c src/input.c src/output.c \
-           src/progress.c src/mapfile.c src/batch.c
+# src/lib is the library (libhprofstrip: the filter's core and its I/O),
+# src/cli the command-line tool, which links it. The core, from the bottom
+# up: each file calls only files before it (tests/layers.sh checks it with
+# nm); then the library's I/O, beside it (compressed input, compressed
+# output on threads, the pager, the digest thread).
+CORE_SRC = src/lib/sha256.c src/lib/alloc.c src/lib/fail.c src/lib/format.c src/lib/idmap.c \
+           src/lib/names.c src/lib/strtab.c src/lib/rootq.c src/lib/classes.c src/lib/classdump.c \
+           src/lib/mapping.c src/lib/reader.c src/lib/out.c src/lib/rules.c src/lib/rulefile.c \
+           src/lib/ctx.c src/lib/findings.c src/lib/encoder.c src/lib/cutclasses.c src/lib/strrec.c \
+           src/lib/roots.c src/lib/dups.c src/lib/histo.c src/lib/scrub.c src/lib/obfuscate.c \
+           src/lib/deobf.c src/lib/heap.c src/lib/filter.c \
+           src/lib/pager.c src/lib/hasher.c src/lib/input.c src/lib/output.c
+CLI_SRC  = src/cli/main.c src/cli/run.c src/cli/report.c src/cli/stop.c src/cli/io.c src/cli/files.c \
+           src/cli/progress.c src/cli/mapfile.c src/cli/batch.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:src/%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libhprofstrip.a
@@ -62,10 +67,16 @@ help:
 	@echo "make install    install into DESTDIR/PREFIX"
 	@echo "make lib        build/libhprofstrip.a and build/libhprofstrip.so"
 
-$(BUILD)/%.o: src/%.c
-	@mkdir -p $(BUILD)
+# The CLI sees the library's headers; the library never sees the CLI's.
+$(BUILD)/lib/%.o: src/lib/%.c
+	@mkdir -p $(BUILD)/lib
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/cli/%.o: src/cli/%.c
+	@mkdir -p $(BUILD)/cli
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -Isrc/lib -c $< -o $@
 
 $(LIB): $(CORE_OBJ)
 	$(Q)rm -f $@
@@ -89,9 +100,9 @@ run: deps hprof-strip
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(BUILD)/tests
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -Isrc/lib -Isrc/cli -c $< -o $@
 
-$(TEST_BIN): $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/pager.o $(BUILD)/hasher.o $(BUILD)/input.o $(BUILD)/output.o $(BUILD)/batch.o $(LIB)
+$(TEST_BIN): $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/cli/batch.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion -lxxhash -lzstd -lisal -lz -ldeflate -lpthread
 
 # A fresh HotSpot dump made on this machine, which the suites read beside
@@ -180,7 +191,7 @@ test-tsan: test-deps
 	$(MAKE) CC=clang BUILD=build-tsan BIN=build-tsan/hprof-strip CFLAGS="-O1 -g -fsanitize=thread" \
 	    LDFLAGS="-fsanitize=thread" build-tsan/hprof-strip
 	sh tests/tsan.sh build-tsan/hprof-strip
-	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc src/input.c src/pager.c src/hasher.c src/sha256.c \
+	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib src/lib/input.c src/lib/pager.c src/lib/hasher.c src/lib/sha256.c \
 	    tests/fuzz/fuzz_gzip.c tests/fuzz/replay.c -o build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_LIBS)
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_SEEDS) $(FUZZ_GZIP_REGRESS)
 
@@ -211,21 +222,23 @@ clean:
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
-HS_VERSION := $(shell sed -n 's/^\#define HS_VERSION_STRING "\(.*\)"/\1/p' src/hprof_strip.h)
+HS_VERSION := $(shell sed -n 's/^\#define HS_VERSION_STRING "\(.*\)"/\1/p' src/lib/hprof_strip.h)
 HS_SOMAJOR := $(firstword $(subst ., ,$(HS_VERSION)))
 SONAME   = libhprofstrip.so.$(HS_SOMAJOR)
 SOFILE   = libhprofstrip.so.$(HS_VERSION)
-PIC_OBJ  = $(CORE_SRC:src/%.c=$(BUILD)/pic/%.o)
+PIC_OBJ  = $(CORE_SRC:src/lib/%.c=$(BUILD)/pic/%.o)
 SHLIB    = $(BUILD)/$(SOFILE)
-# What the core links against (nm -u of the library): xxHash for dups.c.
-LDLIBS_LIB = -lxxhash
+# What the library links against (nm -u): xxHash for dups.c, zstd and
+# ISA-L (input) and libdeflate (gzip output) for compressed input and
+# output, pthreads for their threads.
+LDLIBS_LIB = -lxxhash -lzstd -lisal -ldeflate -lpthread
 
 .PHONY: lib install-lib uninstall-lib
 
 all: lib
 lib: $(LIB) $(BUILD)/libhprofstrip.so
 
-$(BUILD)/pic/%.o: src/%.c
+$(BUILD)/pic/%.o: src/lib/%.c
 	@mkdir -p $(BUILD)/pic
 	@$(if $(Q),echo "  CC [PIC] $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
@@ -252,7 +265,7 @@ install-lib: lib
 	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SOFILE)
 	ln -sf $(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libhprofstrip.so
-	install -m 644 src/hprof_strip.h $(DESTDIR)$(INCLUDEDIR)/hprof_strip.h
+	install -m 644 src/lib/hprof_strip.h $(DESTDIR)$(INCLUDEDIR)/hprof_strip.h
 	install -m 644 man/hprof_strip.3 $(DESTDIR)$(MANDIR)/man3/hprof_strip.3
 	sed -e 's|@PREFIX@|$(PREFIX)|' \
 	    -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
@@ -269,5 +282,5 @@ uninstall-lib:
 # make fuzz, make fuzz-replay: libFuzzer harness and its regression corpus
 include tests/fuzz/fuzz.mk
 
--include $(wildcard $(BUILD)/*.d $(BUILD)/tests/*.d)
+-include $(wildcard $(BUILD)/lib/*.d $(BUILD)/cli/*.d $(BUILD)/tests/*.d)
 -include $(wildcard $(BUILD)/pic/*.d)

@@ -79,7 +79,7 @@ stopped() {
     if [ -n "${5:-}" ]; then
         [ ! -e "$5" ] && ok || bad "$1: $(basename "$5") left under its final name"
     fi
-    if $PY tests/report_schema.py src/hprof_strip.h "$4" exit_status=$((128 + n)) \
+    if $PY tests/report_schema.py src/lib/hprof_strip.h "$4" exit_status=$((128 + n)) \
         error.status='"signal"' error.signal="\"SIG$2\"" error.code=null \
         output.kept=false >"$T/schema.out" 2>&1; then ok
     else bad "$1: the report: $(cat "$T/schema.out")"; fi
@@ -162,7 +162,7 @@ open(sys.argv[2], "wb").write(data)' "$T/rep.fifo" "$T/got.json" &
     n=$(signum $sig)
     [ $rc = $((128 + n)) ] && ok || bad "SIG$sig while writing the report into a pipe: exit $rc"
     no_temp "$D" "SIG$sig while writing the report into a pipe"
-    if $PY tests/report_schema.py src/hprof_strip.h "$T/got.json" >"$T/schema.out" 2>&1; then ok
+    if $PY tests/report_schema.py src/lib/hprof_strip.h "$T/got.json" >"$T/schema.out" 2>&1; then ok
     else bad "SIG$sig while writing the report into a pipe: $(cat "$T/schema.out")"; fi
     $PY -c 'import json, sys
 d = json.load(open(sys.argv[1]))

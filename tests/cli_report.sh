@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # tests/cli_report.sh - the JSON report (--stats-file, --stats=json, --audit)
 # checked field by field against schema 1 (tests/report_schema.py, which
-# reads the counter list from src/hprof_strip.h), on real runs that succeed,
+# reads the counter list from src/lib/hprof_strip.h), on real runs that succeed,
 # fail, are salvaged and audit; and the --stats table.
 # Usage: sh tests/cli_report.sh ./hprof-strip
 set -u
@@ -14,7 +14,7 @@ NAME=cli_report
 # schema DESCRIPTION FILE [KEY=JSON...]: the report fits schema 1 and holds these values
 schema() {
     what=$1; shift
-    if python3 tests/report_schema.py src/hprof_strip.h "$@" >"$T/schema.out"; then ok
+    if python3 tests/report_schema.py src/lib/hprof_strip.h "$@" >"$T/schema.out"; then ok
     else bad "$what: $(cat "$T/schema.out")"; fi
 }
 
@@ -222,17 +222,17 @@ expect_grep "(--salvage writes the complete records before the cut)" "$T/err.cut
 
 # the checker catches a counter the JSON lacks, and a wrong type
 sed 's/"salvaged_bytes":[0-9]*,//' "$T/ok.json" >"$T/less.json"
-python3 tests/report_schema.py src/hprof_strip.h "$T/less.json" >"$T/schema.out" &&
+python3 tests/report_schema.py src/lib/hprof_strip.h "$T/less.json" >"$T/schema.out" &&
     bad "a missing counter passed the schema" || ok
 expect_grep "salvaged_bytes: missing" "$T/schema.out" "checker names the missing counter"
 sed 's/"exit_status":0/"exit_status":"0"/' "$T/ok.json" >"$T/str.json"
-python3 tests/report_schema.py src/hprof_strip.h "$T/str.json" >/dev/null &&
+python3 tests/report_schema.py src/lib/hprof_strip.h "$T/str.json" >/dev/null &&
     bad "a string exit_status passed the schema" || ok
 
 # the table: every counter, sizes in binary units, what nonzero_* means
 "$BIN" --stats <"$FIX" >/dev/null 2>"$T/err"; rc=$?
 expect_rc 0 "--stats"
-for c in $(sed -n 's/^ *X(\([a-z_]*\), HS_.*/\1/p' src/hprof_strip.h); do
+for c in $(sed -n 's/^ *X(\([a-z_]*\), HS_.*/\1/p' src/lib/hprof_strip.h); do
     expect_grep "^  $c " "$T/err" "--stats table"
 done
 expect_grep "bytes_in  *$SIZE (3.6 MiB)" "$T/err" "human units"
@@ -240,7 +240,7 @@ expect_grep "first_nonzero_field  *none" "$T/err" "no offset"
 expect_grep "zeroed: it is not in the output" "$T/err" "nonzero explained"
 
 # the man page lists every counter of the schema
-for c in $(sed -n 's/^ *X(\([a-z_]*\), HS_.*/\1/p' src/hprof_strip.h); do
+for c in $(sed -n 's/^ *X(\([a-z_]*\), HS_.*/\1/p' src/lib/hprof_strip.h); do
     expect_grep "^\.B $c\$" man/hprof-strip.1 "man page STATISTICS"
 done
 

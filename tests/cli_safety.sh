@@ -223,7 +223,7 @@ shrinks() {
     # none, cut behind: the write from the lost pages failed, no offset)
     expect_no_grep "18446744073709551615" "$T/err" "$name cut to $2: a real byte"
     # the report too, a read error, whether the SIGBUS handler wrote it
-    python3 tests/report_schema.py src/hprof_strip.h "$T/shrink.json" exit_status=4 \
+    python3 tests/report_schema.py src/lib/hprof_strip.h "$T/shrink.json" exit_status=4 \
         error.status='"read"' >"$T/schema.out" 2>&1 && ok ||
         bad "$name cut to $2: the report: $(cat "$T/schema.out")"
 }

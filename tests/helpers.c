@@ -1127,7 +1127,7 @@ static int str_is(const fdec *d, uint64_t sid, const char *want)
     return 1;
 }
 
-/* The privacy preset's keep list, as tests/../src/rulefile.c documents it. */
+/* The privacy preset's keep list, as tests/../src/lib/rulefile.c documents it. */
 static int kept_field(const fdec *d, uint64_t class_id, uint64_t name_id)
 {
     const uint64_t *cn = u64map_get(&d->names, class_id);

@@ -11,11 +11,11 @@ NAME=layers
 . "$(dirname "$0")/lib.sh"
 : >"$T/below"
 for src in "$@"; do
-    obj="$build/$(basename "$src" .c).o"
+    obj="$build/lib/$(basename "$src" .c).o"
     nm -g --defined-only "$obj" | awk '{print $3}' | sort >"$T/def"
     nm -u "$obj" | awk '{print $2}' | sort >"$T/undef"
     # every core symbol: defined by some file of the core
-    for o in "$@"; do nm -g --defined-only "$build/$(basename "$o" .c).o"; done |
+    for o in "$@"; do nm -g --defined-only "$build/lib/$(basename "$o" .c).o"; done |
         awk '{print $3}' | sort -u >"$T/core"
     comm -12 "$T/undef" "$T/core" >"$T/uses"
     comm -23 "$T/uses" "$T/below" >"$T/bad"

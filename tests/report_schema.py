@@ -4,7 +4,7 @@
 --stats=json) against schema 1 as the man page lists it.
 
 Usage: report_schema.py HEADER REPORT.json [KEY=VALUE...]
-HEADER is src/hprof_strip.h: the counters are read from its
+HEADER is src/lib/hprof_strip.h: the counters are read from its
 HS_STATS_COUNTERS list, so a counter missing from the JSON fails. Each
 KEY=VALUE (KEY a dotted path, VALUE JSON) must hold too, e.g.
 exit_status=3 error.status='"truncated"'. Prints what is wrong; exit 1 then.
@@ -50,7 +50,7 @@ def side(output=False):
     return s
 
 
-# error.status: the library's statuses (src/report.c's table) and "signal";
+# error.status: the library's statuses (src/cli/report.c's table) and "signal";
 # which of them a retry may cure (the man page, EXIT STATUS)
 STATUSES = ("malformed", "truncated", "unsupported", "read", "write", "limit", "nomem",
             "usage", "signal")

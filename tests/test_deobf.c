@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_deobf.c - a mapping applied to the stream (src/deobf.c): class,
+ * test_deobf.c - a mapping applied to the stream (src/lib/deobf.c): class,
  * array-class, field and frame names on hand-built dumps of both id sizes
  * and both spellings (HotSpot's com/ex/a, ART's com.ex.a[]), the fresh ids
  * and their collisions with the input's, the counters a caller warns from,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_input.c - the CLI's gzip reader (src/input.c) on HotSpot's -gz
+ * test_input.c - the library's gzip reader (src/lib/input.c) on HotSpot's -gz
  * shape: members inflated two at a time on the reader thread, also past
  * bytes inside a member that look like the next member's header.
  *

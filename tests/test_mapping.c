@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_mapping.c - the R8/ProGuard mapping parser (src/mapping.c): lookups
+ * test_mapping.c - the R8/ProGuard mapping parser (src/lib/mapping.c): lookups
  * of classes, fields and frames on hand-written mappings of both flavours,
  * class names in the JVM's and ART's spellings, FILE:LINE:COL errors, the
  * memory held, and allocation failures.

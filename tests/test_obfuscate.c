@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_obfuscate.c - --obfuscate-names' name generator (src/obfuscate.c):
+ * test_obfuscate.c - --obfuscate-names' name generator (src/lib/obfuscate.c):
  * the names it makes, the keep list, the namer's answers for classes in
  * both spellings, fields, frames and signatures, the mapping it writes
  * read back by the mapping parser, and a whole run through the library.

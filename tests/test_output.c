@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_output.c - the CLI's sink (src/output.c): the zstd level a dump's
+ * test_output.c - the library's sink (src/lib/output.c): the zstd level a dump's
  * header chooses when none is given, and the stream that results.
  */
 #define _DEFAULT_SOURCE

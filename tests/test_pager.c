@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_pager.c - the pager thread (src/pager.c): pages ahead of the filter
+ * test_pager.c - the pager thread (src/lib/pager.c): pages ahead of the filter
  * get mapped, pages behind it get given back, and the bytes never change.
  * What is mapped is read from /proc/self/smaps (the mapping's Rss).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_rootq.c - the held-root queue's id sets (src/rootq.c, src/idmap.c):
+ * test_rootq.c - the held-root queue's id sets (src/lib/rootq.c, src/lib/idmap.c):
  * the range a run skips the lookup in (hs_rootq_clear) never holds an id
  * with roots held or watched, however ids arrive; the block keeps each id's
  * roots in arrival order; the map's one-probe insert and take agree with a

@@ -108,7 +108,7 @@ Test(sha256, matches_sha256sum)
     free(buf);
 }
 
-/* The hasher (src/hasher.c): its thread's digests equal the inline ones,
+/* The hasher (src/lib/hasher.c): its thread's digests equal the inline ones,
  * for four streams put in interleaved pieces of every size, from two
  * threads at once (as the reader thread and the filter put). */
 #include <pthread.h>

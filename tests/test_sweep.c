@@ -28,12 +28,14 @@
  * object, where the next sub-record's tag, id and length fields stand;
  * every 16th in the file header or the first record. A failure names the
  * seed, the file, the kind and index of the damage, its byte offset and the
- * read size; damage i runs in test cuts_(i % 4) or flips_(i % 4), so
+ * read size; damage i runs in test cuts_(i % 8) or flips_(i % 8), so
  * `SWEEP_SEED=N build/run-tests --filter 'sweep/flips_2'` reproduces it.
  *
  * Work is split into SWEEP_SHARDS tests per kind, each taking every
  * SWEEP_SHARDS-th damage of every dump, so `--jobs 2` runs them side by
- * side and no test runs long. Dumps over SWEEP_FULL_BYTES get fewer damages
+ * side and no test runs long (under ASan, with the shared corpus, a flips
+ * shard of 4 took 100-120 s on 2 cores, at the 120 s timeout: 8 shards
+ * keep each near a minute there). Dumps over SWEEP_FULL_BYTES get fewer damages
  * (SWEEP_N * SWEEP_FULL_BYTES / size, at least SWEEP_MIN_N); dumps over
  * SWEEP_MAX_BYTES (uncompressed) are skipped; a dump whose bytes were
  * already swept under another name (a fixture copied from the corpus) is
@@ -64,7 +66,7 @@
 #define SWEEP_N_DEFAULT 500
 #endif
 #define SWEEP_MIN_N 60
-#define SWEEP_SHARDS 4
+#define SWEEP_SHARDS 8
 #define SWEEP_FULL_BYTES ((size_t)5 << 20)
 #define SWEEP_MAX_BYTES ((size_t)64 << 20)
 #define SWEEP_RUN_LIMIT 5.0 /* seconds, one run_filter call */
@@ -532,16 +534,23 @@ static void sweep_flips(unsigned shard)
     summary(&t, test, dumps);
 }
 
-#if SWEEP_SHARDS != 4
+#if SWEEP_SHARDS != 8
 #error "one Test() per shard below"
 #endif
 
-Test(sweep, cuts_0, .timeout = 120) { sweep_cuts(0); }
-Test(sweep, cuts_1, .timeout = 120) { sweep_cuts(1); }
-Test(sweep, cuts_2, .timeout = 120) { sweep_cuts(2); }
-Test(sweep, cuts_3, .timeout = 120) { sweep_cuts(3); }
-Test(sweep, flips_0, .timeout = 120) { sweep_flips(0); }
-Test(sweep, flips_1, .timeout = 120) { sweep_flips(1); }
-Test(sweep, flips_2, .timeout = 120) { sweep_flips(2); }
-Test(sweep, flips_3, .timeout = 120) { sweep_flips(3); }
-
+Test(sweep, cuts_0, .timeout = 240) { sweep_cuts(0); }
+Test(sweep, cuts_1, .timeout = 240) { sweep_cuts(1); }
+Test(sweep, cuts_2, .timeout = 240) { sweep_cuts(2); }
+Test(sweep, cuts_3, .timeout = 240) { sweep_cuts(3); }
+Test(sweep, cuts_4, .timeout = 240) { sweep_cuts(4); }
+Test(sweep, cuts_5, .timeout = 240) { sweep_cuts(5); }
+Test(sweep, cuts_6, .timeout = 240) { sweep_cuts(6); }
+Test(sweep, cuts_7, .timeout = 240) { sweep_cuts(7); }
+Test(sweep, flips_0, .timeout = 240) { sweep_flips(0); }
+Test(sweep, flips_1, .timeout = 240) { sweep_flips(1); }
+Test(sweep, flips_2, .timeout = 240) { sweep_flips(2); }
+Test(sweep, flips_3, .timeout = 240) { sweep_flips(3); }
+Test(sweep, flips_4, .timeout = 240) { sweep_flips(4); }
+Test(sweep, flips_5, .timeout = 240) { sweep_flips(5); }
+Test(sweep, flips_6, .timeout = 240) { sweep_flips(6); }
+Test(sweep, flips_7, .timeout = 240) { sweep_flips(7); }

@@ -8,7 +8,7 @@
 # HotSpot compresses the dump in blocks (1 MiB), each an independent gzip
 # member, and writes the comment "HPROF BLOCKSIZE=<bytes>" in the first
 # member's header: that is what lets a reader inflate members in parallel
-# (src/input.c). This makes the same shape with gzip -1, for inputs bigger
+# (src/lib/input.c). This makes the same shape with gzip -1, for inputs bigger
 # or stranger than fixtures/jvm17-jcmd-gz1.hprof.gz, the real thing.
 #   --block BYTES  bytes of FILE per member (default 1048576)
 #   --says BYTES   the BLOCKSIZE the comment gives (default: --block); a

@@ -52,9 +52,9 @@ FUZZ_MK := $(lastword $(MAKEFILE_LIST))
 FUZZ_DIR  := $(patsubst %/,%,$(dir $(FUZZ_MK)))
 FUZZ_ROOT := $(patsubst %/,%,$(dir $(patsubst %/,%,$(dir $(FUZZ_DIR)))))
 ifeq ($(FUZZ_ROOT),.)
-FUZZ_SRC_DIR := src
+FUZZ_SRC_DIR := src/lib
 else
-FUZZ_SRC_DIR := $(FUZZ_ROOT)/src
+FUZZ_SRC_DIR := $(FUZZ_ROOT)/src/lib
 endif
 
 FUZZ_CC      ?= clang
@@ -70,15 +70,12 @@ FUZZ_SEEDS   ?= $(FUZZ_DIR)/seeds
 FUZZ_REGRESS ?= $(FUZZ_DIR)/regress
 FUZZ_FIXTURES ?= $(if $(filter .,$(FUZZ_ROOT)),fixtures,$(FUZZ_ROOT)/fixtures)
 
-# The library is every source file but the command-line tool's: those the
-# includer lists in CLI_SRC, and the tool's files as of this writing (for a
-# standalone run, or a snapshot in FUZZ_SRC_DIR).
-FUZZ_CLI_NAMES := main.c io.c run.c report.c hasher.c input.c pager.c output.c progress.c \
-                  $(notdir $(CLI_SRC))
-FUZZ_LIB_SRC := $(filter-out $(addprefix $(FUZZ_SRC_DIR)/,$(FUZZ_CLI_NAMES)), \
-                  $(wildcard $(FUZZ_SRC_DIR)/*.c))
-# the library links against libxxhash (dups.c)
-FUZZ_LIBS ?= -lxxhash
+# The library is every source file of src/lib (the command-line tool's
+# are in src/cli).
+FUZZ_LIB_SRC := $(wildcard $(FUZZ_SRC_DIR)/*.c)
+# the library links against libxxhash (dups.c), and ISA-L, zstd, libdeflate and
+# pthreads (input.c, output.c, pager.c, hasher.c)
+FUZZ_LIBS ?= -lxxhash -lisal -lzstd -ldeflate -lpthread
 
 FUZZ_STD  := -std=c11 -D_FILE_OFFSET_BITS=64
 FUZZ_WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
@@ -93,10 +90,9 @@ FUZZ_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_WARN) -fsanitize=fuzzer,address,undefined 
                    -fno-sanitize-recover=all -fno-omit-frame-pointer $(FUZZ_CFLAGS) \
                    -I$(FUZZ_SRC_DIR) $(FUZZ_DEFS) -MMD -MP
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/fuzz/%.o)
-# the filter harness also decompresses gzip/zstd input with the CLI's input.c
-# (which calls pager.c)
+# the gzip harness links input.c and what it calls alone
 FUZZ_INPUT_LIBS ?= -lisal -lzstd -lpthread
-FUZZ_OBJ := $(FUZZ_LIB_OBJ) $(FUZZ_OUT)/fuzz/input.o $(FUZZ_OUT)/fuzz/pager.o $(FUZZ_OUT)/fuzz/hasher.o \
+FUZZ_OBJ := $(FUZZ_LIB_OBJ) \
             $(FUZZ_OUT)/fuzz/fuzz_filter.o
 FUZZ_BIN := $(FUZZ_OUT)/fuzz_filter
 
@@ -142,8 +138,7 @@ FUZZ_REPLAY_CFLAGS ?= -O1 -g
 FUZZ_REPLAY_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_WARN) $(FUZZ_SAN) $(FUZZ_REPLAY_CFLAGS) \
                           -I$(FUZZ_SRC_DIR) $(FUZZ_DEFS) -MMD -MP
 FUZZ_REPLAY_LIB_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/replay/%.o)
-FUZZ_REPLAY_OBJ := $(FUZZ_REPLAY_LIB_OBJ) $(FUZZ_OUT)/replay/input.o $(FUZZ_OUT)/replay/pager.o \
-                   $(FUZZ_OUT)/replay/hasher.o \
+FUZZ_REPLAY_OBJ := $(FUZZ_REPLAY_LIB_OBJ) \
                    $(FUZZ_OUT)/replay/fuzz_filter.o $(FUZZ_OUT)/replay/replay.o
 FUZZ_REPLAY_BIN := $(FUZZ_OUT)/fuzz_replay
 FUZZ_REPLAY_RULES_OBJ := $(FUZZ_REPLAY_LIB_OBJ) \

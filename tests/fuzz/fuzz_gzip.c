@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * fuzz_gzip.c - libFuzzer harness over the CLI's gzip reader (src/input.c).
+ * fuzz_gzip.c - libFuzzer harness over the library's gzip reader (src/lib/input.c).
  *
  * The reader has two ways through a gzip input: the streaming inflater, and,
  * with its reader thread on HotSpot's -gz shape, members inflated two at a

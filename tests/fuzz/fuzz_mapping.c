@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_mapping.c - libFuzzer harness over the R8/ProGuard mapping parser
- * (src/mapping.c): hs_mapping_parse() on arbitrary text, then lookups with
+ * (src/lib/mapping.c): hs_mapping_parse() on arbitrary text, then lookups with
  * names taken from that text.
  *
  * Input layout: the whole input is mapping text, parsed under the origin

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * input.h - the CLI's byte source: plain, gzip or zstd, told apart by the
+ * input.h - the library's byte source: plain, gzip or zstd, told apart by the
  * first bytes. Reads satisfy hs_source.read.
  */
 #ifndef HS_INPUT_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * output.c - the CLI's byte sink: plain, zstd or gzip, onto a descriptor.
+ * output.c - the library's byte sink: plain, zstd or gzip, onto a descriptor.
  *
  * zstd: libzstd's streaming API with worker threads (ZSTD_c_nbWorkers), so
  * compression runs beside the filter instead of after it; one frame, with

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * error.h - the one way errors are raised inside the library.
+ * fail.h - the one way errors are raised inside the library.
  */
-#ifndef HS_ERROR_H
-#define HS_ERROR_H
+#ifndef HS_FAIL_H
+#define HS_FAIL_H
 
 #include "hprof_strip.h"
 

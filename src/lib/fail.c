@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * error.c - status names and error records.
+ * fail.c - status names and error records.
  *
  * The core formats its messages with vsnprintf (the one piece of stdio it
  * uses): an error that names the byte and the record is worth more to a user
  * than a bare code, and the caller gets it ready to print.
  */
-#include "error.h"
+#include "fail.h"
 
 #include <stdarg.h>
 #include <stdio.h>

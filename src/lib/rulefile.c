@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "fail.h"
 #include "format.h"
 #include "rules.h"
 

@@ -10,7 +10,7 @@
 #include "classes.h"
 #include "findings.h"
 #include "rules.h"
-#include "strings.h"
+#include "strrec.h"
 
 struct hs_held;
 

@@ -1108,7 +1108,7 @@ static hs_status heap_record_header(F *f, unsigned tag, int to_eof)
     HS_TRY(hs_drop(&f->enc, HS_RECORD_HEADER));
     HS_TRY(hs_set_dst(&f->enc, HS_DST_SEG));
     if (f->caps.drop_strings && !f->heap_seen)
-        f->enc.staging = 1; /* see strings.c */
+        f->enc.staging = 1; /* see strrec.c */
     return HS_OK;
 }
 

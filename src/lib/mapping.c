@@ -32,11 +32,11 @@
 
 #include <assert.h>
 #include <stdarg.h>
-#include <stdio.h> /* vsnprintf, through error messages only, as error.c */
+#include <stdio.h> /* vsnprintf, through error messages only, as fail.c */
 #include <string.h>
 
 #include "alloc.h"
-#include "error.h"
+#include "fail.h"
 
 #define NONE UINT32_MAX
 

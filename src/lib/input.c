@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * input.c - the CLI's byte source: a file descriptor, decompressed on the
+ * input.c - the library's byte source: a file descriptor, decompressed on the
  * fly when its first bytes are a zstd frame or a gzip member.
  *
  * Detection needs the first four bytes only, so it works on a pipe. gzip

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "error.h"
+#include "fail.h"
 #include "format.h"
 
 const hs_name hs_heap_names[] = {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * strings.c - dropping unused STRING records in one pass.
+ * strrec.c - dropping unused STRING records in one pass.
  *
  * A STRING is written only when a kept record refers to its id, and always
  * before the first such record: readers (MAT, perflib, shark) resolve names
@@ -30,7 +30,7 @@
  * held strings not used by then include the original names): every
  * string goes just before its first user.
  */
-#include "strings.h"
+#include "strrec.h"
 
 #include "be.h"
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "alloc.h"
-#include "error.h"
+#include "fail.h"
 #include "hprof_strip.h"
 #include "reader.h"
 

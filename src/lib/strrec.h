@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * strings.h - STRING records: dropping the unused ones in one pass, and
+ * strrec.h - STRING records: dropping the unused ones in one pass, and
  * writing each kept one before its first user.
  */
-#ifndef HS_STRINGS_H
-#define HS_STRINGS_H
+#ifndef HS_STRREC_H
+#define HS_STRREC_H
 
 #include "encoder.h"
 #include "strtab.h"
@@ -33,7 +33,7 @@ hs_status hs_str_use(hs_strings *s, hs_enc *e, uint64_t id);
 hs_status hs_str_record(hs_strings *s, hs_enc *e, uint64_t len);
 /* Writes every STRING still held, now. */
 hs_status hs_str_flush_held(hs_strings *s, hs_enc *e);
-/* Writes the held-back start of the heap dump (see strings.c), if any. */
+/* Writes the held-back start of the heap dump (see strrec.c), if any. */
 hs_status hs_str_commit(hs_strings *s, hs_enc *e);
 /* Opens a sub-record of `size` output bytes, first writing what must come
  * before it: the name of the heap it switches to, and the stage when the

@@ -3,7 +3,7 @@
  * core.h - the filter object: the shared context, the encoder, one struct
  * per feature, and the decoder's own state. Included by the two files that
  * decode, filter.c (the file header and top-level records) and heap.c
- * (heap-dump sub-records); every feature below them (strings.c, roots.c,
+ * (heap-dump sub-records); every feature below them (strrec.c, roots.c,
  * scrub.c, dups.c) sees only its own struct, the encoder and the context.
  */
 #ifndef HS_CORE_H
@@ -19,7 +19,7 @@
 #include "roots.h"
 #include "rules.h"
 #include "scrub.h"
-#include "strings.h"
+#include "strrec.h"
 
 #define HS_MAX_WARNINGS 16
 

@@ -13,7 +13,7 @@
 #define HS_ROOTS_H
 
 #include "rootq.h"
-#include "strings.h"
+#include "strrec.h"
 
 typedef struct {
     hs_rootq q;

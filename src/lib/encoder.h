@@ -43,7 +43,7 @@
 
 enum hs_dst { HS_DST_OUT, HS_DST_SEG };
 
-/* The start of a heap dump is held back at most this long (see strings.c). */
+/* The start of a heap dump is held back at most this long (see strrec.c). */
 #define HS_STAGE_CAP (64u << 20)
 
 /* What counting fills report into: the bytes filled, the non-zero input
@@ -196,7 +196,7 @@ static inline int hs_enc_heap_switch(const hs_enc *e)
     return e->in_heap && e->in_heap != e->out_heap;
 }
 /* True when a sub-record of `size` bytes cannot join the stage: the stage
- * must be committed first (see strings.c). */
+ * must be committed first (see strrec.c). */
 int hs_enc_stage_overflows(const hs_enc *e, uint64_t size);
 
 /* Opens and closes a sub-record of `size` output bytes. Called for every

@@ -416,7 +416,7 @@ static hs_status place_sub(hs_enc *e, uint64_t size)
     HS_TRY(hs_enc_seg_close(e));
     head = e->in_heap ? info_size(e) : 0;
     if (e->staging && (head + size > e->seg_cap || e->stage_len > HS_STAGE_CAP))
-        HS_TRY(hs_enc_commit(e)); /* the caller commits first (strings.c): a safety net */
+        HS_TRY(hs_enc_commit(e)); /* the caller commits first (strrec.c): a safety net */
     if (head + size > e->seg_cap)
         return own_segment(e, head, size);
     HS_TRY(hs_set_dst(e, HS_DST_SEG));

@@ -27,7 +27,7 @@
 #include "namer.h"
 #include "obfuscate.h"
 #include "scrub.h"
-#include "strings.h"
+#include "strrec.h"
 
 typedef struct {
     int on;        /* 0: no mapping nor obfuscation, nothing here runs */

@@ -258,7 +258,7 @@ static hs_status read_header(F *f)
     for (i = 0; i < 256; i++)
         f->sub_size[i] = (uint8_t)hs_sub_fixed_size(i, idsize);
     HS_TRY(hs_heap_init(f));
-    /* ART writes STRINGs on demand (see strings.c) */
+    /* ART writes STRINGs on demand (see strrec.c) */
     f->str.flush_at_commit = v == 3;
     if (f->caps.deobf)
         HS_TRY(hs_deobf_start(&f->deobf, v));
@@ -544,7 +544,7 @@ static hs_status record(F *f)
         HS_TRY(second_header(f));
     HS_TRY(check_record_length(f, tag, len));
     /* HotSpot writes every STRING before the first LOAD_CLASS; a writer
-     * that does not writes strings on demand (see strings.c) */
+     * that does not writes strings on demand (see strrec.c) */
     if (tag == HS_TAG_LOAD_CLASS)
         f->seen_load_class = 1;
     else if (tag == HS_TAG_STRING && f->seen_load_class)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * output.h - the CLI's byte sink: plain, zstd (multi-threaded) or gzip
+ * output.h - the library's byte sink: plain, zstd (multi-threaded) or gzip
  * (independent members compressed in parallel). Writes satisfy
  * hs_sink.write.
  */
