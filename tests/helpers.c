@@ -273,6 +273,40 @@ int need_shared(const char *path, const char *what)
     return 0;
 }
 
+/* HS_TEST_DUMPS=K: each test sweeps K of the dumps rather than all, picked
+ * by hashing the test's name with HS_TEST_SEED (so tests sweep different
+ * ones and, together, the whole list), and says which. The sanitizer and
+ * clang runs of the suites use it (the Makefile: test-asan, test-clang),
+ * where a sweep of every dump in every test costs more than CI's budget;
+ * make test sweeps every dump. */
+static size_t sample_dumps(const char *const *all, size_t n, const char **out)
+{
+    const char *e = getenv("HS_TEST_DUMPS"), *seed = getenv("HS_TEST_SEED");
+    const struct criterion_test *t = criterion_current_test;
+    size_t k = e && *e ? (size_t)strtoull(e, NULL, 10) : 0, i, kept = 0;
+    uint64_t h = seed && *seed ? strtoull(seed, NULL, 0) : 0;
+    char said[1024];
+
+    if (k == 0 || k >= n) {
+        memcpy(out, all, n * sizeof *out);
+        return n;
+    }
+    if (t) {
+        h ^= XXH64(t->category, strlen(t->category), 0);
+        h ^= XXH64(t->name, strlen(t->name), 1);
+    }
+    /* K consecutive dumps of the list from a start the hash picks, so each
+     * dump is in as many tests' samples as any other */
+    said[0] = '\0';
+    for (i = 0; i < k; i++) {
+        out[kept++] = all[(h + i) % n];
+        if (strlen(said) + strlen(out[i]) + 3 < sizeof said)
+            strcat(strcat(said, i ? ", " : ""), out[i]);
+    }
+    cr_log_info("HS_TEST_DUMPS=%zu: %zu of %zu dumps: %s", k, kept, n, said);
+    return kept;
+}
+
 const char *const *dump_paths(void)
 {
     static char *list[128];
@@ -287,6 +321,23 @@ const char *const *dump_paths(void)
         done = 1;
     }
     return (const char *const *)list;
+}
+
+const char *const *dump_paths_sampled(void)
+{
+    static const char *list[128];
+    static int done;
+
+    if (!done) {
+        const char *const *all = dump_paths();
+        size_t n = 0;
+        while (all[n])
+            n++;
+        n = sample_dumps(all, n, list);
+        list[n] = NULL;
+        done = 1;
+    }
+    return list;
 }
 
 long mapping_resident_kib(const void *addr)

@@ -90,6 +90,11 @@ int need_shared(const char *path, const char *what);
  * writes to build/fresh; NULL-terminated, static. */
 const char *const *dump_paths(void);
 
+/* The same for the long sweeps (every dump, many runs each): with
+ * HS_TEST_DUMPS=K in the environment, K of them, a sample that depends on
+ * the test and is logged (see sample_dumps in helpers.c). */
+const char *const *dump_paths_sampled(void);
+
 /* The resident KiB of the mapping that holds `addr`, from /proc/self/smaps
  * (a mapped file's pages this process has mapped), or -1 when no mapping
  * holds it. */

@@ -380,7 +380,7 @@ static void bounds_real(unsigned shard)
     size_t runs = 0, dumps = 0, j;
     glob_t g;
 
-    for (pp = dump_paths(); *pp; pp++)
+    for (pp = dump_paths_sampled(); *pp; pp++)
         run_file(*pp, shard, &runs, &dumps);
     /* the corrupt ones, whole up to their damage (dump_paths leaves them out) */
     if (need_shared("../shared/corpus/bad-corrupt-length-1.hprof", "bounds: cuts of the corrupt corpus dumps") &&

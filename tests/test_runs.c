@@ -108,7 +108,7 @@ Test(runs, same_bytes_and_counters_as_the_slow_path, .timeout = 600)
         "preset none\nfields zero\nkeep-field java.lang.String.hash\n",
         "preset android-app\nfields zero\n",
     };
-    const char *const *paths = dump_paths();
+    const char *const *paths = dump_paths_sampled();
     uint64_t total = 0;
     size_t k, j;
 

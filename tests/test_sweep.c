@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_sweep.c - every real dump (dump_paths(): the corpus, the fixtures and
+ * test_sweep.c - every real dump (dump_paths_sampled(): the corpus, the fixtures and
  * the fresh JVM dump) damaged many ways: cut at 500 offsets spread through
  * the file, and with 500 single bit flips (SWEEP_N), each damaged dump run
  * through the "default" preset with --salvage off and on.
@@ -429,7 +429,7 @@ static size_t cut_at(const input *in, uint64_t seed, size_t i)
 
 static void sweep_cuts(unsigned shard)
 {
-    const char *const *pp = dump_paths();
+    const char *const *pp = dump_paths_sampled();
     uint64_t seen[128];
     size_t n_seen = 0, dumps = 0;
     tally t;
@@ -499,7 +499,7 @@ static size_t flip_at(const input *in, uint64_t seed, size_t i, unsigned *bit)
 
 static void sweep_flips(unsigned shard)
 {
-    const char *const *pp = dump_paths();
+    const char *const *pp = dump_paths_sampled();
     uint64_t seen[128];
     size_t n_seen = 0, dumps = 0;
     tally t;
