@@ -137,6 +137,11 @@ int hs_rules_add_array(hs_rules *r, uint16_t types, uint64_t min_bytes, hs_arr_v
 int hs_rules_set_heap(hs_rules *r, uint32_t heap, int drop);
 void hs_rules_reset(hs_rules *r);
 
+/* rulefile.c: the name of built-in preset `i` (from 0, in the order they
+ * are listed to users), NULL past the last. The presets' one list: the
+ * parser's message and the tests take their names from it. */
+const char *hs_preset_name(size_t i);
+
 /* Names for heaps and root kinds, shared by the parser and the printer. */
 typedef struct {
     const char *name;
