@@ -10,6 +10,7 @@
 #define HS_CORE_H
 
 #include "ctx.h"
+#include "hs_limits.h"
 #include "deobf.h"
 #include "dups.h"
 #include "findings.h"
@@ -21,8 +22,6 @@
 #include "rules.h"
 #include "scrub.h"
 #include "strrec.h"
-
-#define HS_MAX_WARNINGS 16
 
 struct hs_filter {
     hs_ctx c;
@@ -55,7 +54,7 @@ struct hs_filter {
     uint8_t heap_dropped[256]; /* the same for each heap id under 256 (heap.c) */
     hs_fast fast; /* runs of plain objects (fastpath.h) */
     int ran;
-    char warnings[HS_MAX_WARNINGS][240]; /* the run's warnings (hs_filter_warning) */
+    char warnings[HS_MAX_WARNINGS][HS_WARNING_MAX]; /* the run's warnings (hs_filter_warning) */
     unsigned n_warnings;
 
     hs_deobf deobf; /* the mapping applied (caps.deobf): last, off the hot fields */

@@ -40,12 +40,13 @@
 
 #include "ctx.h"
 #include "format.h"
+#include "hs_limits.h"
 #include "out.h"
 
 enum hs_dst { HS_DST_OUT, HS_DST_SEG };
 
-/* The start of a heap dump is held back at most this long (see strrec.c). */
-#define HS_STAGE_CAP (64u << 20)
+/* The start of a heap dump is held back at most HS_STAGE_CAP (hs_limits.h;
+ * see strrec.c). */
 
 /* What counting fills report into: the bytes filled, the non-zero input
  * bytes among them (with opt.count_nonzero), and the input offset of the

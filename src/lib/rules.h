@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "hprof_strip.h"
+#include "hs_limits.h"
 #include "mapping.h"
 
 typedef enum {
@@ -40,7 +41,7 @@ typedef struct {
 #define HS_MAX_ARRAY_RULES 256
 #define HS_MAX_HEAP_RULES 16
 #define HS_MAX_KEEP_FIELDS 64 /* a u64 mask per name in scrub.c */
-#define HS_MAX_NAME 256
+/* HS_MAX_NAME, a keep-field name's room: hs_limits.h */
 #define HS_MAX_PATH 4096 /* a rule file's `mapping FILE` */
 #define HS_ALL_PRIMITIVES ((uint16_t)0x0ff0) /* types 4 (boolean) .. 11 (long) */
 
