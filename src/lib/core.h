@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * core.h - the filter object: the shared context, the encoder, one struct
- * per feature, and the decoder's own state. Included by the two files that
- * decode, filter.c (the file header and top-level records) and heap.c
- * (heap-dump sub-records); every feature below them (strrec.c, roots.c,
+ * per feature, and the decoder's own state. Included by the files that
+ * decode, filter.c (the file header and top-level records), heap.c
+ * (heap-dump sub-records) and fastpath.c (runs of plain objects, heap.c's
+ * fast path); every feature below them (strrec.c, roots.c,
  * scrub.c, dups.c) sees only its own struct, the encoder and the context.
  */
 #ifndef HS_CORE_H

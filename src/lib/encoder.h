@@ -157,12 +157,14 @@ static inline hs_status hs_need(hs_enc *e, size_t n, const char *what)
 /* Consumes `n` available bytes, copying them to the destination. */
 static inline void hs_pass(hs_enc *e, size_t n)
 {
+    assert(n <= hs_reader_avail(&e->c->rd));
     e->c->rd.pos += n;
 }
 
 /* Consumes `n` available bytes without copying them. */
 static inline hs_status hs_drop(hs_enc *e, size_t n)
 {
+    assert(n <= hs_reader_avail(&e->c->rd));
     HS_TRY(hs_span_flush(e));
     e->c->rd.pos += n;
     e->span = e->c->rd.pos;
@@ -294,6 +296,8 @@ static inline uint8_t *hs_enc_run_replace(hs_enc *e, size_t n)
 {
     uint8_t *at = e->seg + e->seg_len;
 
+    assert(n <= e->seg_cap - e->seg_len);
+
     e->seg_len += n;
     e->span += n;
     return at;
@@ -303,6 +307,8 @@ static inline uint8_t *hs_enc_run_replace(hs_enc *e, size_t n)
 static inline uint8_t *hs_enc_run_insert(hs_enc *e, size_t n)
 {
     uint8_t *at = e->seg + e->seg_len;
+
+    assert(n <= e->seg_cap - e->seg_len);
 
     e->seg_len += n;
     return at;

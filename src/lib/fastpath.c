@@ -341,6 +341,7 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
      * may open the next one */
     if (hold && pos < lim && f->fast.lead[buf[pos]] && run_drop_root(f, mode, pos, lim, n))
         pos += f->fast.lead[buf[pos]];
+    assert(pos <= lim); /* a run never reads past its record or the window */
     return pos;
 }
 

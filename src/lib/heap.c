@@ -2,6 +2,8 @@
 /*
  * heap.c - heap-dump records: decoding sub-records and deciding, with the
  * rules' verdicts, what each becomes; the encoder (encoder.c) places it.
+ * After each sub-record decided here, the fast path (fastpath.c) walks the
+ * run of plain objects that follows, if any, and hands back.
  *
  * Two ways out, chosen once per run (hs_caps.reencode):
  *
@@ -66,6 +68,7 @@ static hs_status past_record_end(F *f, uint64_t off, uint64_t size)
  * (the caller has checked that both lie inside the record). */
 static hs_status copy_sub(F *f, size_t hdr, uint64_t payload, XXH3_state_t *tap)
 {
+    assert(hdr + payload <= f->c.rec_end - hs_ctx_offset(&f->c));
     HS_TRY(begin_sub(f, hdr + payload));
     hs_pass(&f->enc, hdr);
     HS_TRY(hs_copy_stream(&f->enc, payload, "a sub-record payload", tap));
@@ -187,6 +190,7 @@ static hs_status thread_root(F *f, uint8_t *b)
 /* Writes root b[0..n), which stands for the `fixed` input bytes at hs_cur(). */
 static hs_status write_root(F *f, unsigned subtag, const uint8_t *b, size_t n, size_t fixed)
 {
+    assert(n <= fixed && fixed <= HS_ROOT_MAX && fixed <= hs_reader_avail(&f->c.rd));
     if (n != fixed || b[0] != subtag || memcmp(b, hs_cur(&f->enc), n) != 0) {
         HS_TRY(begin_sub(f, n));
         HS_TRY(hs_drop(&f->enc, fixed));
@@ -414,6 +418,8 @@ static hs_status class_dump_strings(F *f, size_t size)
     hs_cd_walk w;
     hs_cd_entry en;
 
+    assert(size <= hs_reader_avail(&f->c.rd));
+
     hs_cd_start(&w, f->c.idsize);
     while (hs_cd_next(&w, hs_cur(&f->enc), size, &en) == HS_CD_ENTRY)
         if (en.table != HS_CD_CONST)
@@ -426,6 +432,7 @@ static hs_status class_dump(F *f, uint64_t off)
     size_t size = 0;
 
     HS_TRY(class_dump_size(f, off, &size));
+    assert(size <= hs_reader_avail(&f->c.rd)); /* whole in the window, from here on */
     f->c.st.class_dumps++;
     if (f->c.opt.salvage) /* whole in the window: it goes out whole */
         hs_cut_class_dump(&f->cut, hs_be_id(hs_cur(&f->enc) + HS_CD_CLASS, f->c.idsize));
