@@ -35,7 +35,7 @@ CORE_SRC = src/lib/sha256.c src/lib/alloc.c src/lib/fail.c src/lib/format.c src/
            src/lib/mapping.c src/lib/reader.c src/lib/out.c src/lib/rules.c src/lib/rulefile.c \
            src/lib/ctx.c src/lib/findings.c src/lib/encoder.c src/lib/cutclasses.c src/lib/strrec.c \
            src/lib/roots.c src/lib/dups.c src/lib/histo.c src/lib/scrub.c src/lib/obfuscate.c \
-           src/lib/deobf.c src/lib/heap.c src/lib/filter.c \
+           src/lib/deobf.c src/lib/fastpath.c src/lib/heap.c src/lib/filter.c \
            src/lib/pager.c src/lib/hasher.c src/lib/input.c src/lib/output.c
 CLI_SRC  = src/cli/main.c src/cli/run.c src/cli/report.c src/cli/stop.c src/cli/io.c src/cli/files.c \
            src/cli/progress.c src/cli/mapfile.c src/cli/batch.c
@@ -45,7 +45,7 @@ LIB      = $(BUILD)/libhprofstrip.a
 
 TEST_SRC = $(wildcard tests/test_*.c)
 TEST_HELPERS = tests/helpers.c tests/oracle.c
-TEST_HELPERS += tests/cutscan.c
+TEST_HELPERS += tests/cutscan.c tests/shared_rules.c
 TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: all deps test-deps run test check test-asan test-clang test-tsan test-valgrind bench install uninstall clean help
@@ -194,8 +194,9 @@ test-clang: test-deps
 	    CHECK_SCRIPTS=cli lib check
 
 # -z and --gzip with several threads under ThreadSanitizer (tests/tsan.sh),
-# and the gzip reader's fuzz seeds and regressions (its reader thread, its
-# helper and a pipe writer).
+# the gzip reader's fuzz seeds and regressions (its reader thread, its
+# helper and a pipe writer), and filters sharing a rule set that holds a
+# mapping on threads at once (tests/tsan_shared_rules.c).
 test-tsan: test-deps
 	$(MAKE) CC=clang BUILD=build-tsan BIN=build-tsan/hprof-strip CFLAGS="-O1 -g -fsanitize=thread" \
 	    LDFLAGS="-fsanitize=thread" build-tsan/hprof-strip
@@ -203,6 +204,10 @@ test-tsan: test-deps
 	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib src/lib/input.c src/lib/pager.c src/lib/hasher.c src/lib/sha256.c \
 	    tests/fuzz/fuzz_gzip.c tests/fuzz/replay.c -o build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_LIBS)
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_SEEDS) $(FUZZ_GZIP_REGRESS)
+	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib tests/tsan_shared_rules.c \
+	    tests/shared_rules.c build-tsan/libhprofstrip.a -o build-tsan/tsan_shared_rules $(LDLIBS_CLI)
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tsan_shared_rules tests/data/deobf/jvm17-r8.map \
+	    fixtures/jvm17-64bit.hprof fixtures/jvm17-64bit.hprof fixtures/jvm17-64bit.hprof
 
 # A few real dumps through every mode under valgrind (memcheck), zero errors.
 test-valgrind: $(BIN)

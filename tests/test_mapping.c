@@ -44,22 +44,22 @@ Test(mapping_r8, classes_and_fields)
     hs_mapping *m = parse_file(R8_MAP, &err);
 
     cr_assert_not_null(m, "%s", err.message);
-    cr_expect_str_eq(hs_mapping_class(m, S("a.a")), "com.example.app.Util");
-    cr_expect_str_eq(hs_mapping_class(m, S("a/b")), "com.example.app.Model$Item");
-    cr_expect_str_eq(hs_mapping_class(m, S("com.example.app.MainActivity")),
+    cr_expect_str_eq(hs_mapping_class(m, NULL, S("a.a")), "com.example.app.Util");
+    cr_expect_str_eq(hs_mapping_class(m, NULL, S("a/b")), "com.example.app.Model$Item");
+    cr_expect_str_eq(hs_mapping_class(m, NULL, S("com.example.app.MainActivity")),
                      "com.example.app.MainActivity");
-    cr_expect_null(hs_mapping_class(m, S("a.z")));
-    cr_expect_null(hs_mapping_class(m, S("a.")), "a prefix of a name is not the name");
-    cr_expect_null(hs_mapping_class(m, S("a.aa")));
-    cr_expect_null(hs_mapping_class(m, S("com.example.app.Util")), "original names are not keys");
+    cr_expect_null(hs_mapping_class(m, NULL, S("a.z")));
+    cr_expect_null(hs_mapping_class(m, NULL, S("a.")), "a prefix of a name is not the name");
+    cr_expect_null(hs_mapping_class(m, NULL, S("a.aa")));
+    cr_expect_null(hs_mapping_class(m, NULL, S("com.example.app.Util")), "original names are not keys");
 
-    cr_expect_str_eq(hs_mapping_field(m, S("a.b"), S("a")), "id");
-    cr_expect_str_eq(hs_mapping_field(m, S("a/b"), S("c")), "children");
-    cr_expect_str_eq(hs_mapping_field(m, S("a.a"), S("a")), "PREFIX");
-    cr_expect_str_eq(hs_mapping_field(m, S("com.example.app.MainActivity"), S("b")), "counter");
-    cr_expect_null(hs_mapping_field(m, S("a.a"), S("b")), "b is a method of a.a, not a field");
-    cr_expect_null(hs_mapping_field(m, S("a.c"), S("a")));
-    cr_expect_null(hs_mapping_field(m, S("a.z"), S("a")));
+    cr_expect_str_eq(hs_mapping_field(m, NULL, S("a.b"), S("a")), "id");
+    cr_expect_str_eq(hs_mapping_field(m, NULL, S("a/b"), S("c")), "children");
+    cr_expect_str_eq(hs_mapping_field(m, NULL, S("a.a"), S("a")), "PREFIX");
+    cr_expect_str_eq(hs_mapping_field(m, NULL, S("com.example.app.MainActivity"), S("b")), "counter");
+    cr_expect_null(hs_mapping_field(m, NULL, S("a.a"), S("b")), "b is a method of a.a, not a field");
+    cr_expect_null(hs_mapping_field(m, NULL, S("a.c"), S("a")));
+    cr_expect_null(hs_mapping_field(m, NULL, S("a.z"), S("a")));
     hs_mapping_free(m);
 }
 
@@ -83,26 +83,26 @@ Test(mapping_r8, frames_with_ranges_and_inlining)
 
     cr_assert_not_null(m);
     /* a plain range: 4:9 -> 22:27 */
-    cr_assert_eq(hs_mapping_frames(m, S(main), S("onCreate"), 6, f, 4), 1);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S(main), S("onCreate"), 6, f, 4), 1);
     expect_frame(&f[0], main, "onCreate", "MainActivity.kt", 24);
-    cr_assert_eq(hs_mapping_frames(m, S(main), S("onCreate"), 1, f, 4), 1);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S(main), S("onCreate"), 1, f, 4), 1);
     expect_frame(&f[0], main, "onCreate", "MainActivity.kt", 20);
     /* 2:3 is an inline chain: Util.format inlined into onCreate at line 21 */
-    cr_assert_eq(hs_mapping_frames(m, S(main), S("onCreate"), 3, f, 4), 2);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S(main), S("onCreate"), 3, f, 4), 2);
     expect_frame(&f[0], "com.example.app.Util", "format", "Util.kt", 8);
     expect_frame(&f[1], main, "onCreate", "MainActivity.kt", 21);
     /* a short buffer: the count stays the full one, only cap written */
     memset(f, 0, sizeof f);
-    cr_assert_eq(hs_mapping_frames(m, S(main), S("onCreate"), 2, f, 1), 2);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S(main), S("onCreate"), 2, f, 1), 2);
     expect_frame(&f[0], "com.example.app.Util", "format", "Util.kt", 7);
     cr_expect_null(f[1].method);
-    cr_assert_eq(hs_mapping_frames(m, S(main), S("onCreate"), 2, NULL, 0), 2);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S(main), S("onCreate"), 2, NULL, 0), 2);
 
     /* a class in internal form; an inline chain with a single-line caller */
-    cr_assert_eq(hs_mapping_frames(m, S("a/b"), S("c"), 4, f, 4), 2);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("a/b"), S("c"), 4, f, 4), 2);
     expect_frame(&f[0], "com.example.app.Model$Item", "inlined$lambda", NULL, 43);
     expect_frame(&f[1], "com.example.app.Model$Item", "walk", NULL, 50);
-    cr_assert_eq(hs_mapping_frames(m, S("a.b"), S("c"), 6, f, 4), 1);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("a.b"), S("c"), 6, f, 4), 1);
     expect_frame(&f[0], "com.example.app.Model$Item", "walk", NULL, 51);
     hs_mapping_free(m);
 }
@@ -114,31 +114,31 @@ Test(mapping_r8, frames_without_a_usable_line)
 
     cr_assert_not_null(m);
     /* one original method behind the name: known, line unknown */
-    cr_assert_eq(hs_mapping_frames(m, S("a.c"), S("t"), 0, f, 4), 1);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("a.c"), S("t"), 0, f, 4), 1);
     expect_frame(&f[0], "com.example.app.Clock", "tick", NULL, 0);
-    cr_assert_eq(hs_mapping_frames(m, S("a.c"), S("t"), 9, f, 4), 1, "outside every range");
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("a.c"), S("t"), 9, f, 4), 1, "outside every range");
     expect_frame(&f[0], "com.example.app.Clock", "tick", NULL, 0);
-    cr_assert_eq(hs_mapping_frames(m, S("a.c"), S("t"), 2, f, 4), 1);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("a.c"), S("t"), 2, f, 4), 1);
     expect_frame(&f[0], "com.example.app.Clock", "tick", NULL, 101);
     /* several original methods behind one name: ambiguous without a line */
-    cr_expect_eq(hs_mapping_frames(m, S("a.a"), S("a"), 0, f, 4), 0);
-    cr_expect_eq(hs_mapping_frames(m, S("a.a"), S("a"), 7, f, 4), 0);
-    cr_assert_eq(hs_mapping_frames(m, S("a.a"), S("a"), 3, f, 4), 1);
+    cr_expect_eq(hs_mapping_frames(m, NULL, S("a.a"), S("a"), 0, f, 4), 0);
+    cr_expect_eq(hs_mapping_frames(m, NULL, S("a.a"), S("a"), 7, f, 4), 0);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("a.a"), S("a"), 3, f, 4), 1);
     expect_frame(&f[0], "com.example.app.Util", "parse", "Util.kt", 30);
     /* a member line without a range maps the method, the line unchanged */
-    cr_assert_eq(hs_mapping_frames(m, S("a.a"), S("b"), 17, f, 4), 1);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("a.a"), S("b"), 17, f, 4), 1);
     expect_frame(&f[0], "com.example.app.Util", "helper", "Util.kt", 17);
     /* unknown class or method */
-    cr_expect_eq(hs_mapping_frames(m, S("a.z"), S("a"), 1, f, 4), 0);
-    cr_expect_eq(hs_mapping_frames(m, S("a.a"), S("zz"), 1, f, 4), 0);
-    cr_expect_eq(hs_mapping_frames(m, S("a.c"), S("a"), 1, f, 4), 0,
+    cr_expect_eq(hs_mapping_frames(m, NULL, S("a.z"), S("a"), 1, f, 4), 0);
+    cr_expect_eq(hs_mapping_frames(m, NULL, S("a.a"), S("zz"), 1, f, 4), 0);
+    cr_expect_eq(hs_mapping_frames(m, NULL, S("a.c"), S("a"), 1, f, 4), 0,
                  "a name of another class is not this one's");
     hs_mapping_free(m);
 }
 
 Test(mapping_r8, counts)
 {
-    hs_mapping_counts c;
+    hs_mapping_counts c = {0};
     hs_mapping_frame f[2];
     hs_mapping *m = parse_file(R8_MAP, NULL);
 
@@ -148,13 +148,16 @@ Test(mapping_r8, counts)
     cr_expect_eq(c.fields, 6);
     cr_expect_eq(c.methods, 13);
     cr_expect_eq(c.class_lookups + c.field_lookups + c.frame_lookups, 0);
-    hs_mapping_class(m, S("a.a"));
-    hs_mapping_class(m, S("x.y"));
-    hs_mapping_field(m, S("a.a"), S("a"));
-    hs_mapping_field(m, S("a.a"), S("q"));
-    hs_mapping_field(m, S("a.a"), S("r"));
-    hs_mapping_frames(m, S("a.c"), S("t"), 1, f, 2);
+    /* counted into the caller's struct, the mapping read-only */
+    hs_mapping_class(m, &c, S("a.a"));
+    hs_mapping_class(m, &c, S("x.y"));
+    hs_mapping_field(m, &c, S("a.a"), S("a"));
+    hs_mapping_field(m, &c, S("a.a"), S("q"));
+    hs_mapping_field(m, &c, S("a.a"), S("r"));
+    hs_mapping_frames(m, &c, S("a.c"), S("t"), 1, f, 2);
+    hs_mapping_class(m, NULL, S("a.a")); /* not counted */
     hs_mapping_get_counts(m, &c);
+    cr_expect_eq(c.classes, 4, "the sizes again, the counts kept");
     cr_expect_eq(c.class_lookups, 2);
     cr_expect_eq(c.class_hits, 1);
     cr_expect_eq(c.field_lookups, 3);
@@ -174,25 +177,25 @@ Test(mapping_proguard, lookups)
     const char *main = "com.example.Main";
 
     cr_assert_not_null(m, "%s", err.message);
-    cr_expect_str_eq(hs_mapping_class(m, S("com.example.a")), "com.example.Main$Inner");
-    cr_expect_str_eq(hs_mapping_class(m, S("com/example/b")), "com.example.Other");
-    cr_expect_str_eq(hs_mapping_field(m, S("com.example.a"), S("a")), "this$0");
-    cr_expect_str_eq(hs_mapping_field(m, S("com.example.Main"), S("b")), "counts");
-    cr_expect_str_eq(hs_mapping_field(m, S("com.example.b"), S("a")), "flag");
+    cr_expect_str_eq(hs_mapping_class(m, NULL, S("com.example.a")), "com.example.Main$Inner");
+    cr_expect_str_eq(hs_mapping_class(m, NULL, S("com/example/b")), "com.example.Other");
+    cr_expect_str_eq(hs_mapping_field(m, NULL, S("com.example.a"), S("a")), "this$0");
+    cr_expect_str_eq(hs_mapping_field(m, NULL, S("com.example.Main"), S("b")), "counts");
+    cr_expect_str_eq(hs_mapping_field(m, NULL, S("com.example.b"), S("a")), "flag");
 
     /* ProGuard's range without original lines: the lines were kept */
-    cr_assert_eq(hs_mapping_frames(m, S(main), S("main"), 15, f, 4), 1);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S(main), S("main"), 15, f, 4), 1);
     expect_frame(&f[0], main, "main", NULL, 15);
     /* ProGuard's inlining: the inlinee's lines, then the call site */
-    cr_assert_eq(hs_mapping_frames(m, S(main), S("main"), 30, f, 4), 2);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S(main), S("main"), 30, f, 4), 2);
     expect_frame(&f[0], main, "inlinedHelper", NULL, 47);
     expect_frame(&f[1], main, "main", NULL, 27);
-    cr_assert_eq(hs_mapping_frames(m, S("com.example.a"), S("a"), 51, f, 4), 1);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("com.example.a"), S("a"), 51, f, 4), 1);
     expect_frame(&f[0], "com.example.Main$Inner", "compute", NULL, 11);
     /* overloads with the same name: known without a line */
-    cr_assert_eq(hs_mapping_frames(m, S("com.example.a"), S("a"), 0, f, 4), 1);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("com.example.a"), S("a"), 0, f, 4), 1);
     expect_frame(&f[0], "com.example.Main$Inner", "compute", NULL, 0);
-    cr_assert_eq(hs_mapping_frames(m, S("com.example.b"), S("a"), 0, f, 4), 1);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("com.example.b"), S("a"), 0, f, 4), 1);
     expect_frame(&f[0], "com.example.Other", "run", NULL, 0);
     hs_mapping_free(m);
 }
@@ -205,23 +208,23 @@ Test(mapping_names, jvm_form)
     hs_mapping *m = parse_file(R8_MAP, NULL);
 
     cr_assert_not_null(m);
-    cr_expect_eq(hs_mapping_class_jvm(m, S("a/b"), buf, sizeof buf), 26);
+    cr_expect_eq(hs_mapping_class_jvm(m, NULL, S("a/b"), buf, sizeof buf), 26);
     cr_expect_str_eq(buf, "com/example/app/Model$Item");
-    cr_expect_eq(hs_mapping_class_jvm(m, S("[[La/b;"), buf, sizeof buf), 30);
+    cr_expect_eq(hs_mapping_class_jvm(m, NULL, S("[[La/b;"), buf, sizeof buf), 30);
     cr_expect_str_eq(buf, "[[Lcom/example/app/Model$Item;");
     strcpy(buf, "untouched");
-    cr_expect_eq(hs_mapping_class_jvm(m, S("[[I"), buf, sizeof buf), 0);
-    cr_expect_eq(hs_mapping_class_jvm(m, S("[La/z;"), buf, sizeof buf), 0);
-    cr_expect_eq(hs_mapping_class_jvm(m, S("La/b;"), buf, sizeof buf), 0,
+    cr_expect_eq(hs_mapping_class_jvm(m, NULL, S("[[I"), buf, sizeof buf), 0);
+    cr_expect_eq(hs_mapping_class_jvm(m, NULL, S("[La/z;"), buf, sizeof buf), 0);
+    cr_expect_eq(hs_mapping_class_jvm(m, NULL, S("La/b;"), buf, sizeof buf), 0,
                  "a descriptor outside an array is not a class name");
-    cr_expect_eq(hs_mapping_class_jvm(m, S("[L;"), buf, sizeof buf), 0);
-    cr_expect_eq(hs_mapping_class_jvm(m, S("["), buf, sizeof buf), 0);
-    cr_expect_eq(hs_mapping_class_jvm(m, S("[La/b"), buf, sizeof buf), 0);
+    cr_expect_eq(hs_mapping_class_jvm(m, NULL, S("[L;"), buf, sizeof buf), 0);
+    cr_expect_eq(hs_mapping_class_jvm(m, NULL, S("["), buf, sizeof buf), 0);
+    cr_expect_eq(hs_mapping_class_jvm(m, NULL, S("[La/b"), buf, sizeof buf), 0);
     cr_expect_str_eq(buf, "untouched");
     /* too small a buffer: the full length, a cut and terminated name */
-    cr_expect_eq(hs_mapping_class_jvm(m, S("[La/a;"), buf, 8), 23);
+    cr_expect_eq(hs_mapping_class_jvm(m, NULL, S("[La/a;"), buf, 8), 23);
     cr_expect_str_eq(buf, "[Lcom/e");
-    cr_expect_eq(hs_mapping_class_jvm(m, S("a/a"), NULL, 0), 20);
+    cr_expect_eq(hs_mapping_class_jvm(m, NULL, S("a/a"), NULL, 0), 20);
     hs_mapping_free(m);
 }
 
@@ -231,14 +234,14 @@ Test(mapping_names, art_form)
     hs_mapping *m = parse_file(R8_MAP, NULL);
 
     cr_assert_not_null(m);
-    cr_expect_eq(hs_mapping_class_art(m, S("a.b"), buf, sizeof buf), 26);
+    cr_expect_eq(hs_mapping_class_art(m, NULL, S("a.b"), buf, sizeof buf), 26);
     cr_expect_str_eq(buf, "com.example.app.Model$Item");
-    cr_expect_eq(hs_mapping_class_art(m, S("a.b[][]"), buf, sizeof buf), 30);
+    cr_expect_eq(hs_mapping_class_art(m, NULL, S("a.b[][]"), buf, sizeof buf), 30);
     cr_expect_str_eq(buf, "com.example.app.Model$Item[][]");
-    cr_expect_eq(hs_mapping_class_art(m, S("int[]"), buf, sizeof buf), 0);
-    cr_expect_eq(hs_mapping_class_art(m, S("[]"), buf, sizeof buf), 0);
-    cr_expect_eq(hs_mapping_class_art(m, S("a.b["), buf, sizeof buf), 0);
-    cr_expect_eq(hs_mapping_class_art(m, S("a.a[]"), buf, 5), 22);
+    cr_expect_eq(hs_mapping_class_art(m, NULL, S("int[]"), buf, sizeof buf), 0);
+    cr_expect_eq(hs_mapping_class_art(m, NULL, S("[]"), buf, sizeof buf), 0);
+    cr_expect_eq(hs_mapping_class_art(m, NULL, S("a.b["), buf, sizeof buf), 0);
+    cr_expect_eq(hs_mapping_class_art(m, NULL, S("a.a[]"), buf, 5), 22);
     cr_expect_str_eq(buf, "com.");
     hs_mapping_free(m);
 }
@@ -254,9 +257,9 @@ Test(mapping_text, crlf_no_final_newline_and_blank_lines)
     hs_mapping *m = parse_str(text, &err);
 
     cr_assert_not_null(m, "%s", err.message);
-    cr_expect_str_eq(hs_mapping_class(m, S("a")), "foo.Bar");
-    cr_expect_str_eq(hs_mapping_field(m, S("a"), S("y")), "x");
-    cr_assert_eq(hs_mapping_frames(m, S("a"), S("b"), 2, &f, 1), 1);
+    cr_expect_str_eq(hs_mapping_class(m, NULL, S("a")), "foo.Bar");
+    cr_expect_str_eq(hs_mapping_field(m, NULL, S("a"), S("y")), "x");
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("a"), S("b"), 2, &f, 1), 1);
     expect_frame(&f, "foo.Bar", "run", NULL, 6);
     hs_mapping_free(m);
 }
@@ -264,12 +267,12 @@ Test(mapping_text, crlf_no_final_newline_and_blank_lines)
 Test(mapping_text, empty_text)
 {
     hs_mapping *m = hs_mapping_parse("", 0, "e", NULL, NULL);
-    hs_mapping_counts c;
+    hs_mapping_counts c = {0};
 
     cr_assert_not_null(m);
-    cr_expect_null(hs_mapping_class(m, S("a")));
-    cr_expect_null(hs_mapping_field(m, S("a"), S("b")));
-    cr_expect_eq(hs_mapping_frames(m, S("a"), S("b"), 1, NULL, 0), 0);
+    cr_expect_null(hs_mapping_class(m, NULL, S("a")));
+    cr_expect_null(hs_mapping_field(m, NULL, S("a"), S("b")));
+    cr_expect_eq(hs_mapping_frames(m, NULL, S("a"), S("b"), 1, NULL, 0), 0);
     hs_mapping_get_counts(m, &c);
     cr_expect_eq(c.classes + c.fields + c.methods, 0);
     hs_mapping_free(m);
@@ -293,10 +296,10 @@ Test(mapping_text, source_file_metadata)
     hs_mapping *m = parse_str(text, NULL);
 
     cr_assert_not_null(m);
-    cr_assert_eq(hs_mapping_frames(m, S("x"), S("f"), 1, f, 2), 1);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("x"), S("f"), 1, f, 2), 1);
     expect_frame(&f[0], "a.A", "f", "A.kt", 3);
     /* the inlinee's source is its own class's, found by original name */
-    cr_assert_eq(hs_mapping_frames(m, S("z"), S("g"), 1, f, 2), 2);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("z"), S("g"), 1, f, 2), 2);
     expect_frame(&f[0], "c.C", "g", NULL, 4);
     expect_frame(&f[1], "b.B", "h", "B.java", 9);
     hs_mapping_free(m);
@@ -435,14 +438,14 @@ Test(mapping_memory, held_is_at_most_the_text)
     /* while parsing: the arrays grow by doubling, the text is not copied whole */
     cr_expect_leq(cnt.peak, len * 3 / 2, "peak %zu bytes for a %zu-byte text",
                   cnt.peak, len);
-    cr_expect_str_eq(hs_mapping_class(m, S("a.b4321")),
+    cr_expect_str_eq(hs_mapping_class(m, NULL, S("a.b4321")),
                      "com.example.app.feature1.ScreenController4321");
-    cr_expect_str_eq(hs_mapping_field(m, S("a.b4999"), S("c")), "field2");
-    cr_assert_eq(hs_mapping_frames(m, S("a.b17"), S("e"), 42, f, 2), 2);
+    cr_expect_str_eq(hs_mapping_field(m, NULL, S("a.b4999"), S("c")), "field2");
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("a.b17"), S("e"), 42, f, 2), 2);
     expect_frame(&f[0], "com.example.app.Util", "log", NULL, 8);
     expect_frame(&f[1], "com.example.app.feature17.ScreenController17", "handle0",
                  "ScreenController.kt", 120);
-    cr_assert_eq(hs_mapping_frames(m, S("a.b17"), S("e"), 33, f, 2), 1);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("a.b17"), S("e"), 33, f, 2), 1);
     expect_frame(&f[0], "com.example.app.feature17.ScreenController17", "handle3",
                  "ScreenController.kt", 132);
     free(text);
@@ -463,7 +466,7 @@ Test(mapping_memory, allocation_failures)
         hs_mapping *m = hs_mapping_parse(text, len, "oom", &a, &err);
 
         if (m) {
-            cr_expect_str_eq(hs_mapping_class(m, S("a.b39")),
+            cr_expect_str_eq(hs_mapping_class(m, NULL, S("a.b39")),
                              "com.example.app.feature39.ScreenController39");
             hs_mapping_free(m);
             cr_expect_eq(cnt.blocks, 0);
@@ -494,20 +497,20 @@ Test(mapping_proguard, real_output)
     char buf[80];
 
     cr_assert_not_null(m, "%s", err.message);
-    cr_assert_eq(hs_mapping_frames(m, S("com/example/shop/d"), S("a"), 1040, f, 4), 2);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("com/example/shop/d"), S("a"), 1040, f, 4), 2);
     expect_frame(&f[0], "com.example.shop.Warehouse$Picker", "pick", NULL, 40);
     expect_frame(&f[1], wh, "descend", NULL, 27);
-    cr_assert_eq(hs_mapping_frames(m, S("com/example/shop/d"), S("a"), 1034, f, 4), 2);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("com/example/shop/d"), S("a"), 1034, f, 4), 2);
     expect_frame(&f[0], wh, "park", NULL, 34);
     expect_frame(&f[1], wh, "descend", NULL, 23);
-    cr_assert_eq(hs_mapping_frames(m, S("com/example/shop/d"), S("a"), 29, f, 4), 1);
+    cr_assert_eq(hs_mapping_frames(m, NULL, S("com/example/shop/d"), S("a"), 29, f, 4), 1);
     expect_frame(&f[0], wh, "descend", NULL, 29);
-    cr_expect_eq(hs_mapping_class_jvm(m, S("[[Lcom/example/shop/a;"), buf, sizeof buf), 28);
+    cr_expect_eq(hs_mapping_class_jvm(m, NULL, S("[[Lcom/example/shop/a;"), buf, sizeof buf), 28);
     cr_expect_str_eq(buf, "[[Lcom/example/shop/Product;");
-    cr_expect_str_eq(hs_mapping_field(m, S("com.example.shop.a"), S("e")), "code");
-    cr_expect_str_eq(hs_mapping_field(m, S("com.example.shop.b"), S("c")), "this$0");
-    cr_expect_str_eq(hs_mapping_class(m, S("com.example.shop.b")),
+    cr_expect_str_eq(hs_mapping_field(m, NULL, S("com.example.shop.a"), S("e")), "code");
+    cr_expect_str_eq(hs_mapping_field(m, NULL, S("com.example.shop.b"), S("c")), "this$0");
+    cr_expect_str_eq(hs_mapping_class(m, NULL, S("com.example.shop.b")),
                      "com.example.shop.Product$Review");
-    cr_expect_str_eq(hs_mapping_class(m, S("com.example.shop.Main")), "com.example.shop.Main");
+    cr_expect_str_eq(hs_mapping_class(m, NULL, S("com.example.shop.Main")), "com.example.shop.Main");
     hs_mapping_free(m);
 }

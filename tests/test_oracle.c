@@ -703,7 +703,7 @@ Test(oracle_self, counts_duplicates)
     dg_free(&d);
 }
 
-/* Runs of objects the filter walks in one loop (heap.c, object_run), and
+/* Runs of objects the filter walks in one loop (fastpath.c, hs_fast_run), and
  * every thing that must end a run: a root right before its object in a
  * dropped heap (dropped with it) or before another object, an object with a
  * root held, a Thread object in a dropped heap, a primitive array in a kept

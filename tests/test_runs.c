@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_runs.c - heap.c walks most objects in runs (object_run), a fast
+ * test_runs.c - fastpath.c walks most objects in runs (hs_fast_run), a fast
  * path that must do exactly what sub_record() would: the same bytes out
  * and the same counters. A histogram makes every sub-record take the slow
  * path (run_mode 0) without changing the output, so a run with one is the

@@ -8,6 +8,7 @@
 #define HS_ALLOC_H
 
 #include "hprof_strip.h"
+#include "hs_limits.h"
 
 /* Copies `a` into `dst`, or the malloc/free defaults when `a` is NULL. */
 void hs_alloc_init(hs_alloc *dst, const hs_alloc *a);
@@ -18,8 +19,8 @@ void *hs_calloc(const hs_alloc *a, size_t size);
 void *hs_realloc(const hs_alloc *a, void *p, size_t old_size, size_t new_size);
 void hs_free(const hs_alloc *a, void *p);
 
-/* The memory cap when the caller gives none (hs_options.max_held 0). */
-#define HS_DEFAULT_MAX_HELD ((uint64_t)1 << 30)
+/* The memory cap when the caller gives none: HS_DEFAULT_MAX_HELD
+ * (hs_limits.h). */
 
 /* The memory cap's gate. What grows with the input (held strings, roots,
  * tables, a mapping) is allocated through a meter, which knows the size of

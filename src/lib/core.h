@@ -1,27 +1,28 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * core.h - the filter object: the shared context, the encoder, one struct
- * per feature, and the decoder's own state. Included by the two files that
- * decode, filter.c (the file header and top-level records) and heap.c
- * (heap-dump sub-records); every feature below them (strrec.c, roots.c,
+ * per feature, and the decoder's own state. Included by the files that
+ * decode, filter.c (the file header and top-level records), heap.c
+ * (heap-dump sub-records) and fastpath.c (runs of plain objects, heap.c's
+ * fast path); every feature below them (strrec.c, roots.c,
  * scrub.c, dups.c) sees only its own struct, the encoder and the context.
  */
 #ifndef HS_CORE_H
 #define HS_CORE_H
 
 #include "ctx.h"
+#include "hs_limits.h"
 #include "deobf.h"
 #include "dups.h"
 #include "findings.h"
 #include "encoder.h"
+#include "fastpath.h"
 #include "histo.h"
 #include "cutclasses.h"
 #include "roots.h"
 #include "rules.h"
 #include "scrub.h"
 #include "strrec.h"
-
-#define HS_MAX_WARNINGS 16
 
 struct hs_filter {
     hs_ctx c;
@@ -52,17 +53,9 @@ struct hs_filter {
                              with --to-jvm, which writes no heaps) */
     int cur_heap_dropped; /* the rules drop cur_heap's objects */
     uint8_t heap_dropped[256]; /* the same for each heap id under 256 (heap.c) */
-    /* payloads of each basic type under this size are zeroed in a run of
-     * objects (heap.c); all 0 when runs leave arrays to array_rules() */
-    uint64_t run_zero_below[16];
-    /* the size of each root a run of dropped objects may drop with the
-     * object right after it (heap.c), 0 for every other sub-tag */
-    uint8_t run_lead[256];
-    /* the same for roots a run that copies may copy: when no root is held,
-     * those root() would write as they are (neither dropped nor rewritten) */
-    uint8_t run_copy_root[256];
+    hs_fast fast; /* runs of plain objects (fastpath.h) */
     int ran;
-    char warnings[HS_MAX_WARNINGS][240]; /* the run's warnings (hs_filter_warning) */
+    char warnings[HS_MAX_WARNINGS][HS_WARNING_MAX]; /* the run's warnings (hs_filter_warning) */
     unsigned n_warnings;
 
     hs_deobf deobf; /* the mapping applied (caps.deobf): last, off the hot fields */
@@ -84,6 +77,22 @@ static inline void hs_record_end(F *f, unsigned tag)
 {
     f->prev_unknown_tag = hs_tag_known(tag) ? -1 : (int)tag;
     f->prev_off = f->c.rec_off;
+}
+
+/* True when the rules drop the objects of `heap` (a table for ART's heap
+ * ids, built by hs_heap_init: heaps switch every few dozen objects). */
+static inline int hs_heap_dropped(const F *f, uint32_t heap)
+{
+    if (heap < sizeof f->heap_dropped) /* ART's heaps: 0 and letters */
+        return f->heap_dropped[heap];
+    return f->caps.hold_roots && hs_rules_heap_dropped(f->rules, heap);
+}
+
+/* The input is now in `heap`: looked up once here, not for every object. */
+static inline void hs_set_heap(F *f, uint32_t heap)
+{
+    f->cur_heap = heap;
+    f->cur_heap_dropped = hs_heap_dropped(f, heap);
 }
 
 /* heap.c */

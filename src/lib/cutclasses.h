@@ -50,8 +50,7 @@ typedef struct {
     char arrays[80];                /* the primitive array classes among them */
 } hs_cutclasses;
 
-/* The longest name looked for: a longer STRING is none of them. */
-#define HS_CUT_NAME_MAX 16
+/* The longest name looked for is HS_CUT_NAME_MAX (hs_limits.h). */
 
 /* Its memory is counted under --max-held (HS_HOLD_CUT). */
 void hs_cut_init(hs_cutclasses *c, hs_ctx *ctx);

@@ -57,40 +57,56 @@
 #include "classdump.h"
 #include "format.h"
 
-#define MAX_HELD_NAME 1024 /* no class or member name is longer */
+#define MAX_HELD_NAME HS_NAME_TEXT_MAX /* no class or member name is longer */
 
-/* ---- the mapping as a namer ------------------------------------------------ */
+/* ---- the mapping as a namer ------------------------------------------------ *
+ * The namer's ctx is the hs_deobf: the mapping is read-only (shared by
+ * every filter of the rule set), and what its lookups count goes to the
+ * filter's own hs_deobf.counts. */
 
 static size_t map_bytes(void *ctx)
 {
-    return hs_mapping_bytes(ctx);
+    const hs_deobf *d = ctx;
+
+    return hs_mapping_bytes(d->m);
+}
+
+static size_t map_class(hs_deobf *d, const char *s, size_t n, int art, char *buf, size_t cap)
+{
+    return art ? hs_mapping_class_art(d->m, &d->counts, s, n, buf, cap)
+               : hs_mapping_class_jvm(d->m, &d->counts, s, n, buf, cap);
 }
 
 static int map_wants(void *ctx, const char *s, size_t n, int art)
 {
+    hs_deobf *d = ctx;
+
     return s[0] == '(' || /* a signature may name obfuscated classes */
-           hs_mapping_is_member(ctx, s, n) ||
-           (art ? hs_mapping_class_art(ctx, s, n, NULL, 0) : hs_mapping_class_jvm(ctx, s, n, NULL, 0));
+           hs_mapping_is_member(d->m, s, n) || map_class(d, s, n, art, NULL, 0);
 }
 
 static size_t map_class_name(void *ctx, const char *s, size_t n, int art, char *buf, size_t cap)
 {
-    return art ? hs_mapping_class_art(ctx, s, n, buf, cap) : hs_mapping_class_jvm(ctx, s, n, buf, cap);
+    return map_class(ctx, s, n, art, buf, cap);
 }
 
 static const char *map_field(void *ctx, const char *cls, size_t cn, const char *f, size_t fn,
                              unsigned type)
 {
+    hs_deobf *d = ctx;
+
     (void)type;
-    return hs_mapping_field(ctx, cls, cn, f, fn);
+    return hs_mapping_field(d->m, &d->counts, cls, cn, f, fn);
 }
 
 static size_t map_frames(void *ctx, const char *cls, size_t cn, const char *m, size_t mn,
                          const char *sig, size_t sn, const char *src, size_t srcn, uint32_t line,
                          hs_mapping_frame *out, size_t cap)
 {
+    hs_deobf *d = ctx;
+
     (void)sig, (void)sn, (void)src, (void)srcn;
-    return hs_mapping_frames(ctx, cls, cn, m, mn, line, out, cap);
+    return hs_mapping_frames(d->m, &d->counts, cls, cn, m, mn, line, out, cap);
 }
 
 /* Each class Lname; of a descriptor the mapping renames, by its original. */
@@ -107,7 +123,7 @@ static size_t map_signature(void *ctx, const char *sig, size_t sn, char *buf, si
                 ;
             if (j == sn)
                 return 0;
-            len = hs_mapping_class_jvm(ctx, sig + i + 1, j - i - 1, t + 1, sizeof t - 2);
+            len = map_class(ctx, sig + i + 1, j - i - 1, 0, t + 1, sizeof t - 2);
             pn = j + 1 - i;
             if (len && len < sizeof t - 3 && !(len == pn - 2 && memcmp(t + 1, p + 1, len) == 0)) {
                 t[0] = 'L';
@@ -134,10 +150,12 @@ static size_t map_signature(void *ctx, const char *sig, size_t sn, char *buf, si
 static size_t map_class_fields(void *ctx, const char *cls, size_t cn, size_t start,
                                const char **orig, const char **obf, size_t cap)
 {
-    return hs_mapping_class_fields(ctx, cls, cn, start, orig, obf, cap);
+    const hs_deobf *d = ctx;
+
+    return hs_mapping_class_fields(d->m, cls, cn, start, orig, obf, cap);
 }
 
-void hs_deobf_init(hs_deobf *d, hs_mapping *m, int obfuscate, hs_ctx *c, hs_enc *e,
+void hs_deobf_init(hs_deobf *d, const hs_mapping *m, int obfuscate, hs_ctx *c, hs_enc *e,
                    hs_strings *str)
 {
     memset(d, 0, sizeof *d);
@@ -147,7 +165,7 @@ void hs_deobf_init(hs_deobf *d, hs_mapping *m, int obfuscate, hs_ctx *c, hs_enc 
         hs_obf_namer(&d->obf, &d->nm);
         d->on = 1;
     } else if (m) {
-        d->nm.ctx = m;
+        d->nm.ctx = d;
         d->nm.bytes = map_bytes;
         d->nm.wants = map_wants;
         d->nm.class_name = map_class_name;
@@ -377,30 +395,13 @@ static hs_status fresh_id(hs_deobf *d, uint64_t *id)
 }
 
 /* Writes STRING `id` holding text[n], a top-level record, and tells those
- * that look names up by id (dropping strings, the histogram, keep-field
- * names) about it. */
+ * that look names up by id about it: the strings table (strrec.c), and
+ * the filter's notice (hs_deobf.named) for the others. */
 static hs_status write_string(hs_deobf *d, uint64_t id, const char *text, size_t n)
 {
-    const unsigned i = d->c->idsize;
-    uint8_t b[8];
-
-    HS_TRY(hs_enc_top_level(d->e));
-    HS_TRY(hs_enc_record_header(d->e, HS_TAG_STRING, (uint32_t)(i + n)));
-    hs_put_be_id(b, id, i);
-    HS_TRY(hs_emit(d->e, b, i));
-    HS_TRY(hs_emit(d->e, text, n));
-    d->c->st.strings_out++;
+    HS_TRY(hs_str_write(d->str, d->e, id, text, n));
     d->c->st.mapping_strings_added++;
-    if (d->str->drop_unused) { /* written: a use of it needs nothing more */
-        if (hs_strtab_set(&d->str->tab, id, HS_STR_EMITTED) != HS_OK)
-            return nomem(d);
-        HS_TRY(hs_hold(d->c, HS_HOLD_STRINGS, hs_strtab_bytes(&d->str->tab)));
-    }
-    if (d->histo)
-        HS_TRY(hs_histo_string(d->histo, d->c, id, (const uint8_t *)text, n));
-    if (d->scrub)
-        HS_TRY(hs_scrub_name(d->scrub, d->c, id, (const uint8_t *)text, n));
-    return HS_OK;
+    return d->named ? d->named(d->named_ctx, id, (const uint8_t *)text, n) : HS_OK;
 }
 
 /* The id of the STRING holding the mapping's name `orig` (one per distinct

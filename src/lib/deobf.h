@@ -20,26 +20,28 @@
 #define HS_DEOBF_H
 
 #include "encoder.h"
-#include "histo.h"
 #include "idmap.h"
 #include "mapping.h"
 #include "names.h"
 #include "namer.h"
 #include "obfuscate.h"
-#include "scrub.h"
 #include "strrec.h"
 
 typedef struct {
     int on;        /* 0: no mapping nor obfuscation, nothing here runs */
     hs_namer nm;   /* what renames: the mapping's or the obfuscator's */
-    hs_mapping *m; /* the mapping (--mapping), or NULL */
+    const hs_mapping *m; /* the mapping (--mapping), or NULL: read-only,
+                            shared by every filter of the rule set */
+    hs_mapping_counts counts; /* what this filter's lookups asked and hit */
     hs_obf obf;    /* the name generator (--obfuscate-names) */
     hs_names own;  /* rewritten signatures, at fixed addresses for `fresh` */
     hs_ctx *c;
     hs_enc *e;
-    hs_strings *str; /* fresh ids are marked written in its table */
-    hs_histo *histo; /* NULL unless the histogram is on */
-    hs_scrub *scrub; /* NULL unless keep-field names are matched */
+    hs_strings *str; /* fresh STRINGs are written through it (hs_str_write) */
+    /* told of each STRING written here, as of each read: the filter's one
+     * notice that a STRING exists (filter.c string_named); NULL: none */
+    hs_status (*named)(void *ctx, uint64_t id, const uint8_t *text, size_t n);
+    void *named_ctx;
     int version;     /* x of JAVA PROFILE 1.0.x: 3 spells classes ART's way */
 
     /* texts of input STRINGs that may matter (obfuscated class or member
@@ -69,7 +71,7 @@ typedef struct {
 
 /* `m`: the mapping to apply, or NULL; `obfuscate`: generate names instead
  * (hs_deobf.obf then holds what was given, for hs_obf_write). */
-void hs_deobf_init(hs_deobf *d, hs_mapping *m, int obfuscate, hs_ctx *c, hs_enc *e,
+void hs_deobf_init(hs_deobf *d, const hs_mapping *m, int obfuscate, hs_ctx *c, hs_enc *e,
                    hs_strings *str);
 void hs_deobf_free(hs_deobf *d);
 

@@ -268,7 +268,7 @@ static hs_status out_write(hs_enc *e, const void *p, size_t n)
 {
     if (e->staging) {
         if (n > e->stage_cap - e->stage_len) {
-            size_t cap = e->stage_cap ? e->stage_cap : 1u << 20;
+            size_t cap = e->stage_cap ? e->stage_cap : HS_STAGE_FIRST;
             uint8_t *b;
             while (n > cap - e->stage_len)
                 cap *= 2;

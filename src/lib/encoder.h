@@ -33,18 +33,20 @@
 #ifndef HS_ENCODER_H
 #define HS_ENCODER_H
 
+#include <assert.h>
 #include <stdint.h>
 #include <string.h>
 #include <xxhash.h>
 
 #include "ctx.h"
 #include "format.h"
+#include "hs_limits.h"
 #include "out.h"
 
 enum hs_dst { HS_DST_OUT, HS_DST_SEG };
 
-/* The start of a heap dump is held back at most this long (see strrec.c). */
-#define HS_STAGE_CAP (64u << 20)
+/* The start of a heap dump is held back at most HS_STAGE_CAP (hs_limits.h;
+ * see strrec.c). */
 
 /* What counting fills report into: the bytes filled, the non-zero input
  * bytes among them (with opt.count_nonzero), and the input offset of the
@@ -155,12 +157,14 @@ static inline hs_status hs_need(hs_enc *e, size_t n, const char *what)
 /* Consumes `n` available bytes, copying them to the destination. */
 static inline void hs_pass(hs_enc *e, size_t n)
 {
+    assert(n <= hs_reader_avail(&e->c->rd));
     e->c->rd.pos += n;
 }
 
 /* Consumes `n` available bytes without copying them. */
 static inline hs_status hs_drop(hs_enc *e, size_t n)
 {
+    assert(n <= hs_reader_avail(&e->c->rd));
     HS_TRY(hs_span_flush(e));
     e->c->rd.pos += n;
     e->span = e->c->rd.pos;
@@ -232,14 +236,56 @@ static inline hs_status hs_enc_sub_end(hs_enc *e)
 /* A sub-record made up here, whole. */
 hs_status hs_enc_sub(hs_enc *e, const void *p, size_t n);
 
-/* ---- runs of objects (heap.c) ------------------------------------------- *
+/* ---- runs of objects (fastpath.c) --------------------------------------- *
  * A run writes the open segment directly, having checked beforehand that it
- * has room for the whole run, and moves rd.pos only when it ends: these
- * take the window position the run has reached. */
+ * has room for the whole run (hs_enc_run_room), and moves the reader only
+ * when it ends: these take the window position the run has reached. */
+
+static inline int hs_enc_reencodes(const hs_enc *e)
+{
+    return e->reencode;
+}
+/* The start of the heap dump is held back (see strrec.c). */
+static inline int hs_enc_staging(const hs_enc *e)
+{
+    return e->staging;
+}
+static inline int hs_enc_to_segment(const hs_enc *e)
+{
+    return e->dst == HS_DST_SEG;
+}
+/* The open segment is in the heap the input is in. */
+static inline int hs_enc_heap_current(const hs_enc *e)
+{
+    return e->in_heap == e->out_heap;
+}
+/* True when a run may copy into the open segment now: one is open, is the
+ * destination, and is in the input's heap. */
+static inline int hs_enc_run_ready(const hs_enc *e)
+{
+    return e->seg_open && e->dst == HS_DST_SEG && e->in_heap == e->out_heap;
+}
+/* The bytes the open segment can still take when a run stands at window
+ * position `pos` (the span up to there being due to it): false when no
+ * segment is open to take them. */
+static inline int hs_enc_run_room(const hs_enc *e, size_t pos, uint64_t *room)
+{
+    uint64_t pending;
+
+    if (!e->seg_open || e->dst != HS_DST_SEG)
+        return 0;
+    assert(pos >= e->span);
+    pending = e->seg_len + (pos - e->span);
+    if (pending > e->seg_cap)
+        return 0;
+    *room = e->seg_cap - pending;
+    return 1;
+}
 
 /* The span up to window position `to` goes to the segment. */
 static inline void hs_enc_run_copy(hs_enc *e, size_t to)
 {
+    assert(to >= e->span && e->seg_len + (to - e->span) <= e->seg_cap);
     memcpy(e->seg + e->seg_len, e->c->rd.buf + e->span, to - e->span);
     e->seg_len += to - e->span;
     e->span = to;
@@ -249,6 +295,8 @@ static inline void hs_enc_run_copy(hs_enc *e, size_t to)
 static inline uint8_t *hs_enc_run_replace(hs_enc *e, size_t n)
 {
     uint8_t *at = e->seg + e->seg_len;
+
+    assert(n <= e->seg_cap - e->seg_len);
 
     e->seg_len += n;
     e->span += n;
@@ -260,6 +308,8 @@ static inline uint8_t *hs_enc_run_insert(hs_enc *e, size_t n)
 {
     uint8_t *at = e->seg + e->seg_len;
 
+    assert(n <= e->seg_cap - e->seg_len);
+
     e->seg_len += n;
     return at;
 }
@@ -267,6 +317,12 @@ static inline uint8_t *hs_enc_run_insert(hs_enc *e, size_t n)
 static inline void hs_enc_run_drop(hs_enc *e, size_t n)
 {
     e->span += n;
+}
+/* The input bytes from the span up to window position `to` are dropped. */
+static inline void hs_enc_run_drop_to(hs_enc *e, size_t to)
+{
+    assert(to >= e->span);
+    e->span = to;
 }
 
 /* Closes the output segment under construction, if any. */

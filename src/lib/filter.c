@@ -12,20 +12,18 @@
 #include "be.h"
 #include "core.h"
 
-#define DEFAULT_READ_BUFFER (1u << 20)
-#define DEFAULT_SEGMENT_CAP (1u << 20)
-/* A segment's length is a u4, and its buffer is allocated whole. */
-#define MAX_SEGMENT_CAP (256u << 20)
-#define OUT_BUFFER (1u << 20)
-/* The largest CLASS_DUMP the format allows is about 2.4 MB (65535 entries in
- * each of its three tables); the read window may grow to this so a class
- * dump can always be seen whole. */
-#define MAX_READ_WINDOW (4u << 20)
-#define MIN_BUFFER 64u
+/* the buffers' sizes: hs_limits.h */
+#define DEFAULT_READ_BUFFER HS_READ_BUFFER_DEFAULT
+#define DEFAULT_SEGMENT_CAP HS_SEGMENT_CAP_DEFAULT
+#define MAX_SEGMENT_CAP HS_SEGMENT_CAP_MAX
+#define MAX_READ_WINDOW HS_READ_WINDOW_MAX
+#define MIN_BUFFER HS_BUFFER_MIN
 #define DEFAULT_MAX_HELD HS_DEFAULT_MAX_HELD
-#define DEFAULT_HOLD_IN_MEMORY (64ull << 20)
+#define DEFAULT_HOLD_IN_MEMORY HS_HOLD_IN_MEMORY_DEFAULT
 
 /* ---- lifecycle ------------------------------------------------------------ */
+
+static hs_status string_named(void *ctx, uint64_t id, const uint8_t *text, size_t n);
 
 static void set_defaults(hs_options *o)
 {
@@ -81,8 +79,8 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
                   &f->c, &f->enc, &f->str);
     /* the mapping was allocated before, but is held all the same */
     f->c.meter.base = f->caps.deobf && rules->mapping ? hs_mapping_bytes(rules->mapping) : 0;
-    f->deobf.histo = f->c.opt.histogram ? &f->histo : NULL;
-    f->deobf.scrub = f->caps.keep_names ? &f->scrub : NULL;
+    f->deobf.named = string_named;
+    f->deobf.named_ctx = f;
     f->c.subtag = -1;
     f->c.rec_tag = -1;
     f->c.rec_off = UINT64_MAX;
@@ -90,7 +88,7 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     hs_reader_init(&f->c.rd, &f->c.raw, f->c.opt.read_buffer,
                    f->c.opt.read_buffer > MAX_READ_WINDOW ? f->c.opt.read_buffer
                                                           : MAX_READ_WINDOW);
-    if (hs_enc_init(&f->enc, &f->c, OUT_BUFFER, f->c.opt.segment_cap) != HS_OK) {
+    if (hs_enc_init(&f->enc, &f->c, HS_OUT_BUFFER, f->c.opt.segment_cap) != HS_OK) {
         hs_filter_free(f);
         return NULL;
     }
@@ -374,7 +372,7 @@ static unsigned string_refs(unsigned tag, unsigned i, unsigned at[3])
 static hs_status string_findings(F *f, uint64_t len)
 {
     const unsigned i = f->c.idsize;
-    const size_t n = len - i <= 1024 ? (size_t)(len - i) : 0;
+    const size_t n = len - i <= HS_NAME_TEXT_MAX ? (size_t)(len - i) : 0;
     const uint64_t nz = f->c.st.nonzero_string_bytes;
     const uint8_t *b;
     uint64_t id;
@@ -382,7 +380,7 @@ static hs_status string_findings(F *f, uint64_t len)
     HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + i + n, "a STRING record"));
     b = hs_cur(&f->enc) + HS_RECORD_HEADER;
     id = hs_be_id(b, i);
-    HS_TRY(hs_findings_string(&f->fd, &f->c, id, f->c.rec_off, len - i <= 1024 ? b + i : NULL, n));
+    HS_TRY(hs_findings_string(&f->fd, &f->c, id, f->c.rec_off, len - i <= HS_NAME_TEXT_MAX ? b + i : NULL, n));
     HS_TRY(hs_str_record(&f->str, &f->enc, len));
     if (f->c.st.nonzero_string_bytes != nz)
         HS_TRY(hs_findings_one(&f->fd, &f->c, HS_FIND_STRING_LONG, id,
@@ -392,21 +390,40 @@ static hs_status string_findings(F *f, uint64_t len)
 
 /* A STRING: matched against the keep-field names (which need no strings
  * rule), then held or passed on. */
+/* True when string_named() would look at a STRING's text of `n` bytes:
+ * the keep-field names (none as long as HS_MAX_NAME) and the histogram's
+ * class names, until it has pruned them. */
+static int text_wanted(const F *f, uint64_t n)
+{
+    return (f->caps.keep_names && n < HS_MAX_NAME) ||
+           (f->c.opt.histogram && !f->histo.pruned && n <= HS_NAME_TEXT_MAX);
+}
+
+/* The one notice that STRING `id` holds text[n], for the features that
+ * look names up by id: every STRING read (string_record) and every one
+ * deobf.c writes (hs_deobf.named). */
+static hs_status string_named(void *ctx, uint64_t id, const uint8_t *text, size_t n)
+{
+    F *f = ctx;
+
+    if (!text_wanted(f, n))
+        return HS_OK;
+    if (f->caps.keep_names && n < HS_MAX_NAME)
+        HS_TRY(hs_scrub_name(&f->scrub, &f->c, id, text, n));
+    if (f->c.opt.histogram)
+        HS_TRY(hs_histo_string(&f->histo, &f->c, id, text, n));
+    return HS_OK;
+}
+
 static hs_status string_record(F *f, uint64_t len)
 {
     const unsigned i = f->c.idsize;
 
-    const int names = f->caps.keep_names && len - i <= 512; /* keep-list names are short */
-    const int histo = f->c.opt.histogram && !f->histo.pruned && len - i <= 1024;
-
-    if (names || histo) {
+    if (text_wanted(f, len - i)) {
         const uint8_t *b;
         HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a STRING record"));
         b = hs_cur(&f->enc) + HS_RECORD_HEADER;
-        if (names)
-            HS_TRY(hs_scrub_name(&f->scrub, &f->c, hs_be_id(b, i), b + i, (size_t)(len - i)));
-        if (histo)
-            HS_TRY(hs_histo_string(&f->histo, &f->c, hs_be_id(b, i), b + i, (size_t)(len - i)));
+        HS_TRY(string_named(f, hs_be_id(b, i), b + i, (size_t)(len - i)));
     }
     if (f->c.opt.salvage && len - i <= HS_CUT_NAME_MAX) {
         const uint8_t *b;
@@ -478,7 +495,7 @@ static hs_status deobf_record(F *f, unsigned tag, uint64_t len)
     size_t n;
 
     if (tag == HS_TAG_STRING) {
-        n = len - i <= 1024 ? (size_t)(len - i) : 0; /* the id always; short texts */
+        n = len - i <= HS_NAME_TEXT_MAX ? (size_t)(len - i) : 0; /* the id always; short texts */
         HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + i + n, "a STRING record"));
         b = hs_cur(&f->enc) + HS_RECORD_HEADER;
         return hs_deobf_string(&f->deobf, hs_be_id(b, i), b + i, n);

@@ -10,9 +10,10 @@
 
 #include "alloc.h"
 #include "format.h"
+#include "hs_limits.h"
 
 /* STRING texts longer than this name no class or field worth keeping. */
-#define MAX_NAME 1024u
+#define MAX_NAME HS_NAME_TEXT_MAX
 
 void hs_findings_init(hs_findings *fd, const hs_alloc *a, int on)
 {

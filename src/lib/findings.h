@@ -16,10 +16,11 @@
 
 #include "classes.h"
 #include "ctx.h"
+#include "hs_limits.h"
 #include "idmap.h"
 
-/* Instances up to this size are named field by field. */
-#define HS_FINDINGS_INSTANCE_MAX (1u << 20)
+/* Instances up to HS_FINDINGS_INSTANCE_MAX (hs_limits.h) are named field
+ * by field. */
 
 typedef struct {
     int kind;          /* enum hs_finding_kind */

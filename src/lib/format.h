@@ -141,4 +141,10 @@ size_t hs_sub_fixed_size(unsigned subtag, unsigned idsize);
  * right after the tag byte. */
 int hs_sub_is_root(unsigned subtag);
 
+/* True when `subtag` is one of the roots only Android (1.0.3) writes. */
+static inline int hs_sub_is_android_root(unsigned subtag)
+{
+    return subtag >= HS_SUB_ROOT_INTERNED_STRING && subtag <= HS_SUB_ROOT_UNREACHABLE;
+}
+
 #endif

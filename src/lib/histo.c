@@ -10,9 +10,10 @@
 
 #include "alloc.h"
 #include "format.h"
+#include "hs_limits.h"
 
 /* STRING texts longer than this are no class names worth keeping. */
-#define MAX_NAME 1024u
+#define MAX_NAME HS_NAME_TEXT_MAX
 
 void hs_histo_init(hs_histo *h, const hs_alloc *a)
 {

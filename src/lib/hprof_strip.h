@@ -34,8 +34,8 @@
  * be layered on it with a thread if a caller ever needs one.
  *
  * Objects are not thread-safe; distinct filters may run in parallel and may
- * share one rule set, which is read-only once built (except a rule set
- * holding a mapping, see hs_rules_mapping: one filter at a time).
+ * share one rule set, which is read-only once built (a mapping included:
+ * each filter counts its own lookups).
  */
 #ifndef HPROF_STRIP_H
 #define HPROF_STRIP_H
@@ -186,9 +186,9 @@ HS_API size_t hs_rules_print(const hs_rules *rules, char *buf, size_t cap);
  * with a `len`; HS_E_NOMEM, or HS_E_LIMIT when the names kept pass 4 GiB.
  * The mapping takes from about 0.7 to 1.1 times its text (R8's long and
  * short lines; more for a text of very short lines), up to a third more
- * while it is parsed, and counts toward hs_options.max_held. Its
- * lookups count what they matched, so a rule set holding a mapping serves
- * one filter at a time. The `none` preset removes it. */
+ * while it is parsed, and counts toward hs_options.max_held. It is
+ * read-only once loaded: filters sharing the rule set may look names up
+ * in it at once, on any threads. The `none` preset removes it. */
 HS_API hs_status hs_rules_mapping(hs_rules *rules, const char *text, size_t len,
                                   const char *origin, hs_error *err);
 

@@ -37,6 +37,7 @@
 
 #include "alloc.h"
 #include "fail.h"
+#include "hs_limits.h"
 
 #define NONE UINT32_MAX
 
@@ -74,7 +75,6 @@ struct hs_mapping {
     uint32_t *mem_tab; /* obfuscated member names (pool offsets), 0 empty */
     size_t mem_cap;
     int too_big; /* the names would pass 4 GiB: offsets are 32 bits */
-    hs_mapping_counts counts;
 };
 
 /* ---- storage --------------------------------------------------------------- */
@@ -793,10 +793,8 @@ static hs_status one_line(parser *ps)
     return member_line(ps, i);
 }
 
-/* The longest line taken: R8's longest (JSON metadata, long signatures)
- * are some kilobytes; past this the text is not a mapping, and the line,
- * kept whole until its end comes, would be held for nothing. */
-#define MAX_LINE ((size_t)1 << 20)
+/* The longest line taken (hs_limits.h says why). */
+#define MAX_LINE HS_MAPPING_LINE_MAX
 
 struct hs_mapping_parser {
     hs_alloc raw; /* the caller's allocator: the parser itself */
@@ -1001,28 +999,33 @@ size_t hs_mapping_bytes(const hs_mapping *m)
 
 /* ---- lookups --------------------------------------------------------------- */
 
-const char *hs_mapping_class(hs_mapping *m, const char *obf, size_t n)
+const char *hs_mapping_class(const hs_mapping *m, hs_mapping_counts *n, const char *obf,
+                             size_t len)
 {
     uint32_t c;
 
-    m->counts.class_lookups++;
-    c = find_class(m, m->cls_tab, m->cls_cap, 0, obf, n);
+    if (n)
+        n->class_lookups++;
+    c = find_class(m, m->cls_tab, m->cls_cap, 0, obf, len);
     if (c == NONE)
         return NULL;
-    m->counts.class_hits++;
+    if (n)
+        n->class_hits++;
     return str_at(m, class_at(m, c)->orig);
 }
 
-const char *hs_mapping_field(hs_mapping *m, const char *obf_class, size_t cn,
-                             const char *obf_field, size_t fn)
+const char *hs_mapping_field(const hs_mapping *m, hs_mapping_counts *n, const char *obf_class,
+                             size_t cn, const char *obf_field, size_t fn)
 {
     uint32_t c, f;
 
-    m->counts.field_lookups++;
+    if (n)
+        n->field_lookups++;
     c = find_class(m, m->cls_tab, m->cls_cap, 0, obf_class, cn);
     if (c == NONE || (f = find_field(m, c, obf_field, fn)) == NONE)
         return NULL;
-    m->counts.field_hits++;
+    if (n)
+        n->field_hits++;
     return str_at(m, field_at(m, f)->orig);
 }
 
@@ -1135,13 +1138,15 @@ static size_t frames_in(const hs_mapping *m, uint32_t c, uint32_t head, uint32_t
     return 1;
 }
 
-size_t hs_mapping_frames(hs_mapping *m, const char *obf_class, size_t cn, const char *obf_method,
-                         size_t mn, uint32_t line, hs_mapping_frame *out, size_t cap)
+size_t hs_mapping_frames(const hs_mapping *m, hs_mapping_counts *n, const char *obf_class,
+                         size_t cn, const char *obf_method, size_t mn, uint32_t line,
+                         hs_mapping_frame *out, size_t cap)
 {
     uint32_t c, *slot;
     size_t count;
 
-    m->counts.frame_lookups++;
+    if (n)
+        n->frame_lookups++;
     c = find_class(m, m->cls_tab, m->cls_cap, 0, obf_class, cn);
     if (c == NONE)
         return 0;
@@ -1149,8 +1154,8 @@ size_t hs_mapping_frames(hs_mapping *m, const char *obf_class, size_t cn, const 
     if (!*slot)
         return 0;
     count = frames_in(m, c, *slot - 1, line, out, cap);
-    if (count)
-        m->counts.frame_hits++;
+    if (count && n)
+        n->frame_hits++;
     return count;
 }
 
@@ -1175,7 +1180,8 @@ static size_t finish(outbuf *o)
     return o->len;
 }
 
-size_t hs_mapping_class_jvm(hs_mapping *m, const char *name, size_t n, char *buf, size_t cap)
+size_t hs_mapping_class_jvm(const hs_mapping *m, hs_mapping_counts *counts, const char *name,
+                            size_t n, char *buf, size_t cap)
 {
     outbuf o = {buf, cap, 0};
     size_t dims = 0, i;
@@ -1186,9 +1192,9 @@ size_t hs_mapping_class_jvm(hs_mapping *m, const char *name, size_t n, char *buf
     if (dims) { /* [Lpkg/Name; - other element types are primitive */
         if (n - dims < 3 || name[dims] != 'L' || name[n - 1] != ';')
             return 0;
-        orig = hs_mapping_class(m, name + dims + 1, n - dims - 2);
+        orig = hs_mapping_class(m, counts, name + dims + 1, n - dims - 2);
     } else
-        orig = hs_mapping_class(m, name, n);
+        orig = hs_mapping_class(m, counts, name, n);
     if (!orig)
         return 0;
     for (i = 0; i < dims; i++)
@@ -1202,7 +1208,8 @@ size_t hs_mapping_class_jvm(hs_mapping *m, const char *name, size_t n, char *buf
     return finish(&o);
 }
 
-size_t hs_mapping_class_art(hs_mapping *m, const char *name, size_t n, char *buf, size_t cap)
+size_t hs_mapping_class_art(const hs_mapping *m, hs_mapping_counts *counts, const char *name,
+                            size_t n, char *buf, size_t cap)
 {
     outbuf o = {buf, cap, 0};
     size_t base = n, dims = 0, i;
@@ -1212,7 +1219,7 @@ size_t hs_mapping_class_art(hs_mapping *m, const char *name, size_t n, char *buf
         base -= 2;
         dims++;
     }
-    if (base == 0 || !(orig = hs_mapping_class(m, name, base)))
+    if (base == 0 || !(orig = hs_mapping_class(m, counts, name, base)))
         return 0;
     for (i = 0; orig[i]; i++)
         put(&o, orig[i]);
@@ -1225,7 +1232,6 @@ size_t hs_mapping_class_art(hs_mapping *m, const char *name, size_t n, char *buf
 
 void hs_mapping_get_counts(const hs_mapping *m, hs_mapping_counts *out)
 {
-    *out = m->counts;
     out->classes = m->cls.n;
     out->fields = m->fld.n;
     out->methods = m->mth.n;

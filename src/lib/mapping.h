@@ -17,9 +17,11 @@
  * as (pointer, length), not NUL-terminated, since they come straight out of
  * HPROF STRING records.
  *
- * Lookups count how many were asked and how many hit (hs_mapping_counts),
- * so a caller can warn when a mapping matches nothing in a dump: that is why
- * they take a non-const mapping. One mapping serves one filter at a time.
+ * Lookups never change the mapping: once parsed it is read-only, and any
+ * number of filters (on any threads) may look names up in it at once. How
+ * many lookups were asked and how many hit (hs_mapping_counts, so that a
+ * caller can tell a mapping that matches nothing in a dump) is counted
+ * into a struct of the caller's, given to each lookup (NULL: not counted).
  */
 #ifndef HS_MAPPING_H
 #define HS_MAPPING_H
@@ -56,13 +58,22 @@ hs_mapping *hs_mapping_end(hs_mapping_parser *p, int complete);
 /* Bytes of memory the mapping holds (the caller counts them as held). */
 size_t hs_mapping_bytes(const hs_mapping *m);
 
+/* What the lookups count into (`n` below), and what the mapping holds. */
+typedef struct {
+    size_t classes, fields, methods; /* member lines of methods */
+    uint64_t class_lookups, class_hits;
+    uint64_t field_lookups, field_hits;
+    uint64_t frame_lookups, frame_hits;
+} hs_mapping_counts;
+
 /* Obfuscated class name -> original (dotted, NUL-terminated), or NULL. */
-const char *hs_mapping_class(hs_mapping *m, const char *obf, size_t n);
+const char *hs_mapping_class(const hs_mapping *m, hs_mapping_counts *n, const char *obf,
+                             size_t len);
 
 /* The field `obf_field` of the class whose obfuscated name is `obf_class`
  * -> the field's original name, or NULL (unknown class or field). */
-const char *hs_mapping_field(hs_mapping *m, const char *obf_class, size_t cn,
-                             const char *obf_field, size_t fn);
+const char *hs_mapping_field(const hs_mapping *m, hs_mapping_counts *n, const char *obf_class,
+                             size_t cn, const char *obf_field, size_t fn);
 
 /* One original frame. */
 typedef struct {
@@ -88,8 +99,9 @@ typedef struct {
  *     `line` unchanged);
  *   - else, when every member line with that obfuscated name names the same
  *     original method, that method with line 0; else 0 (ambiguous). */
-size_t hs_mapping_frames(hs_mapping *m, const char *obf_class, size_t cn, const char *obf_method,
-                         size_t mn, uint32_t line, hs_mapping_frame *out, size_t cap);
+size_t hs_mapping_frames(const hs_mapping *m, hs_mapping_counts *n, const char *obf_class,
+                         size_t cn, const char *obf_method, size_t mn, uint32_t line,
+                         hs_mapping_frame *out, size_t cap);
 
 /* Class names as HotSpot's dumps spell them (JVM internal form:
  * "com/example/a", "[Lcom/example/a;"; "[[I" and other primitive arrays
@@ -98,8 +110,10 @@ size_t hs_mapping_frames(hs_mapping *m, const char *obf_class, size_t cn, const 
  * buf[cap] and returns its length (the full length, as snprintf, when it
  * did not fit: call again with a larger buffer). Returns 0 when the name
  * is not mapped (the caller keeps it as it is). */
-size_t hs_mapping_class_jvm(hs_mapping *m, const char *name, size_t n, char *buf, size_t cap);
-size_t hs_mapping_class_art(hs_mapping *m, const char *name, size_t n, char *buf, size_t cap);
+size_t hs_mapping_class_jvm(const hs_mapping *m, hs_mapping_counts *n, const char *name,
+                            size_t len, char *buf, size_t cap);
+size_t hs_mapping_class_art(const hs_mapping *m, hs_mapping_counts *n, const char *name,
+                            size_t len, char *buf, size_t cap);
 
 /* True when s[n] is the obfuscated name of some field or method, of any
  * class (not counted as a lookup): what a dump's STRING must spell to be
@@ -114,14 +128,8 @@ int hs_mapping_is_member(const hs_mapping *m, const char *s, size_t n);
 size_t hs_mapping_class_fields(const hs_mapping *m, const char *obf_class, size_t cn,
                                size_t start, const char **orig, const char **obf, size_t cap);
 
-/* What the mapping holds and how often it was asked and matched. */
-typedef struct {
-    size_t classes, fields, methods; /* member lines of methods */
-    uint64_t class_lookups, class_hits;
-    uint64_t field_lookups, field_hits;
-    uint64_t frame_lookups, frame_hits;
-} hs_mapping_counts;
-
+/* What the mapping holds: sets out->classes, fields and methods, and
+ * leaves the lookup counts (the caller's) as they are. */
 void hs_mapping_get_counts(const hs_mapping *m, hs_mapping_counts *out);
 
 #endif

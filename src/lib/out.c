@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "hs_limits.h"
 
 hs_status hs_out_init(hs_out *o, const hs_alloc *a, size_t cap)
 {
@@ -71,7 +72,7 @@ hs_status hs_out_write(hs_out *o, const void *p, size_t n)
 /* Never written: its pages are the kernel's one zero page, so sending
  * zeros from here reads memory that is always in cache, where filling the
  * buffer first would write and then read every byte. */
-static uint8_t zero_block[1u << 20];
+static uint8_t zero_block[HS_ZERO_BLOCK];
 
 hs_status hs_out_fill(hs_out *o, uint8_t byte, uint64_t n)
 {

@@ -24,6 +24,7 @@
 #ifndef HS_READER_H
 #define HS_READER_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,6 +66,32 @@ static inline size_t hs_reader_avail(const hs_reader *r)
 static inline uint64_t hs_reader_offset(const hs_reader *r)
 {
     return r->base + r->pos;
+}
+
+/* The window itself, for code that walks it in place (fastpath.c): bytes
+ * at positions pos..end are available, position p being input offset
+ * hs_reader_offset_at(r, p). */
+static inline const uint8_t *hs_reader_window(const hs_reader *r)
+{
+    return r->buf;
+}
+static inline size_t hs_reader_pos(const hs_reader *r)
+{
+    return r->pos;
+}
+static inline size_t hs_reader_end(const hs_reader *r)
+{
+    return r->end;
+}
+static inline uint64_t hs_reader_offset_at(const hs_reader *r, size_t pos)
+{
+    return r->base + pos;
+}
+/* Consumes the available bytes up to window position `pos`. */
+static inline void hs_reader_advance_to(hs_reader *r, size_t pos)
+{
+    assert(pos >= r->pos && pos <= r->end);
+    r->pos = pos;
 }
 
 /* Makes at least `n` bytes available at buf[pos], moving the unread bytes to

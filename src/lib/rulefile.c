@@ -26,6 +26,7 @@
  * Presets are rule texts parsed by the same code, so --print-rules shows
  * exactly what a preset does.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -514,8 +515,16 @@ static hs_status apply_preset(parser *ps, const char *name, size_t n, size_t col
             s = parse_text(&sub, p->text, strlen(p->text));
             return s;
         }
-    return perr(ps, col, "unknown preset '%.*s' (none, default, privacy, android-app)",
-                (int)(n), name);
+    {
+        char list[80] = ""; /* the presets' names, as the table lists them */
+        for (p = presets; p->name; p++) {
+            assert(strlen(list) + strlen(p->name) + 3 <= sizeof list);
+            if (p != presets)
+                strcat(list, ", ");
+            strcat(list, p->name);
+        }
+        return perr(ps, col, "unknown preset '%.*s' (%s)", (int)(n), name, list);
+    }
 }
 
 /* A public function called with a NULL it cannot work with: the caller's
@@ -570,6 +579,11 @@ const char *hs_preset_summary(const char *name)
         if (strcmp(p->name, name) == 0)
             return p->summary;
     return NULL;
+}
+
+const char *hs_preset_name(size_t i)
+{
+    return i < sizeof presets / sizeof presets[0] - 1 ? presets[i].name : NULL;
 }
 
 /* ---- printing -------------------------------------------------------------- */

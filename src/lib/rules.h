@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "hprof_strip.h"
+#include "hs_limits.h"
 #include "mapping.h"
 
 typedef enum {
@@ -40,7 +41,7 @@ typedef struct {
 #define HS_MAX_ARRAY_RULES 256
 #define HS_MAX_HEAP_RULES 16
 #define HS_MAX_KEEP_FIELDS 64 /* a u64 mask per name in scrub.c */
-#define HS_MAX_NAME 256
+/* HS_MAX_NAME, a keep-field name's room: hs_limits.h */
 #define HS_MAX_PATH 4096 /* a rule file's `mapping FILE` */
 #define HS_ALL_PRIMITIVES ((uint16_t)0x0ff0) /* types 4 (boolean) .. 11 (long) */
 
@@ -136,6 +137,11 @@ int hs_rules_change_lengths(const hs_rules *r);
 int hs_rules_add_array(hs_rules *r, uint16_t types, uint64_t min_bytes, hs_arr_verdict v);
 int hs_rules_set_heap(hs_rules *r, uint32_t heap, int drop);
 void hs_rules_reset(hs_rules *r);
+
+/* rulefile.c: the name of built-in preset `i` (from 0, in the order they
+ * are listed to users), NULL past the last. The presets' one list: the
+ * parser's message and the tests take their names from it. */
+const char *hs_preset_name(size_t i);
 
 /* Names for heaps and root kinds, shared by the parser and the printer. */
 typedef struct {

@@ -32,6 +32,8 @@
  */
 #include "strrec.h"
 
+#include <assert.h>
+
 #include "be.h"
 
 void hs_strings_init(hs_strings *s, const hs_alloc *a, int drop_unused)
@@ -184,6 +186,27 @@ hs_status hs_str_record(hs_strings *s, hs_enc *e, uint64_t len)
         return hs_enc_copy_record(e, len);
     }
     return hold(s, e, id, len - i);
+}
+
+hs_status hs_str_write(hs_strings *s, hs_enc *e, uint64_t id, const void *text, size_t n)
+{
+    const unsigned i = e->c->idsize;
+    uint8_t b[8];
+
+    assert(i == 4 || i == 8);
+    assert(n <= UINT32_MAX - i);
+    HS_TRY(hs_enc_top_level(e));
+    HS_TRY(hs_enc_record_header(e, HS_TAG_STRING, (uint32_t)(i + n)));
+    hs_put_be_id(b, id, i);
+    HS_TRY(hs_emit(e, b, i));
+    HS_TRY(hs_emit(e, text, n));
+    e->c->st.strings_out++;
+    if (!s->drop_unused)
+        return HS_OK;
+    /* written: a use of it needs nothing more */
+    if (hs_strtab_set(&s->tab, id, HS_STR_EMITTED) != HS_OK)
+        return nomem(e);
+    return held_changed(s, e);
 }
 
 hs_status hs_str_flush_held(hs_strings *s, hs_enc *e)

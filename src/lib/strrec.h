@@ -7,12 +7,10 @@
 #define HS_STRREC_H
 
 #include "encoder.h"
+#include "hs_limits.h"
 #include "strtab.h"
 
-/* A STRING longer than this is no class, field, method or thread name: it
- * is never held, and when unused strings are dropped its text is zeroed
- * in place (see hs_str_record). */
-#define HS_STRING_HOLD_MAX (1u << 20)
+/* A STRING longer than HS_STRING_HOLD_MAX (hs_limits.h) is never held. */
 
 typedef struct {
     hs_strtab tab;
@@ -31,6 +29,10 @@ void hs_strings_free(hs_strings *s);
 hs_status hs_str_use(hs_strings *s, hs_enc *e, uint64_t id);
 /* A STRING record whose header is at hs_cur(): hold it or pass it on. */
 hs_status hs_str_record(hs_strings *s, hs_enc *e, uint64_t len);
+/* Writes STRING `id` holding text[n], a record made up here (a name
+ * deobf.c gives), as a top-level record: counted, and marked written so
+ * that its users need nothing more. The table is strrec.c's alone. */
+hs_status hs_str_write(hs_strings *s, hs_enc *e, uint64_t id, const void *text, size_t n);
 /* Writes every STRING still held, now. */
 hs_status hs_str_flush_held(hs_strings *s, hs_enc *e);
 /* Writes the held-back start of the heap dump (see strrec.c), if any. */

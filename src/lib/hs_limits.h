@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * hs_limits.h - the library core's sizes and caps, in one place, each with
+ * why it is what it is. (Not "limits.h": that is the C library's.)
+ *
+ * Three kinds. Buffers, whose size is a trade-off (bigger: fewer calls per
+ * byte; smaller: less memory, more in cache) or a bound of the format.
+ * Caps on what one record can make the filter hold or look at: the input
+ * decides lengths, so none of them may size an allocation unchecked (the
+ * whole of what is held is then metered under hs_options.max_held). And
+ * the few fixed-size tables a run reports through.
+ *
+ * hprof_strip.h and hprof_strip.3 state some of these to callers (1 MiB
+ * window, segment and output buffer, the 4 MiB window, no STRING over
+ * 1 MiB held, 1 GiB max_held, 64 MiB hold_in_memory): a change here is a
+ * change there.
+ */
+#ifndef HS_LIMITS_H
+#define HS_LIMITS_H
+
+#include <stdint.h>
+
+#define HS_MIB (1u << 20)
+
+/* ---- buffers ---------------------------------------------------------------- */
+
+/* The read window's default size: one read(2) of 1 MiB costs nothing per
+ * byte next to the filter, and the window stays in L2/L3 as it is walked
+ * (hs_options.read_buffer). */
+#define HS_READ_BUFFER_DEFAULT HS_MIB
+/* The largest CLASS_DUMP the format allows is about 2.4 MB (65535 entries
+ * in each of its three tables); the read window may grow to this so that a
+ * class dump can always be seen whole. */
+#define HS_READ_WINDOW_MAX (4u << 20)
+/* The output buffer: written to the sink in calls of this size. */
+#define HS_OUT_BUFFER HS_MIB
+/* A re-encoded heap dump's segments: HotSpot writes segments of about
+ * 1 MiB too, and readers hold one segment at a time (hs_options.segment_cap). */
+#define HS_SEGMENT_CAP_DEFAULT HS_MIB
+/* A segment's length is a u4, and its buffer is allocated whole: 256 MiB
+ * is far past any benefit, and far below the u4. */
+#define HS_SEGMENT_CAP_MAX (256u << 20)
+/* No read window or segment is asked for smaller: a floor for callers
+ * that ask for tiny ones (the tests do, to end runs everywhere); the
+ * window still grows to what a record needs, and a sub-record too large
+ * for a segment gets one of its own. */
+#define HS_BUFFER_MIN 64u
+/* The stage (the held-back start of a heap dump, see strrec.c) starts at
+ * this and doubles: most stages are a few class dumps. */
+#define HS_STAGE_FIRST HS_MIB
+/* The start of a heap dump is held back at most this long: past it the
+ * stage is written, and STRINGs first used later go between segments. */
+#define HS_STAGE_CAP (64u << 20)
+/* Zeros written from a static block of this size (out.c): never written,
+ * so its pages are the kernel's one zero page, always in cache. */
+#define HS_ZERO_BLOCK HS_MIB
+
+/* The memory cap when the caller gives none (hs_options.max_held 0): what
+ * is held grows with what the rules remember (strings waiting for a user,
+ * roots for their object, held instances), far less than the dump itself;
+ * the cap stops a corrupt or hostile input long before it takes the
+ * machine. */
+#define HS_DEFAULT_MAX_HELD ((uint64_t)1 << 30)
+/* What instances waiting for their class may take in memory before they
+ * go to the spill file (hs_options.hold_in_memory): held instances are
+ * privacy on Android dumps, where a class dump may come after its objects. */
+#define HS_HOLD_IN_MEMORY_DEFAULT (64ull << 20)
+
+/* ---- caps on what one record makes the filter hold ---------------------------- */
+
+/* A STRING longer than this is no class, field, method or thread name: it
+ * is never held, and when unused strings are dropped its text is zeroed
+ * in place (see hs_str_record). Class files cap names at 64 KiB. */
+#define HS_STRING_HOLD_MAX HS_MIB
+/* Instances up to this size are named field by field in findings (an
+ * instance is at most a few KiB in practice; past this, one row). */
+#define HS_FINDINGS_INSTANCE_MAX HS_MIB
+/* The longest mapping line taken: R8's longest (JSON metadata, long
+ * signatures) are some kilobytes; past this the text is not a mapping,
+ * and the line, kept whole until its end comes, would be held for nothing. */
+#define HS_MAPPING_LINE_MAX ((size_t)HS_MIB)
+/* The longest STRING text held as a name, by the histogram, findings and
+ * the deobfuscator (and read for them from a STRING record): no Java class
+ * or member name in a real program comes near it, and the histogram
+ * prints a name with some 64 bytes more from a stack buffer. */
+#define HS_NAME_TEXT_MAX 1024u
+/* A keep-field rule's whole name, class and field ("java.lang.String.coder"),
+ * stored in a fixed table (rules.h): longer ones are refused when parsed,
+ * so no STRING of this length or more can match one of its parts. */
+#define HS_MAX_NAME 256
+/* The longest class name --salvage looks for (cutclasses.h: the primitive
+ * array classes and java.lang.Object): a longer STRING is none of them. */
+#define HS_CUT_NAME_MAX 16
+
+/* ---- what a run reports --------------------------------------------------------- */
+
+/* Warnings kept per run (hs_filter_warning): a run gives a handful (about
+ * one per kind); past this the rest are left out. */
+#define HS_MAX_WARNINGS 16
+/* Each warning's room, NUL included: a sentence naming a rule or a class. */
+#define HS_WARNING_MAX 240
+
+#endif
