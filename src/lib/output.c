@@ -396,7 +396,7 @@ int hs_output_write(void *ctx, const void *buf, size_t len)
     return fd_write_all(o, buf, len);
 }
 
-int hs_output_finish(hs_output *o)
+int hs_output_end(hs_output *o)
 {
     switch (o->format) {
     case HS_OUT_ZSTD: return z_stream(o, NULL, 0, ZSTD_e_end);
