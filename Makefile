@@ -35,7 +35,7 @@ CORE_SRC = src/lib/sha256.c src/lib/alloc.c src/lib/fail.c src/lib/format.c src/
            src/lib/mapping.c src/lib/reader.c src/lib/out.c src/lib/rules.c src/lib/rulefile.c \
            src/lib/ctx.c src/lib/findings.c src/lib/encoder.c src/lib/cutclasses.c src/lib/strrec.c \
            src/lib/roots.c src/lib/dups.c src/lib/histo.c src/lib/scrub.c src/lib/obfuscate.c \
-           src/lib/deobf.c src/lib/heap.c src/lib/filter.c \
+           src/lib/deobf.c src/lib/heap.c src/lib/filter.c src/lib/version.c \
            src/lib/pager.c src/lib/hasher.c src/lib/input.c src/lib/output.c
 CLI_SRC  = src/cli/main.c src/cli/run.c src/cli/report.c src/cli/stop.c src/cli/io.c src/cli/files.c \
            src/cli/progress.c src/cli/mapfile.c src/cli/batch.c

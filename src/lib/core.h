@@ -9,6 +9,8 @@
 #ifndef HS_CORE_H
 #define HS_CORE_H
 
+#include <stdatomic.h>
+
 #include "ctx.h"
 #include "deobf.h"
 #include "dups.h"
@@ -62,6 +64,10 @@ struct hs_filter {
      * those root() would write as they are (neither dropped nor rewritten) */
     uint8_t run_copy_root[256];
     int ran;
+    atomic_int cancel;         /* hs_filter_cancel: set from any thread */
+    hs_progress_fn progress;   /* hs_filter_set_progress */
+    void *progress_ctx;
+    uint64_t progress_at;      /* bytes_in at its last call */
     char warnings[HS_MAX_WARNINGS][240]; /* the run's warnings (hs_filter_warning) */
     unsigned n_warnings;
 

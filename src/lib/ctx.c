@@ -122,6 +122,8 @@ hs_status hs_fail_io(hs_ctx *c, hs_status s, const char *what)
     case HS_E_LIMIT:
         return hs_fail_at(c, s, hs_ctx_offset(c),
                           "%s in %s is larger than the read window may grow", what, place);
+    case HS_E_CANCELLED:
+        return hs_fail_at(c, s, hs_ctx_offset(c), "the run was cancelled");
     case HS_E_NOMEM:
         if (c->meter.refused)
             return hs_fail_at(c, s, hs_ctx_offset(c), "out of memory");
