@@ -64,7 +64,10 @@ int hs_cli_load_mapping(hs_rules *rules, const char *path, uint64_t max_held)
         fprintf(stderr, "hprof-strip: mapping %s: %s\n", path,
                 hs_input_error(in) ? hs_input_error(in) : strerror(errno ? errno : EIO));
     else if (s != HS_OK)
-        fprintf(stderr, "hprof-strip: %s\n", err.message);
+        fprintf(stderr, "hprof-strip: %s%s\n", err.message,
+                s == HS_E_LIMIT && strstr(err.message, "(max_held)")
+                    ? " (raise it with --max-held)"
+                    : "");
     hs_input_close(in);
     close(fd);
     rc = s == HS_OK ? EXIT_OK : s == HS_E_LIMIT || s == HS_E_NOMEM ? EXIT_LIMIT : EXIT_USAGE;

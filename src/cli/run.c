@@ -246,9 +246,12 @@ static void print_dump_message(hs_report *r, hs_status s, const hs_error *e, con
                                const hs_input *in, const char *msg, int salvage)
 {
     static const char lead[] = "input byte ";
-    /* a cut dump: what gets the rest out of it */
+    /* a cut dump: what gets the rest out of it; the memory cap: the
+     * option that sets it (the library names no option of ours) */
     const char *hint = s == HS_E_TRUNCATED && !salvage
                            ? " (--salvage writes the complete records before the cut)"
+                       : s == HS_E_LIMIT && strstr(msg, "(max_held)")
+                           ? " (raise it with --max-held)"
                            : "";
 
     if (hs_input_format(in) == HS_IN_PLAIN)

@@ -795,7 +795,7 @@ static void warn_mapping(F *f)
     if (f->c.opt.obfuscate_names) {
         if (f->deobf.obf.unwritable)
             warn(f,
-                 "--obfuscate-names: a name was kept as it was %llu times: the mapping "
+                 "obfuscating names: a name was kept as it was %llu times: the mapping "
                  "format cannot hold it (a blank or a line end in it, a class starting with "
                  "#, a bracket or dot in a field or method name)",
                  (unsigned long long)f->deobf.obf.unwritable);
