@@ -189,8 +189,9 @@ test-clang: test-deps
 	$(MAKE) CC=clang BUILD=build-clang BIN=build-clang/hprof-strip EXTRA_CFLAGS=-Werror check
 
 # -z and --gzip with several threads under ThreadSanitizer (tests/tsan.sh),
-# and the gzip reader's fuzz seeds and regressions (its reader thread, its
-# helper and a pipe writer).
+# the gzip reader's fuzz seeds and regressions (its reader thread, its
+# helper and a pipe writer), and hs_filter_cancel from another thread
+# (tests/abi/cancel_tsan.c).
 test-tsan: test-deps
 	$(MAKE) CC=clang BUILD=build-tsan BIN=build-tsan/hprof-strip CFLAGS="-O1 -g -fsanitize=thread" \
 	    LDFLAGS="-fsanitize=thread" build-tsan/hprof-strip
@@ -198,6 +199,9 @@ test-tsan: test-deps
 	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib src/lib/input.c src/lib/pager.c src/lib/hasher.c src/lib/sha256.c \
 	    tests/fuzz/fuzz_gzip.c tests/fuzz/replay.c -o build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_LIBS)
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_SEEDS) $(FUZZ_GZIP_REGRESS)
+	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib $(CORE_SRC) \
+	    tests/abi/cancel_tsan.c -o build-tsan/cancel_tsan $(LDLIBS_LIB)
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/cancel_tsan
 
 # A few real dumps through every mode under valgrind (memcheck), zero errors.
 test-valgrind: $(BIN)
