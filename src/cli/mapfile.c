@@ -63,11 +63,13 @@ int hs_cli_load_mapping(hs_rules *rules, const char *path, uint64_t max_held)
     if (s == HS_E_READ)
         fprintf(stderr, "hprof-strip: mapping %s: %s\n", path,
                 hs_input_error(in) ? hs_input_error(in) : strerror(errno ? errno : EIO));
-    else if (s != HS_OK)
-        fprintf(stderr, "hprof-strip: %s%s\n", err.message,
-                s == HS_E_LIMIT && strstr(err.message, "(max_held)")
-                    ? " (raise it with --max-held)"
-                    : "");
+    else if (s == HS_E_LIMIT && strstr(err.message, "(max_held)")) {
+        /* the library names its option, we name ours */
+        const char *cap = strstr(err.message, "(max_held)");
+        fprintf(stderr, "hprof-strip: %.*s(--max-held)%s\n", (int)(cap - err.message),
+                err.message, cap + sizeof "(max_held)" - 1);
+    } else if (s != HS_OK)
+        fprintf(stderr, "hprof-strip: %s\n", err.message);
     hs_input_close(in);
     close(fd);
     rc = s == HS_OK ? EXIT_OK : s == HS_E_LIMIT || s == HS_E_NOMEM ? EXIT_LIMIT : EXIT_USAGE;
