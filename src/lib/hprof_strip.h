@@ -382,8 +382,8 @@ HS_API hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink
 HS_API void hs_filter_cancel(hs_filter *f);
 
 /* Progress (0.2): `cb` is called on the running thread with the input bytes
- * read and the output bytes produced so far (as hs_stats.bytes_in and
- * bytes_out), as the run moves on: when the read window moves and at least
+ * read and the output bytes handed to the sink so far (hs_stats.bytes_in
+ * and bytes_out), as the run moves on: when the read window moves and at least
  * 1 MiB of input came since the last call, never per record; and once more
  * when the run ends, whatever its status, with the final counts, equal to
  * hs_filter_stats's. Both only grow. A non-zero return cancels the run (as
