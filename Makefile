@@ -35,7 +35,7 @@ CORE_SRC = src/lib/sha256.c src/lib/alloc.c src/lib/fail.c src/lib/format.c src/
            src/lib/mapping.c src/lib/reader.c src/lib/out.c src/lib/rules.c src/lib/rulefile.c \
            src/lib/ctx.c src/lib/findings.c src/lib/encoder.c src/lib/cutclasses.c src/lib/strrec.c \
            src/lib/roots.c src/lib/dups.c src/lib/histo.c src/lib/scrub.c src/lib/obfuscate.c \
-           src/lib/deobf.c src/lib/fastpath.c src/lib/heap.c src/lib/filter.c \
+           src/lib/deobf.c src/lib/fastpath.c src/lib/heap.c src/lib/filter.c src/lib/version.c \
            src/lib/pager.c src/lib/hasher.c src/lib/input.c src/lib/output.c \
            src/lib/io_api.c src/lib/report.c src/lib/job.c
 CLI_SRC  = src/cli/main.c src/cli/run.c src/cli/report.c src/cli/stop.c src/cli/io.c src/cli/files.c \
@@ -143,6 +143,7 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 	    if [ $$s = cli_cuts ]; then sh tests/$$s.sh ./$(BIN) $(CUTCHECK); \
 	    else sh tests/$$s.sh ./$(BIN); fi; \
 	done
+	CC="$(CC)" CFLAGS="$(CFLAGS)" LDFLAGS="$(LDFLAGS)" sh tests/abi.sh ./$(BIN) $(BUILD)
 
 # tests/cli_cuts.sh's decoder: what a cut dump holds, and whether the
 # salvaged output holds it too (tests/cutcheck.c).
@@ -150,6 +151,9 @@ CUTCHECK = $(BUILD)/cutcheck
 $(CUTCHECK): $(BUILD)/tests/cutcheck.o $(BUILD)/tests/cutscan.o $(BUILD)/tests/helpers.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lxxhash -lcriterion
 check: $(CUTCHECK)
+# tests/abi.sh: a program built against the frozen 0.1 header
+# (tests/abi/hprof_strip-0.1.h) runs against the shared library built now.
+check: $(BUILD)/libhprofstrip.so
 
 # The whole suite: warnings as errors, Criterion suites, CLI checks, the
 # outputs checked by parsers nobody here wrote (hprof-conv, VisualVM), the
@@ -196,8 +200,9 @@ test-clang: test-deps
 
 # -z and --gzip with several threads under ThreadSanitizer (tests/tsan.sh),
 # the gzip reader's fuzz seeds and regressions (its reader thread, its
-# helper and a pipe writer), and filters sharing a rule set that holds a
-# mapping on threads at once (tests/tsan_shared_rules.c).
+# helper and a pipe writer), filters sharing a rule set that holds a
+# mapping on threads at once (tests/tsan_shared_rules.c), and
+# hs_filter_cancel from another thread (tests/abi/cancel_tsan.c).
 test-tsan: test-deps
 	$(MAKE) CC=clang BUILD=build-tsan BIN=build-tsan/hprof-strip CFLAGS="-O1 -g -fsanitize=thread" \
 	    LDFLAGS="-fsanitize=thread" build-tsan/hprof-strip
@@ -209,6 +214,9 @@ test-tsan: test-deps
 	    tests/shared_rules.c build-tsan/libhprofstrip.a -o build-tsan/tsan_shared_rules $(LDLIBS_CLI)
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tsan_shared_rules tests/data/deobf/jvm17-r8.map \
 	    fixtures/jvm17-64bit.hprof fixtures/jvm17-64bit.hprof fixtures/jvm17-64bit.hprof
+	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib $(CORE_SRC) \
+	    tests/abi/cancel_tsan.c -o build-tsan/cancel_tsan $(LDLIBS_LIB)
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/cancel_tsan
 
 # A few real dumps through every mode under valgrind (memcheck), zero errors.
 test-valgrind: $(BIN)

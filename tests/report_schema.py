@@ -53,8 +53,8 @@ def side(output=False):
 # error.status: the library's statuses (src/lib/report.c's table) and "signal";
 # which of them a retry may cure (the man page, EXIT STATUS)
 STATUSES = ("malformed", "truncated", "unsupported", "read", "write", "limit", "nomem",
-            "usage", "signal")
-RETRYABLE = ("read", "write", "nomem", "signal")
+            "usage", "signal", "cancelled")
+RETRYABLE = ("read", "write", "nomem", "signal", "cancelled")
 
 
 def schema(header):

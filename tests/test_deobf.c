@@ -318,7 +318,7 @@ Test(deobf, input_id_given_out_already_fails)
     build(&d, 4, 0, 5, FRESH4, 0); /* after the LOAD_CLASS took FRESH4 */
     res = run_map(&d, "default", MAP, NULL, 0);
     cr_expect_eq(res.status, HS_E_UNSUPPORTED);
-    cr_expect(strstr(res.err.message, "STRING id 0xff000000 is one hprof-strip already gave"),
+    cr_expect(strstr(res.err.message, "STRING id 0xff000000 is one this library already gave"),
               "%s", res.err.message);
     run_result_free(&res);
     dg_free(&d);

@@ -130,7 +130,7 @@ Test(mapping_stream, endless_mapping_stops_at_the_cap)
         hs_rules_free(r);
         cr_expect_eq(read_mapping(&e, caps[i], &a, NULL, &err), HS_E_LIMIT);
         cr_expect(strstr(err.message, "limit of") != NULL, "%s", err.message);
-        cr_expect(strstr(err.message, "--max-held") != NULL, "%s", err.message);
+        cr_expect(strstr(err.message, "(max_held)") != NULL, "%s", err.message);
         /* the rule set and the 64 KiB read buffer are not the mapping's */
         cr_expect_leq(cnt.peak, caps[i] + rules_bytes + (64u << 10),
                       "cap %llu: %zu bytes held at once", (unsigned long long)caps[i],
@@ -259,7 +259,7 @@ Test(accountant, roots_stop_under_the_cap)
                      r.err.message);
         cr_expect_leq(r.st.held_bytes_peak, caps[i], "cap %llu: %llu held",
                       (unsigned long long)caps[i], (unsigned long long)r.st.held_bytes_peak);
-        cr_expect(strstr(r.err.message, "--max-held") != NULL, "%s", r.err.message);
+        cr_expect(strstr(r.err.message, "(max_held)") != NULL, "%s", r.err.message);
         cr_expect(strstr(r.err.message, "GC roots") != NULL, "%s", r.err.message);
         run_result_free(&r);
     }

@@ -537,7 +537,7 @@ Test(strings, limit)
     opt.max_held = 100000;
     r = run_filter(in, len, "default", &opt, 0);
     cr_expect_eq(r.status, HS_E_LIMIT);
-    cr_expect(strstr(r.err.message, "--max-held") != NULL, "%s", r.err.message);
+    cr_expect(strstr(r.err.message, "(max_held)") != NULL, "%s", r.err.message);
     run_result_free(&r);
     free(in);
 }

@@ -6,6 +6,7 @@
  * command exits.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -21,6 +22,13 @@ int hs_cli_load_mapping(hs_rules *rules, const char *path, uint64_t max_held)
 
     if (s == HS_OK)
         return EXIT_OK;
-    fprintf(stderr, "hprof-strip: %s\n", err.message);
+    if (s == HS_E_LIMIT && strstr(err.message, "(max_held)")) {
+        /* the library names its option, we name ours */
+        const char *cap = strstr(err.message, "(max_held)");
+        fprintf(stderr, "hprof-strip: %.*s(--max-held)%s\n", (int)(cap - err.message),
+                err.message, cap + sizeof "(max_held)" - 1);
+    } else {
+        fprintf(stderr, "hprof-strip: %s\n", err.message);
+    }
     return s == HS_E_LIMIT || s == HS_E_NOMEM ? EXIT_LIMIT : EXIT_USAGE;
 }

@@ -250,6 +250,15 @@ static void print_dump_message(hs_report *r, hs_status s, const hs_error *e, con
     const char *hint = s == HS_E_TRUNCATED && !salvage
                            ? " (--salvage writes the complete records before the cut)"
                            : "";
+    /* the memory cap: the library names its option, we name ours */
+    const char *cap = s == HS_E_LIMIT ? strstr(msg, "(max_held)") : NULL;
+    char named[sizeof e->message + 16];
+
+    if (cap) {
+        snprintf(named, sizeof named, "%.*s(--max-held)%s", (int)(cap - msg), msg,
+                 cap + sizeof "(max_held)" - 1);
+        msg = named;
+    }
 
     if (hs_input_format(in) == HS_IN_PLAIN)
         hs_report_fail(r, s, e, "%s: %s%s", name, msg, hint);

@@ -10,6 +10,8 @@
 #ifndef HS_CORE_H
 #define HS_CORE_H
 
+#include <stdatomic.h>
+
 #include "ctx.h"
 #include "hs_limits.h"
 #include "deobf.h"
@@ -55,6 +57,10 @@ struct hs_filter {
     uint8_t heap_dropped[256]; /* the same for each heap id under 256 (heap.c) */
     hs_fast fast; /* runs of plain objects (fastpath.h) */
     int ran;
+    atomic_int cancel;         /* hs_filter_cancel: set from any thread */
+    hs_progress_fn progress;   /* hs_filter_set_progress */
+    void *progress_ctx;
+    uint64_t progress_at;      /* bytes_in at its last call */
     char warnings[HS_MAX_WARNINGS][HS_WARNING_MAX]; /* the run's warnings (hs_filter_warning) */
     unsigned n_warnings;
 

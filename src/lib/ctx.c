@@ -19,7 +19,7 @@ static const char *const holder_names[HS_HOLD_COUNT] = {
     [HS_HOLD_NAMES] = "the keep-field names",
     [HS_HOLD_DUPS] = "the duplicate-array tables",
     [HS_HOLD_HISTO] = "the class histogram",
-    [HS_HOLD_MAPPING] = "the deobfuscation mapping (or --obfuscate-names' names)",
+    [HS_HOLD_MAPPING] = "the deobfuscation mapping (or the names obfuscation gave)",
     [HS_HOLD_CUT] = "the classes a salvage may have to declare",
     [HS_HOLD_FINDINGS] = "the names and places of the audit's findings",
 };
@@ -55,7 +55,7 @@ hs_status hs_fail_at(hs_ctx *c, hs_status code, uint64_t off, const char *fmt, .
         hs_holder h = largest_holder(c);
         code = HS_E_LIMIT;
         snprintf(msg, sizeof msg,
-                 "memory held would pass the limit of %llu bytes (raise it with --max-held): "
+                 "memory held would pass the limit of %llu bytes (max_held): "
                  "%llu held, and %llu more asked for; the most by %s (%llu)",
                  (unsigned long long)c->opt.max_held,
                  (unsigned long long)(c->meter.base + c->meter.live),
@@ -122,6 +122,8 @@ hs_status hs_fail_io(hs_ctx *c, hs_status s, const char *what)
     case HS_E_LIMIT:
         return hs_fail_at(c, s, hs_ctx_offset(c),
                           "%s in %s is larger than the read window may grow", what, place);
+    case HS_E_CANCELLED:
+        return hs_fail_at(c, s, hs_ctx_offset(c), "the run was cancelled");
     case HS_E_NOMEM:
         if (c->meter.refused)
             return hs_fail_at(c, s, hs_ctx_offset(c), "out of memory");
@@ -141,8 +143,8 @@ hs_status hs_hold(hs_ctx *c, hs_holder h, uint64_t bytes)
     if (c->held_total <= c->opt.max_held)
         return HS_OK;
     return hs_fail_at(c, HS_E_LIMIT, hs_ctx_offset(c),
-                      "memory held reached %llu bytes, past the limit of %llu (raise it with "
-                      "--max-held): %s hold %llu of them",
+                      "memory held reached %llu bytes, past the limit of %llu (max_held): "
+                      "%s hold %llu of them",
                       (unsigned long long)c->held_total, (unsigned long long)c->opt.max_held,
                       holder_names[h], (unsigned long long)bytes);
 }

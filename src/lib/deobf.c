@@ -366,7 +366,7 @@ hs_status hs_deobf_string(hs_deobf *d, uint64_t id, const uint8_t *p, size_t n)
     if (id >= d->base && id <= d->limit) {
         if (id < d->next && !hs_idmap_get(&d->reserved, id))
             return hs_fail_at(d->c, HS_E_UNSUPPORTED, d->c->rec_off + HS_RECORD_HEADER,
-                              "STRING id 0x%llx is one hprof-strip already gave to a "
+                              "STRING id 0x%llx is one this library already gave to a "
                               "deobfuscated name (it takes ids from 0x%llx up); run without "
                               "the mapping",
                               (unsigned long long)id, (unsigned long long)d->base);

@@ -25,6 +25,7 @@ const char *hs_status_str(hs_status status)
     case HS_E_LIMIT: return "memory limit reached";
     case HS_E_NOMEM: return "out of memory";
     case HS_E_USAGE: return "usage error";
+    case HS_E_CANCELLED: return "cancelled";
     }
     return "unknown status";
 }

@@ -5,6 +5,7 @@
  * goes through the encoder (encoder.c).
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,24 @@
 #define MIN_BUFFER HS_BUFFER_MIN
 #define DEFAULT_MAX_HELD HS_DEFAULT_MAX_HELD
 #define DEFAULT_HOLD_IN_MEMORY HS_HOLD_IN_MEMORY_DEFAULT
+/* the progress callback's least step of input (hs_filter_set_progress) */
+#define PROGRESS_STEP (1u << 20)
+
+/* The frozen 0.1 layouts (see the growth rules in hprof_strip.h): the
+ * bytes of hs_options hs_filter_create reads, to the end of its last 0.1
+ * field (never its padding, where a later field may go), and the bytes of
+ * hs_stats hs_filter_stats fills. The numbers are the 0.1 sizes on LP64,
+ * so that a field put in the middle fails the build. */
+#define OPTIONS_0_1 (offsetof(hs_options, obfuscate_names) + sizeof(int))
+#define STATS_0_1 (offsetof(hs_stats, dup_top) + sizeof(((hs_stats *)0)->dup_top))
+/* the end of the last field of hs_options this library has: a field added
+ * moves it */
+#define OPTIONS_KNOWN OPTIONS_0_1
+_Static_assert(OPTIONS_KNOWN <= sizeof(hs_options), "OPTIONS_KNOWN");
+_Static_assert(sizeof(void *) != 8 || OPTIONS_0_1 == 92, "hs_options' 0.1 fields moved");
+_Static_assert(sizeof(void *) != 8 || STATS_0_1 == 720, "hs_stats' 0.1 fields moved");
+/* a signal handler may cancel: the flag must be lock-free */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "hs_filter_cancel needs a lock-free int");
 
 /* ---- lifecycle ------------------------------------------------------------ */
 
@@ -47,21 +66,72 @@ static void set_defaults(hs_options *o)
         o->count_nonzero = 1; /* the findings are where those bytes are */
 }
 
+/* The reader's window is about to move on: where a run stops when it was
+ * cancelled, and where progress is told. */
+static hs_status window_moving(void *arg)
+{
+    F *f = arg;
+    uint64_t in;
+
+    if (atomic_load_explicit(&f->cancel, memory_order_relaxed))
+        return HS_E_CANCELLED;
+    if (!f->progress)
+        return HS_OK;
+    in = hs_ctx_offset(&f->c);
+    if (in - f->progress_at < PROGRESS_STEP)
+        return HS_OK;
+    f->progress_at = in;
+    /* what the sink got: bytes still buffered may yet be taken back */
+    if (f->progress(f->progress_ctx, in, f->enc.out.total - f->enc.out.len)) {
+        hs_filter_cancel(f);
+        return HS_E_CANCELLED;
+    }
+    return HS_OK;
+}
+
+static hs_filter *create_failed(hs_error *err, hs_status s, const char *what)
+{
+    if (err)
+        hs_fail_plain(err, s, "%s", what);
+    return NULL;
+}
+
 hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
                             const hs_alloc *alloc)
 {
+    return hs_filter_create_ex(rules, opt, opt ? OPTIONS_0_1 : 0, alloc, NULL);
+}
+
+hs_filter *hs_filter_create_ex(const hs_rules *rules, const hs_options *opt, size_t opt_size,
+                               const hs_alloc *alloc, hs_error *err)
+{
+    hs_options o;
+    size_t i;
     hs_alloc a;
     F *f;
 
     if (!rules)
-        return NULL;
+        return create_failed(err, HS_E_USAGE, "hs_filter_create: no rule set");
+    if (!opt && opt_size)
+        return create_failed(err, HS_E_USAGE, "hs_filter_create: no options, but a size");
+    /* a caller built with a newer header: what it set that this library
+     * does not have, it would not get (the padding after the last field
+     * known here may be the caller's next field) */
+    for (i = OPTIONS_KNOWN; i < opt_size; i++)
+        if (((const unsigned char *)opt)[i])
+            return create_failed(err, HS_E_USAGE,
+                                 "hs_filter_create: an option this library version does not "
+                                 "have is set");
+    memset(&o, 0, sizeof o);
+    if (opt)
+        memcpy(&o, opt, opt_size < OPTIONS_KNOWN ? opt_size : OPTIONS_KNOWN);
     hs_alloc_init(&a, alloc);
     f = hs_calloc(&a, sizeof *f);
     if (!f)
-        return NULL;
+        return create_failed(err, HS_E_NOMEM, "out of memory");
+    atomic_init(&f->cancel, 0);
     f->rules = rules;
-    if (opt)
-        f->c.opt = *opt;
+    f->c.opt = o;
     set_defaults(&f->c.opt);
     hs_ctx_init_alloc(&f->c, &a);
     f->caps = hs_rules_caps(rules, &f->c.opt);
@@ -88,11 +158,28 @@ hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
     hs_reader_init(&f->c.rd, &f->c.raw, f->c.opt.read_buffer,
                    f->c.opt.read_buffer > MAX_READ_WINDOW ? f->c.opt.read_buffer
                                                           : MAX_READ_WINDOW);
+    f->c.rd.moving = window_moving;
+    f->c.rd.moving_arg = f;
     if (hs_enc_init(&f->enc, &f->c, HS_OUT_BUFFER, f->c.opt.segment_cap) != HS_OK) {
         hs_filter_free(f);
-        return NULL;
+        return create_failed(err, HS_E_NOMEM, "out of memory");
     }
     return f;
+}
+
+void hs_filter_cancel(hs_filter *f)
+{
+    if (f)
+        atomic_store_explicit(&f->cancel, 1, memory_order_relaxed);
+}
+
+hs_status hs_filter_set_progress(hs_filter *f, hs_progress_fn cb, void *ctx)
+{
+    if (!f || f->ran)
+        return HS_E_USAGE;
+    f->progress = cb;
+    f->progress_ctx = ctx;
+    return HS_OK;
 }
 
 void hs_filter_free(hs_filter *f)
@@ -120,10 +207,9 @@ const hs_error *hs_filter_error(const hs_filter *f)
     return f && f->c.failed ? &f->c.err : NULL;
 }
 
-void hs_filter_stats(const hs_filter *f, hs_stats *out)
+/* All of this library's counters. */
+static void stats(const hs_filter *f, hs_stats *out)
 {
-    if (!out)
-        return;
     if (!f) {
         memset(out, 0, sizeof *out);
         return;
@@ -134,6 +220,26 @@ void hs_filter_stats(const hs_filter *f, hs_stats *out)
     out->strings_dropped = hs_str_unused(&f->str); /* held, never used */
     out->roots_held_peak = f->roots.q.peak;
     hs_dups_top(&f->dups, out);
+}
+
+void hs_filter_stats(const hs_filter *f, hs_stats *out)
+{
+    if (out)
+        hs_filter_stats_ex(f, out, STATS_0_1); /* a 0.1 caller's struct */
+}
+
+size_t hs_filter_stats_ex(const hs_filter *f, hs_stats *out, size_t size)
+{
+    hs_stats all;
+    size_t n = size < sizeof all ? size : sizeof all;
+
+    if (!out)
+        return 0;
+    stats(f, &all);
+    memcpy(out, &all, n);
+    if (size > n) /* a caller built with a newer header */
+        memset((unsigned char *)out + n, 0, size - n);
+    return n;
 }
 
 size_t hs_filter_findings(const hs_filter *f, const hs_finding **rows)
@@ -706,7 +812,7 @@ static void warn_mapping(F *f)
     if (f->c.opt.obfuscate_names) {
         if (f->deobf.obf.unwritable)
             warn(f,
-                 "--obfuscate-names: a name was kept as it was %llu times: the mapping "
+                 "obfuscating names: a name was kept as it was %llu times: the mapping "
                  "format cannot hold it (a blank or a line end in it, a class starting with "
                  "#, a bracket or dot in a field or method name)",
                  (unsigned long long)f->deobf.obf.unwritable);
@@ -751,7 +857,7 @@ static hs_status finish_findings(F *f)
     return hs_findings_finish(&f->fd, &f->c);
 }
 
-hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
+static hs_status filter_run(F *f, const hs_source *src, const hs_sink *dst)
 {
     hs_source copy;
     hs_status s;
@@ -797,6 +903,19 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
         HS_TRY(hs_histo_finish(&f->histo, &f->c));
     if ((s == HS_OK || s == HS_SALVAGED) && f->caps.findings)
         HS_TRY(finish_findings(f));
+    return s;
+}
+
+hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
+{
+    const int first = f && !f->ran;
+    hs_status s = filter_run(f, src, dst);
+
+    if (first && f->ran && f->progress) { /* the run's last word */
+        hs_stats st;
+        stats(f, &st);
+        (void)f->progress(f->progress_ctx, st.bytes_in, st.bytes_out);
+    }
     return s;
 }
 

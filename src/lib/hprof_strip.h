@@ -35,7 +35,32 @@
  *
  * Objects are not thread-safe; distinct filters may run in parallel and may
  * share one rule set, which is read-only once built (a mapping included:
- * each filter counts its own lookups).
+ * each filter counts its own lookups). The one exception is hs_filter_cancel, callable from any thread or a signal
+ * handler while the filter runs.
+ *
+ * The binary interface grows without breaking (the soname stays
+ * libhprofstrip.so.0 through 0.x): a program built against an older header
+ * keeps working, unchanged, with a newer library.
+ *  - Calls are only ever added, and a call never changes what it does.
+ *  - Fields are only ever added at the end of a struct, and only of the
+ *    structs a call takes with their size: hs_options through
+ *    hs_filter_create_ex and hs_stats through hs_filter_stats_ex, which are
+ *    passed `sizeof *p` as the caller knows it, and hs_job, whose first
+ *    field is its size. The library reads or fills
+ *    only the bytes both sides know; a field the library does not know must
+ *    be 0 (HS_E_USAGE otherwise), one the caller does not know reads as 0.
+ *    The 0.1 calls hs_filter_create and hs_filter_stats read and fill
+ *    exactly the 0.1 fields, forever.
+ *  - Every other struct (hs_error, hs_source, hs_sink, hs_alloc, hs_spill,
+ *    hs_class_count, hs_finding) is frozen as it is: what more is needed
+ *    comes as new calls.
+ *  - Enums only gain values, at the end, never renumbered: a caller treats
+ *    a status it does not know as a failure (hs_status_str names it).
+ *  - Counters are added at the end of hs_stats (HS_STATS_COUNTERS_ADDED)
+ *    and of the index hs_counter_name counts: an index never changes
+ *    meaning.
+ * tests/abi.sh builds a program against the 0.1 header
+ * (tests/abi/hprof_strip-0.1.h) and runs it against this library.
  */
 #ifndef HPROF_STRIP_H
 #define HPROF_STRIP_H
@@ -47,7 +72,15 @@
 extern "C" {
 #endif
 
-#define HS_VERSION_STRING "0.1.0"
+/* The version of this header; hs_version() and hs_version_number() give the
+ * library's, which may be newer (see the growth rules above). The minor
+ * number grows with each release that adds calls, the major one (the
+ * soname's) would only with a break. */
+#define HS_VERSION_MAJOR 0
+#define HS_VERSION_MINOR 2
+#define HS_VERSION_PATCH 0
+#define HS_VERSION_NUMBER (HS_VERSION_MAJOR * 10000 + HS_VERSION_MINOR * 100 + HS_VERSION_PATCH)
+#define HS_VERSION_STRING "0.2.0"
 
 /* Marks the library's exported functions. The shared library is built with
  * -fvisibility=hidden, so these are its only dynamic symbols and the core's
@@ -74,11 +107,19 @@ typedef enum {
     HS_E_WRITE = -5,       /* the sink's write callback failed */
     HS_E_LIMIT = -6,       /* a configured memory cap was reached */
     HS_E_NOMEM = -7,       /* the allocator failed */
-    HS_E_USAGE = -8        /* the API was misused (bad argument, bad rule) */
+    HS_E_USAGE = -8,       /* the API was misused (bad argument, bad rule) */
+    HS_E_CANCELLED = -9    /* hs_filter_cancel, or the progress callback,
+                              stopped the run (0.2) */
 } hs_status;
 
 /* A short static description of a status code, e.g. "truncated input". */
 HS_API const char *hs_status_str(hs_status status);
+
+/* The library's version at run time (0.2): "0.2.0", and 200 for 0.2.0
+ * (major * 10000 + minor * 100 + patch, as HS_VERSION_NUMBER), which may be
+ * newer than the header a program was built with. */
+HS_API const char *hs_version(void);
+HS_API unsigned hs_version_number(void);
 
 /* Everything known about the first error a filter met. */
 typedef struct {
@@ -306,6 +347,16 @@ typedef struct hs_filter hs_filter;
  * or a NULL `rules`. */
 HS_API hs_filter *hs_filter_create(const hs_rules *rules, const hs_options *opt,
                                    const hs_alloc *alloc);
+
+/* The same, the options' size given (0.2): `opt_size` is sizeof *opt as the
+ * caller was built with (0 with a NULL `opt`). Fields past it read as 0;
+ * bytes past the options this library knows must be 0 (a newer caller
+ * asking for what this library cannot do): set the struct up with memset
+ * or `= {0}`. hs_filter_create reads the 0.1 fields only. NULL on failure,
+ * with `err` (when not NULL) filled: HS_E_USAGE (a NULL `rules`, a NULL
+ * `opt` with a size, an unknown option set), HS_E_NOMEM. */
+HS_API hs_filter *hs_filter_create_ex(const hs_rules *rules, const hs_options *opt,
+                                      size_t opt_size, const hs_alloc *alloc, hs_error *err);
 HS_API void hs_filter_free(hs_filter *f); /* NULL is fine */
 
 /* Reads the whole input from `src` and writes the filtered dump to `dst`.
@@ -317,6 +368,31 @@ HS_API void hs_filter_free(hs_filter *f); /* NULL is fine */
  * `src` or `dst`, a source with no read, data nor borrow, and a sink with
  * no write. */
 HS_API hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst);
+
+/* Asks a run to stop (0.2): safe from any thread, and from a signal handler
+ * (it only sets a lock-free atomic flag), before or while hs_filter_run
+ * runs. The run checks the flag each time its read window moves on (at
+ * least every read_buffer bytes of input, 1 MiB by default, and at each
+ * read), stops there and returns HS_E_CANCELLED, hs_filter_error saying at
+ * which input byte; what the sink got stays written, as for any error, and
+ * the filter can then only be freed. Before the run, the run stops at once;
+ * once the input was read whole, the run may end as it would have. A NULL
+ * `f` is fine. The caller makes sure the filter is not freed while another
+ * thread may still cancel it. */
+HS_API void hs_filter_cancel(hs_filter *f);
+
+/* Progress (0.2): `cb` is called on the running thread with the input bytes
+ * read and the output bytes handed to the sink so far (hs_stats.bytes_in
+ * and bytes_out), as the run moves on: when the read window moves and at least
+ * 1 MiB of input came since the last call, never per record; and once more
+ * when the run ends, whatever its status, with the final counts, equal to
+ * hs_filter_stats's. Both only grow. A non-zero return cancels the run (as
+ * hs_filter_cancel; the final call's is ignored). In the callback, only
+ * hs_filter_cancel, hs_filter_stats(_ex) and hs_filter_counter may be
+ * called on the filter. Set before hs_filter_run (a NULL `cb` removes it);
+ * HS_E_USAGE for a NULL `f`, or once the filter ran. */
+typedef int (*hs_progress_fn)(void *ctx, uint64_t bytes_in, uint64_t bytes_out);
+HS_API hs_status hs_filter_set_progress(hs_filter *f, hs_progress_fn cb, void *ctx);
 
 /* The error of the last run, or NULL when it succeeded or has not run.
  * After HS_SALVAGED it is the damage that was salvaged (code HS_E_TRUNCATED
@@ -342,6 +418,9 @@ HS_API hs_status hs_filter_obfuscation_map(const hs_filter *f, const hs_sink *ds
  * are all generated from this list, so none can be left out of one. */
 enum hs_stat_kind { HS_COUNT, HS_BYTES, HS_OFFSET };
 #define HS_STATS_COUNTERS(X)                                                  \
+    HS_STATS_COUNTERS_0_1(X)                                                  \
+    HS_STATS_COUNTERS_ADDED(X)
+#define HS_STATS_COUNTERS_0_1(X)                                              \
     X(bytes_in, HS_BYTES, "HPROF bytes read")                                 \
     X(bytes_out, HS_BYTES, "HPROF bytes written")                             \
     X(hprof_version, HS_COUNT, "x of the input's JAVA PROFILE 1.0.x")         \
@@ -392,6 +471,12 @@ enum hs_stat_kind { HS_COUNT, HS_BYTES, HS_OFFSET };
     X(mapping_frames_renamed, HS_COUNT, "STACK_FRAMEs renamed")                \
     X(mapping_strings_added, HS_COUNT, "STRINGs written with new names")
 
+/* The counters added after 0.1, each at the end (of this list, of hs_stats,
+ * of the counter index): none yet. HS_STATS_COUNTERS_0_1 must never
+ * change, for hs_stats's 0.1 layout is the fields it makes followed by the
+ * dup_* fields. */
+#define HS_STATS_COUNTERS_ADDED(X)
+
 /* Notes on some counters: payload_bytes_* count array payloads; the
  * salvaged_bytes are zeros --salvage wrote to complete a record cut short;
  * instances_* are about field scrubbing, which holds instances that come
@@ -402,8 +487,7 @@ enum hs_stat_kind { HS_COUNT, HS_BYTES, HS_OFFSET };
  * reports these. */
 typedef struct {
 #define HS_STATS_FIELD_(name, kind, what) uint64_t name;
-    HS_STATS_COUNTERS(HS_STATS_FIELD_)
-#undef HS_STATS_FIELD_
+    HS_STATS_COUNTERS_0_1(HS_STATS_FIELD_)
     /* find_duplicates: arrays repeating an earlier one's type, length and
      * contents, and the bytes they take, by element type (index: the basic
      * type code); the five element type and length pairs wasting most */
@@ -412,9 +496,39 @@ typedef struct {
         uint32_t type;
         uint64_t length_bytes, copies, wasted;
     } dup_top[5];
+    /* the counters added after 0.1 (none yet), and any later field, here */
+    HS_STATS_COUNTERS_ADDED(HS_STATS_FIELD_)
+#undef HS_STATS_FIELD_
 } hs_stats;
 
+/* The counters of the last run (or so far, from a progress callback): the
+ * 0.1 fields only, as a 0.1 program knows them. */
 HS_API void hs_filter_stats(const hs_filter *f, hs_stats *out);
+
+/* The same, `size` being sizeof *out as the caller knows hs_stats (0.2):
+ * fills the first `size` bytes of *out and never more, fields this library
+ * does not have reading 0. Returns how many bytes it filled with counters
+ * it has (the smaller of `size` and its own sizeof(hs_stats)). A NULL `f`
+ * gives all zeros; a NULL `out` fills nothing and returns 0. */
+HS_API size_t hs_filter_stats_ex(const hs_filter *f, hs_stats *out, size_t size);
+
+/* The scalar counters by index, without the header (0.2), for bindings:
+ * index i (from 0) is the i-th of HS_STATS_COUNTERS, an index never
+ * changing meaning (counters are only added at the end). */
+HS_API size_t hs_counter_count(void);
+/* "bytes_in"...; NULL past the last. */
+HS_API const char *hs_counter_name(size_t i);
+/* HS_COUNT, HS_BYTES or HS_OFFSET (enum hs_stat_kind); -1 past the last. */
+HS_API int hs_counter_kind(size_t i);
+/* The line HS_STATS_COUNTERS gives it, e.g. "HPROF bytes read"; NULL past
+ * the last. */
+HS_API const char *hs_counter_description(size_t i);
+/* The index of the counter named `name`, or -1 for an unknown name (or
+ * NULL). */
+HS_API int hs_counter_index(const char *name);
+/* Counter i of `f` as hs_filter_stats gives it; 0 past the last or for a
+ * NULL `f`. */
+HS_API uint64_t hs_filter_counter(const hs_filter *f, size_t i);
 
 /* One row of the class histogram (hs_options.histogram): the instances of
  * one class in one heap, and their bytes as the dump records them (field

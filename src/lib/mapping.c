@@ -463,7 +463,7 @@ static hs_status nomem(parser *ps)
         if (ps->err)
             hs_fail_plain(ps->err, HS_E_LIMIT,
                           "%s:%zu: the mapping would hold more than the limit of %llu bytes "
-                          "(raise it with --max-held)",
+                          "(max_held)",
                           ps->origin, ps->line, (unsigned long long)ps->meter->cap);
         return HS_E_LIMIT;
     }

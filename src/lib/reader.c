@@ -164,6 +164,8 @@ hs_status hs_reader_fill(hs_reader *r, size_t n)
 
     if (r->end - r->pos >= n)
         return HS_OK;
+    if (r->moving && (s = r->moving(r->moving_arg)) != HS_OK)
+        return s;
     if (r->mapped)
         return fill_mapped(r, n);
     if (r->src.borrow)

@@ -49,6 +49,11 @@ typedef struct {
     const uint8_t *blk;
     size_t blk_len, blk_pos;
     uint64_t blk_base;
+    /* called (when set) each time the window must move on, before it does:
+     * a status other than HS_OK stops the fill with that status (the
+     * filter's cancel flag and progress callback, filter.c) */
+    hs_status (*moving)(void *arg);
+    void *moving_arg;
 } hs_reader;
 
 void hs_reader_init(hs_reader *r, const hs_alloc *a, size_t cap, size_t max);

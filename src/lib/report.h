@@ -26,7 +26,8 @@ enum {
     EXIT_IO = 4,        /* reading or writing failed */
     EXIT_LIMIT = 5,     /* a memory cap was reached, or out of memory */
     EXIT_SALVAGED = 6,  /* --salvage: truncated input, complete part written */
-    EXIT_AUDIT = 7      /* --audit: the dump still holds data */
+    EXIT_AUDIT = 7,     /* --audit: the dump still holds data */
+    EXIT_CANCELLED = 8  /* HS_E_CANCELLED: the library's (report.c) */
 };
 
 #define HS_REPORT_SCHEMA 1

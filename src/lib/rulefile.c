@@ -561,9 +561,15 @@ hs_status hs_rules_preset(hs_rules *rules, const char *name, hs_error *err)
 
     if (!rules || !name)
         return usage(err, "hs_rules_preset: no rule set, or no preset name");
+    if (!hs_preset_summary(name)) { /* said as such: the name is no rule text */
+        if (err)
+            hs_fail_plain(err, HS_E_USAGE,
+                          "unknown preset '%.200s' (none, default, privacy, android-app)", name);
+        return HS_E_USAGE;
+    }
     memset(&ps, 0, sizeof ps);
     ps.rules = rules;
-    ps.origin = "--preset";
+    ps.origin = "preset"; /* for a nested preset's mistake, which is ours */
     ps.line = 1;
     ps.err = err;
     return apply_preset(&ps, name, strlen(name), 1);
