@@ -80,7 +80,7 @@ static uint8_t *compress(const void *data, size_t len, int level, size_t *out_le
         size_t k = len - at < 4096 ? len - at : 4096;
         cr_assert_eq(hs_output_write(o, (const uint8_t *)data + at, k), 0);
     }
-    cr_assert_eq(hs_output_finish(o), 0);
+    cr_assert_eq(hs_output_end(o), 0);
     hs_output_free(o);
     n = ftell(f);
     cr_assert_gt(n, 0);

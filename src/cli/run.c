@@ -706,7 +706,7 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
      * error to name (report_damage). */
     if (s == HS_E_MALFORMED || s == HS_E_UNSUPPORTED)
         hs_input_drain(rd->in);
-    finished = (s == HS_OK || s == HS_SALVAGED) && hs_output_finish(out) == 0;
+    finished = (s == HS_OK || s == HS_SALVAGED) && hs_output_end(out) == 0;
     if (!finished && !cli->out_path && hs_output_errno(out) == EPIPE)
         die_of_sigpipe(cli, rd);
     if (!finished || s != HS_OK)

@@ -466,6 +466,116 @@ typedef struct {
  * count. */
 HS_API size_t hs_filter_findings(const hs_filter *f, const hs_finding **rows);
 
+/* ---- I/O: files, descriptors, memory and callbacks, compressed or not ---- */
+
+/* What follows is the command-line tool's own I/O, for any program: sources
+ * that tell plain, gzip and zstd dumps apart and decompress them, sinks that
+ * compress on threads, and whole runs (hs_job_run) with the tool's exit
+ * codes and its JSON report. Unlike the filter above, these do I/O and
+ * start threads. */
+
+typedef enum { HS_COMPRESS_NONE = 0, HS_COMPRESS_ZSTD = 1, HS_COMPRESS_GZIP = 2 } hs_compression;
+
+typedef struct hs_input hs_input; /* opaque */
+
+/* Each opens a dump and tells plain, gzip (HotSpot's -gz members too) and
+ * zstd apart by their magic, decompressing at the CLI's speed (ISA-L, the
+ * reader thread). A regular file (by path or descriptor) is mapped and read
+ * in place, its pages given back behind the reading. NULL on failure, with
+ * `err` (may be NULL) filled: HS_E_READ (cannot open/read), HS_E_UNSUPPORTED
+ * (zip, xz, bzip2, lz4, 7z: the message names the command that extracts
+ * the dump), HS_E_NOMEM; HS_E_USAGE for a NULL path or callback, a
+ * negative descriptor, or NULL data with a size. A descriptor is never
+ * closed by the library; memory given to hs_input_open_memory must stay
+ * valid and unchanged until hs_input_close. read: as hs_source.read. */
+HS_API hs_input *hs_input_open_path(const char *path, hs_error *err);
+HS_API hs_input *hs_input_open_fd(int fd, hs_error *err);
+HS_API hs_input *hs_input_open_memory(const void *data, size_t size, hs_error *err);
+HS_API hs_input *hs_input_open_read(long (*read)(void *ctx, void *buf, size_t cap), void *ctx,
+                                    hs_error *err);
+/* The source to give hs_filter_run (or hs_rules_mapping_read), valid until
+ * hs_input_close: the decompressed dump, read in place when it can be. The
+ * first call starts the reader thread of a gzip input and the pager of a
+ * mapped one. One run per input. NULL for a NULL `in`. */
+HS_API const hs_source *hs_input_source(hs_input *in);
+/* What the input is: HS_COMPRESS_NONE, _ZSTD or _GZIP (-1 for NULL). */
+HS_API int hs_input_compression(const hs_input *in);
+/* After a run: what went wrong below the dump, or NULL. A gzip or zstd
+ * layer cut short or corrupt ends the decompressed stream where the damage
+ * is (the filter then sees a dump cut there: HS_E_TRUNCATED, or the
+ * complete records with salvage), and this says what and at which
+ * compressed byte; a failed read says why. */
+HS_API const char *hs_input_error(const hs_input *in);
+HS_API void hs_input_close(hs_input *in); /* NULL is fine */
+
+typedef struct hs_output hs_output; /* opaque */
+
+/* level 0: the default, the CLI's (zstd: 1 for a dump with 8-byte ids, 3
+ * otherwise, chosen from the dump's header; gzip: 1); zstd takes -7 to 19
+ * (other numbers are clamped by libzstd), gzip 1 to 12. threads 0: one per
+ * online core, as the CLI; 1: compress in the caller's thread for gzip, one
+ * zstd worker. NULL on failure, `err` filled: HS_E_NOMEM (or the
+ * compressor could not start), HS_E_USAGE for a negative descriptor, a
+ * NULL callback, an unknown compression, a gzip level outside 1..12 or a
+ * negative thread count. The sink writes all it is given (write: 0, or -1
+ * on failure, as hs_sink.write). */
+HS_API hs_output *hs_output_open_fd(int fd, hs_compression c, int level, int threads,
+                                    hs_error *err);
+HS_API hs_output *hs_output_open_write(int (*write)(void *ctx, const void *buf, size_t len),
+                                       void *ctx, hs_compression c, int level, int threads,
+                                       hs_error *err);
+/* The sink to give hs_filter_run, valid until hs_output_close. */
+HS_API const hs_sink *hs_output_sink(hs_output *out);
+/* Flushes and ends the compressed frame (or the last gzip member): HS_OK,
+ * or HS_E_WRITE (a write failed; `err` says why), HS_E_USAGE for NULL. A
+ * write that failed before (hs_filter_run's HS_E_WRITE) fails it too. */
+HS_API hs_status hs_output_finish(hs_output *out, hs_error *err);
+/* Bytes written to the descriptor or callback so far (compressed). */
+HS_API uint64_t hs_output_written(const hs_output *out);
+HS_API void hs_output_close(hs_output *out); /* NULL is fine; never closes the fd */
+
+/* Loads the mapping file at `path` (plain, .gz or .zst) into `rules`, as
+ * hs_rules_mapping_read does with `max_held` (0: 1 GiB): parsed as it is
+ * read and decompressed. HS_E_READ when the file cannot be opened or read
+ * (or is a directory, or a cut or corrupt .gz/.zst), the other statuses
+ * as hs_rules_mapping_read; `err` (may be NULL) says which. */
+HS_API hs_status hs_rules_mapping_path(hs_rules *rules, const char *path, uint64_t max_held,
+                                       hs_error *err);
+/* The same from an opened input (any of hs_input_open_*); `origin` names
+ * it in messages. The input is read to its end (or the failure). */
+HS_API hs_status hs_rules_mapping_input(hs_rules *rules, hs_input *in, uint64_t max_held,
+                                        const char *origin, hs_error *err);
+
+/* ---- one whole run, as the CLI makes it ---- */
+
+typedef struct {
+    size_t size;              /* sizeof(hs_job) as the caller knows it: later fields read as 0 */
+    const char *preset;       /* NULL: "default" */
+    const char *rules_text;   /* rule-file text applied after the preset, or NULL */
+    size_t rules_len;
+    const char *mapping_path; /* an R8/ProGuard mapping.txt (.gz/.zst too), or NULL */
+    hs_compression compress;  /* of the output */
+    int level;                /* 0: the default */
+    int threads;              /* 0: what the cores allow */
+    int histogram;            /* non-zero: the class histogram in the report */
+    int audit;                /* non-zero: audit the input, write no output (out may be NULL) */
+    int salvage;              /* non-zero: --salvage */
+} hs_job;
+
+/* Runs `job` from `in` into `out` and returns the run's exit status, the
+ * CLI's exit codes (0 ok, 1 bad input, 2 usage, 3 truncated, 4 I/O, 5 a
+ * memory cap, 6 salvaged, 7 audit findings: hprof-strip(1) EXIT STATUS).
+ * `out` must have been opened with job->compress (hs_output_open_*); the
+ * job's level and threads are what the report says of it. The output is
+ * finished (hs_output_finish) after a good run. When `report` is not NULL,
+ * *report gets the JSON report of the run, the same document `--stats-file`
+ * writes (with its "schema" version; input and output named "-": no file
+ * names are known here), NUL-terminated, to free with hs_free(); it is
+ * written for failed runs too (NULL only when out of memory). A NULL `job`
+ * or `in`, or a NULL `out` without audit, is exit 2. */
+HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **report);
+HS_API void hs_free(void *p); /* what hs_job_run allocated; NULL is fine */
+
 #ifdef __cplusplus
 }
 #endif

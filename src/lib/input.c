@@ -42,6 +42,7 @@
  */
 #define _DEFAULT_SOURCE /* madvise */
 #define _POSIX_C_SOURCE 200809L
+#include "hprof_strip.h"
 #include "input.h"
 #include "pager.h"
 #include "hasher.h"
@@ -79,7 +80,15 @@ struct slot {
 };
 
 struct hs_input {
-    int fd;
+    int fd;               /* -1: memory or a read callback */
+    int own_fd;           /* opened by path here: closed here */
+    /* a read callback (hs_input_open_read) in place of read(2) on fd */
+    long (*rd)(void *ctx, void *buf, size_t cap);
+    void *rd_ctx;
+    int lent_map;         /* map is the caller's memory: never unmapped, no
+                             page given back, no pager */
+    hs_source src;        /* hs_input_source's, once made */
+    int src_made;
     enum hs_input_format format;
     uint8_t *raw;         /* compressed bytes (or the sniffed prefix) */
     size_t raw_pos, raw_len, raw_cap;
@@ -152,13 +161,26 @@ static void try_map(hs_input *in, int fd)
 static int is_compressed(const uint8_t *p, size_t n);
 static int whole_header(hs_input *in);
 
-/* read(2), again when a signal interrupts it. */
-static ssize_t read_some(int fd, void *buf, size_t n)
+/* read(2), again when a signal interrupts it; or the caller's callback,
+ * whose count past `n` is a failure (it wrote past the buffer, or counts
+ * wrong), as hs_source.read's is. */
+static ssize_t read_some(hs_input *in, void *buf, size_t n)
 {
     ssize_t got;
 
+    if (in->rd) {
+        long k;
+        errno = 0;
+        k = in->rd(in->rd_ctx, buf, n);
+        if (k < 0 || (unsigned long)k > n) {
+            if (errno == 0)
+                errno = EIO;
+            return -1;
+        }
+        return (ssize_t)k;
+    }
     do
-        got = read(fd, buf, n);
+        got = read(in->fd, buf, n);
     while (got < 0 && errno == EINTR);
     return got;
 }
@@ -186,7 +208,7 @@ static void raw_got(hs_input *in, size_t n)
  * -1 on a read error (read_failed). */
 static int raw_append(hs_input *in)
 {
-    ssize_t n = read_some(in->fd, in->raw + in->raw_len, in->raw_cap - in->raw_len);
+    ssize_t n = read_some(in, in->raw + in->raw_len, in->raw_cap - in->raw_len);
 
     if (n < 0)
         return read_failed(in);
@@ -261,6 +283,8 @@ static void map_done(hs_input *in, size_t at, size_t step)
         hs_pager_advance(in->pager, at);
         return;
     }
+    if (in->lent_map)
+        return; /* the caller's memory: MADV_DONTNEED would zero it */
     if (give >= in->kept + step) {
         hs_pages_give_back(in->map, in->kept, give);
         in->kept = give;
@@ -330,15 +354,10 @@ static int sniff(hs_input *in)
     return 0;
 }
 
-int hs_input_open(hs_input **out, int fd)
+/* Tells the format of what `in` was set up to read (a mapped file or
+ * memory, else its descriptor or callback): as hs_input_open returns. */
+static int open_input(hs_input *in)
 {
-    hs_input *in = calloc(1, sizeof *in);
-
-    *out = in;
-    if (!in)
-        return -1;
-    in->fd = fd;
-    try_map(in, fd);
     if (in->map) {
         uint8_t *p = in->map + in->map_skip;
         size_t n = in->map_len - in->map_skip;
@@ -383,6 +402,85 @@ int hs_input_open(hs_input **out, int fd)
     return 0;
 }
 
+int hs_input_open(hs_input **out, int fd)
+{
+    hs_input *in = calloc(1, sizeof *in);
+
+    *out = in;
+    if (!in)
+        return -1;
+    in->fd = fd;
+    try_map(in, fd);
+    return open_input(in);
+}
+
+int hs_input_open_with(hs_input **out, long (*rd)(void *ctx, void *buf, size_t cap), void *ctx,
+                       const void *data, size_t size)
+{
+    hs_input *in = calloc(1, sizeof *in);
+    long page = sysconf(_SC_PAGESIZE);
+
+    *out = in;
+    if (!in)
+        return -1;
+    in->fd = -1;
+    if (data && size) {
+        /* read in place as a mapped file is, its pages left alone */
+        in->map = (uint8_t *)(uintptr_t)data;
+        in->map_len = size;
+        in->page = page > 0 ? (size_t)page : 4096;
+        in->lent_map = 1;
+    } else {
+        in->rd = rd;
+        in->rd_ctx = ctx;
+    }
+    return open_input(in);
+}
+
+void hs_input_own_fd(hs_input *in)
+{
+    in->own_fd = 1;
+}
+
+int hs_input_started(const hs_input *in)
+{
+    return in->src_made || in->threaded || in->out_total;
+}
+
+const hs_source *hs_input_source(hs_input *in)
+{
+    long cores;
+
+    if (!in)
+        return NULL;
+    if (in->src_made)
+        return &in->src;
+    /* decompressing beside the filter pays when there is a core for it
+     * (the CLI's rule, for its default thread count) */
+    cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > 1)
+        (void)hs_input_start_thread(in);
+    memset(&in->src, 0, sizeof in->src);
+    in->src.read = hs_input_read;
+    in->src.ctx = in;
+    in->src.data = hs_input_data(in, &in->src.size);
+    if (in->src.data)
+        in->src.window = hs_input_window;
+    else if (hs_input_lends(in))
+        in->src.borrow = hs_input_borrow;
+    in->src_made = 1;
+    return &in->src;
+}
+
+int hs_input_compression(const hs_input *in)
+{
+    if (!in)
+        return -1;
+    return in->format == HS_IN_GZIP ? HS_COMPRESS_GZIP
+           : in->format == HS_IN_ZSTD ? HS_COMPRESS_ZSTD
+                                      : HS_COMPRESS_NONE;
+}
+
 static long read_plain(hs_input *in, uint8_t *buf, size_t cap)
 {
     ssize_t n;
@@ -397,7 +495,15 @@ static long read_plain(hs_input *in, uint8_t *buf, size_t cap)
     }
     if (in->raw_eof)
         return 0;
-    n = read_some(in->fd, buf, cap); /* then straight into the caller's buffer */
+    if (in->lent_map) { /* memory read by copy (hs_input_data is the other way) */
+        size_t k = in->map_len - (size_t)in->raw_total;
+        if (k > cap)
+            k = cap;
+        memcpy(buf, in->map + in->raw_total, k);
+        n = (ssize_t)k;
+    } else {
+        n = read_some(in, buf, cap); /* then straight into the caller's buffer */
+    }
     if (n < 0)
         return read_failed(in);
     if (in->hash)
@@ -847,7 +953,7 @@ static int more_raw(members *m)
     }
     m->reading = 1;
     pthread_mutex_unlock(&in->mu);
-    n = read_some(in->fd, in->raw + len, in->raw_cap - len);
+    n = read_some(in, in->raw + len, in->raw_cap - len);
     pthread_mutex_lock(&in->mu);
     m->reading = 0;
     pthread_cond_broadcast(&in->cv);
@@ -1119,7 +1225,7 @@ int hs_input_start_thread(hs_input *in)
     unsigned i;
 
     /* a mapped file's page-table work goes to a thread (pager.h) */
-    if (in->map && !in->pager)
+    if (in->map && !in->lent_map && !in->pager)
         in->pager = hs_pager_start(in->map, in->map_len, in->page, in->kept);
     /* zstd decompresses at several times the filter's speed: a thread
      * there only adds a copy (measured: no faster) */
@@ -1250,7 +1356,7 @@ int hs_input_shrank(const hs_input *in)
 {
     struct stat st;
 
-    return in && in->map && fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < in->map_len;
+    return in && in->map && !in->lent_map && fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < in->map_len;
 }
 
 int hs_input_lends(const hs_input *in)
@@ -1297,7 +1403,7 @@ void hs_input_close(hs_input *in)
         ZSTD_freeDStream(in->zd);
     free(in->gz);
     free(in->gz2);
-    if (in->map) {
+    if (in->map && !in->lent_map) {
         hs_pager_stop(in->pager);
         munmap(in->map, in->map_len);
         /* leave the descriptor where reading it would have: at the end */
@@ -1305,5 +1411,7 @@ void hs_input_close(hs_input *in)
     }
     if (!in->raw_mapped)
         free(in->raw);
+    if (in->own_fd)
+        close(in->fd);
     free(in);
 }

@@ -19,6 +19,16 @@ typedef struct hs_input hs_input;
  * hs_input_error names with the command that extracts the dump. `*in` is
  * set either way and must be closed. */
 int hs_input_open(hs_input **in, int fd);
+/* The same over a read callback (as hs_source.read), or over memory when
+ * `data` and `size` are given (read in place as a mapped file is, none of
+ * its pages given back). */
+int hs_input_open_with(hs_input **in, long (*rd)(void *ctx, void *buf, size_t cap), void *ctx,
+                       const void *data, size_t size);
+/* The descriptor is the input's own: hs_input_close closes it. */
+void hs_input_own_fd(hs_input *in);
+/* True once anything was read, or hs_input_source was called: too late
+ * for hs_input_hash. */
+int hs_input_started(const hs_input *in);
 long hs_input_read(void *ctx, void *buf, size_t cap);
 /* Decompresses a gzip input on a thread of its own, ahead of the reads,
  * so that it runs beside the filter (5 MiB of buffers; HotSpot's -gz

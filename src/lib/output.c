@@ -13,6 +13,7 @@
  * third of libdeflate's speed per core, and the bottleneck of the pipeline.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "hprof_strip.h"
 #include "output.h"
 
 #include "be.h"
@@ -41,6 +42,10 @@ enum { SLOT_FREE, SLOT_FULL, SLOT_DONE };
 
 struct hs_output {
     int fd;
+    /* a write callback (hs_output_open_write) in place of write(2) on fd */
+    int (*wr)(void *ctx, const void *buf, size_t len);
+    void *wr_ctx;
+    hs_sink sink; /* hs_output_sink's */
     enum hs_output_format format;
     char err[200];
     int err_no; /* errno of the failed write, 0 for other failures */
@@ -69,6 +74,17 @@ static int fd_write_all(hs_output *o, const void *buf, size_t len)
 {
     const uint8_t *p = buf;
 
+    if (o->wr && len) {
+        if (o->wr(o->wr_ctx, buf, len) != 0) {
+            o->err_no = 0;
+            snprintf(o->err, sizeof o->err, "the write callback failed");
+            return -1;
+        }
+        if (o->hash)
+            hs_hasher_put(o->hash, HS_HASH_OUT_FILE, buf, len);
+        o->written += (uint64_t)len;
+        return 0;
+    }
     while (len) {
         ssize_t n = write(o->fd, p, len);
         if (n < 0) {
@@ -396,7 +412,7 @@ int hs_output_write(void *ctx, const void *buf, size_t len)
     return fd_write_all(o, buf, len);
 }
 
-int hs_output_finish(hs_output *o)
+int hs_output_end(hs_output *o)
 {
     switch (o->format) {
     case HS_OUT_ZSTD: return z_stream(o, NULL, 0, ZSTD_e_end);
@@ -404,6 +420,28 @@ int hs_output_finish(hs_output *o)
     case HS_OUT_PLAIN: break;
     }
     return 0;
+}
+
+void hs_output_set_writer(hs_output *o, int (*wr)(void *ctx, const void *buf, size_t len),
+                          void *ctx)
+{
+    assert(o->written == 0);
+    o->wr = wr;
+    o->wr_ctx = ctx;
+}
+
+const hs_sink *hs_output_sink(hs_output *o)
+{
+    if (!o)
+        return NULL;
+    o->sink.write = hs_output_write;
+    o->sink.ctx = o;
+    return &o->sink;
+}
+
+int hs_output_is(const hs_output *o)
+{
+    return (int)o->format;
 }
 
 const char *hs_output_error(const hs_output *o)

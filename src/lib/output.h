@@ -32,7 +32,13 @@ int hs_output_open(hs_output **out, int fd, enum hs_output_format format, int le
                    int threads);
 int hs_output_write(void *ctx, const void *buf, size_t len);
 /* Ends the compressed stream and writes everything out. 0 or -1. */
-int hs_output_finish(hs_output *o);
+int hs_output_end(hs_output *o);
+/* Writes through `wr` (as hs_sink.write) instead of the descriptor.
+ * Before the first write. */
+void hs_output_set_writer(hs_output *o, int (*wr)(void *ctx, const void *buf, size_t len),
+                          void *ctx);
+/* The format it was opened with (enum hs_output_format). */
+int hs_output_is(const hs_output *o);
 const char *hs_output_error(const hs_output *o);
 /* The errno of a failed write (EPIPE: the reader went away; ENOSPC...), or
  * 0 when nothing failed or the failure was not the descriptor's. */

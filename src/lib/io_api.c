@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * io_api.c - the public face of the library's I/O (hprof_strip.h, "I/O"):
+ * sources over a path, a descriptor, memory or a read callback, and sinks
+ * over a descriptor or a write callback, on input.c and output.c, which do
+ * the work for the CLI and for any program alike; and the mapping file
+ * read through them.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "hprof_strip.h"
+#include "input.h"
+#include "ioerr.h"
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void hs_io_fail(hs_error *err, hs_status code, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!err)
+        return;
+    memset(err, 0, sizeof *err);
+    err->code = code;
+    err->offset = 0;
+    err->record_offset = UINT64_MAX;
+    err->tag = err->subtag = -1;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+}
+
+/* What hs_input_open's -1 or -2 means for `in`, said with `name` (NULL:
+ * none) in front. Closes `in`; returns NULL. */
+static hs_input *open_failed(hs_input *in, int r, const char *name, hs_error *err)
+{
+    const char *why = in ? hs_input_error(in) : NULL;
+    hs_status code = r == -2 ? HS_E_UNSUPPORTED : why ? HS_E_READ : HS_E_NOMEM;
+
+    if (!why)
+        why = "out of memory";
+    if (name)
+        hs_io_fail(err, code, "%s: %s", name, why);
+    else
+        hs_io_fail(err, code, "%s", why);
+    hs_input_close(in);
+    return NULL;
+}
+
+HS_API hs_input *hs_input_open_path(const char *path, hs_error *err)
+{
+    hs_input *in = NULL;
+    struct stat st;
+    int fd, r;
+
+    if (!path) {
+        hs_io_fail(err, HS_E_USAGE, "hs_input_open_path: no path");
+        return NULL;
+    }
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+        hs_io_fail(err, HS_E_READ, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(fd);
+        hs_io_fail(err, HS_E_READ, "%s: %s", path, strerror(EISDIR));
+        return NULL;
+    }
+    r = hs_input_open(&in, fd);
+    if (in)
+        hs_input_own_fd(in);
+    else
+        close(fd);
+    return r == 0 ? in : open_failed(in, r, path, err);
+}
+
+HS_API hs_input *hs_input_open_fd(int fd, hs_error *err)
+{
+    hs_input *in = NULL;
+    int r;
+
+    if (fd < 0) {
+        hs_io_fail(err, HS_E_USAGE, "hs_input_open_fd: descriptor %d", fd);
+        return NULL;
+    }
+    r = hs_input_open(&in, fd);
+    return r == 0 ? in : open_failed(in, r, NULL, err);
+}
+
+/* An empty input in memory: no map to make of it. */
+static long read_nothing(void *ctx, void *buf, size_t cap)
+{
+    (void)ctx;
+    (void)buf;
+    (void)cap;
+    return 0;
+}
+
+HS_API hs_input *hs_input_open_memory(const void *data, size_t size, hs_error *err)
+{
+    hs_input *in = NULL;
+    int r;
+
+    if (!data && size) {
+        hs_io_fail(err, HS_E_USAGE, "hs_input_open_memory: no data for %zu bytes", size);
+        return NULL;
+    }
+    r = size ? hs_input_open_with(&in, NULL, NULL, data, size)
+             : hs_input_open_with(&in, read_nothing, NULL, NULL, 0);
+    return r == 0 ? in : open_failed(in, r, NULL, err);
+}
+
+HS_API hs_input *hs_input_open_read(long (*read)(void *ctx, void *buf, size_t cap), void *ctx,
+                                    hs_error *err)
+{
+    hs_input *in = NULL;
+    int r;
+
+    if (!read) {
+        hs_io_fail(err, HS_E_USAGE, "hs_input_open_read: no read callback");
+        return NULL;
+    }
+    r = hs_input_open_with(&in, read, ctx, NULL, 0);
+    return r == 0 ? in : open_failed(in, r, NULL, err);
+}
+
+/* ---- outputs --------------------------------------------------------------- */
+
+/* The CLI's defaults for what 0 means (see hprof_strip.h): level 0 the
+ * format's own, threads 0 one per online core. */
+static hs_output *open_output(int fd, int (*write)(void *ctx, const void *buf, size_t len),
+                              void *ctx, hs_compression c, int level, int threads,
+                              hs_error *err)
+{
+    hs_output *o = NULL;
+    enum hs_output_format f;
+
+    switch (c) {
+    case HS_COMPRESS_NONE: f = HS_OUT_PLAIN; break;
+    case HS_COMPRESS_ZSTD: f = HS_OUT_ZSTD; break;
+    case HS_COMPRESS_GZIP: f = HS_OUT_GZIP; break;
+    default:
+        hs_io_fail(err, HS_E_USAGE, "unknown compression %d", (int)c);
+        return NULL;
+    }
+    if (threads < 0 || (c == HS_COMPRESS_GZIP && (level < 0 || level > 12))) {
+        hs_io_fail(err, HS_E_USAGE, "%s %d is out of range",
+                   threads < 0 ? "thread count" : "gzip level", threads < 0 ? threads : level);
+        return NULL;
+    }
+    if (threads == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n > 0 ? (int)n : 1;
+    }
+    if (hs_output_open(&o, fd, f, level ? level : HS_OUTPUT_LEVEL_DEFAULT, threads) != 0) {
+        hs_io_fail(err, HS_E_NOMEM, "cannot start the compressor: %s",
+                   o ? hs_output_error(o) : "out of memory");
+        hs_output_free(o);
+        return NULL;
+    }
+    if (write)
+        hs_output_set_writer(o, write, ctx);
+    return o;
+}
+
+HS_API hs_output *hs_output_open_fd(int fd, hs_compression c, int level, int threads,
+                                    hs_error *err)
+{
+    if (fd < 0) {
+        hs_io_fail(err, HS_E_USAGE, "hs_output_open_fd: descriptor %d", fd);
+        return NULL;
+    }
+    return open_output(fd, NULL, NULL, c, level, threads, err);
+}
+
+HS_API hs_output *hs_output_open_write(int (*write)(void *ctx, const void *buf, size_t len),
+                                       void *ctx, hs_compression c, int level, int threads,
+                                       hs_error *err)
+{
+    if (!write) {
+        hs_io_fail(err, HS_E_USAGE, "hs_output_open_write: no write callback");
+        return NULL;
+    }
+    return open_output(-1, write, ctx, c, level, threads, err);
+}
+
+HS_API hs_status hs_output_finish(hs_output *out, hs_error *err)
+{
+    if (!out) {
+        hs_io_fail(err, HS_E_USAGE, "hs_output_finish: no output");
+        return HS_E_USAGE;
+    }
+    if (hs_output_end(out) != 0) {
+        hs_io_fail(err, HS_E_WRITE, "writing the output failed: %s", hs_output_error(out));
+        return HS_E_WRITE;
+    }
+    return HS_OK;
+}
+
+HS_API void hs_output_close(hs_output *out)
+{
+    hs_output_free(out);
+}
+
+/* ---- the mapping file ------------------------------------------------------ */
+
+/* The decompressed text, through the library's read callback: a cut or
+ * corrupt .gz or .zst is a failed read, not a shorter mapping. */
+static long read_mapping(void *ctx, void *buf, size_t cap)
+{
+    hs_input *in = ctx;
+    long k = hs_input_read(in, buf, cap);
+
+    if (k == 0 && hs_input_damage(in) != HS_DAMAGE_NONE)
+        return -1;
+    return k;
+}
+
+HS_API hs_status hs_rules_mapping_input(hs_rules *rules, hs_input *in, uint64_t max_held,
+                                        const char *origin, hs_error *err)
+{
+    hs_source src;
+    hs_error e;
+    hs_status s;
+
+    if (!in || !rules) {
+        hs_io_fail(err, HS_E_USAGE, "hs_rules_mapping_input: no %s", in ? "rules" : "input");
+        return HS_E_USAGE;
+    }
+    if (!origin)
+        origin = "mapping";
+    /* read, not borrowed: the mapping is parsed as it streams either way */
+    memset(&src, 0, sizeof src);
+    src.read = read_mapping;
+    src.ctx = in;
+    memset(&e, 0, sizeof e);
+    errno = 0;
+    s = hs_rules_mapping_read(rules, &src, max_held, origin, &e);
+    if (s == HS_E_READ)
+        hs_io_fail(&e, s, "mapping %s: %s", origin,
+                   hs_input_error(in) ? hs_input_error(in) : strerror(errno ? errno : EIO));
+    if (err && s != HS_OK)
+        *err = e;
+    return s;
+}
+
+HS_API hs_status hs_rules_mapping_path(hs_rules *rules, const char *path, uint64_t max_held,
+                                       hs_error *err)
+{
+    hs_input *in;
+    hs_error e;
+    hs_status s;
+
+    if (!path || !rules) {
+        hs_io_fail(err, HS_E_USAGE, "hs_rules_mapping_path: no %s", path ? "rules" : "path");
+        return HS_E_USAGE;
+    }
+    if (!(in = hs_input_open_path(path, &e))) {
+        /* its message is "PATH: why" already */
+        hs_io_fail(err, e.code == HS_E_NOMEM ? HS_E_NOMEM : HS_E_READ, "mapping %s", e.message);
+        return e.code == HS_E_NOMEM ? HS_E_NOMEM : HS_E_READ;
+    }
+    s = hs_rules_mapping_input(rules, in, max_held, path, err);
+    hs_input_close(in);
+    return s;
+}

@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_io_api.c - the public I/O calls (hprof_strip.h, "I/O"): every kind of
+ * source (path, descriptor, memory, read callback) over a plain, a gzip and
+ * a zstd copy of a dump gives the filter the same dump, so the same output;
+ * every sink round-trips what it is given; and the failures are named.
+ * Compressed copies are made here with zlib and libzstd, not the library.
+ */
+#define _DEFAULT_SOURCE
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "helpers.h"
+#include "hprof_strip.h"
+
+#define DUMP "fixtures/jvm17-64bit.hprof"
+
+enum { PLAIN, GZ, ZST, FORMATS };
+enum { BY_PATH, BY_FD, BY_MEMORY, BY_READ, KINDS };
+
+static uint8_t *gzip_bytes(const uint8_t *p, size_t n, size_t *out_len)
+{
+    z_stream z;
+    size_t cap = n + n / 100 + 1024;
+    uint8_t *out = malloc(cap);
+
+    memset(&z, 0, sizeof z);
+    cr_assert(out && deflateInit2(&z, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+    z.next_in = (uint8_t *)(uintptr_t)p;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    cr_assert_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+    *out_len = z.total_out;
+    deflateEnd(&z);
+    return out;
+}
+
+static uint8_t *zstd_bytes(const uint8_t *p, size_t n, size_t *out_len)
+{
+    size_t cap = ZSTD_compressBound(n);
+    uint8_t *out = malloc(cap);
+
+    cr_assert(out);
+    *out_len = ZSTD_compress(out, cap, p, n, 3);
+    cr_assert(!ZSTD_isError(*out_len));
+    return out;
+}
+
+static void write_file(const char *path, const uint8_t *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+
+    cr_assert(f && fwrite(p, 1, n, f) == n && fclose(f) == 0);
+}
+
+typedef struct {
+    uint8_t *bytes[FORMATS];
+    size_t len[FORMATS];
+    char path[FORMATS][64];
+    uint8_t *want; /* the default preset's output from the plain bytes */
+    size_t want_len;
+} fixture;
+
+static void fixture_make(fixture *f)
+{
+    run_result r;
+    int i;
+
+    memset(f, 0, sizeof *f);
+    f->bytes[PLAIN] = load_file(DUMP, &f->len[PLAIN]);
+    cr_assert(f->bytes[PLAIN], "missing " DUMP);
+    f->bytes[GZ] = gzip_bytes(f->bytes[PLAIN], f->len[PLAIN], &f->len[GZ]);
+    f->bytes[ZST] = zstd_bytes(f->bytes[PLAIN], f->len[PLAIN], &f->len[ZST]);
+    for (i = 0; i < FORMATS; i++) {
+        snprintf(f->path[i], sizeof f->path[i], "/tmp/test_io_api.%d.%d", (int)getpid(), i);
+        write_file(f->path[i], f->bytes[i], f->len[i]);
+    }
+    r = run_filter(f->bytes[PLAIN], f->len[PLAIN], "default", NULL, 0);
+    cr_assert_eq(r.status, HS_OK);
+    f->want = r.out;
+    f->want_len = r.out_len;
+}
+
+static void fixture_free(fixture *f)
+{
+    int i;
+
+    for (i = 0; i < FORMATS; i++) {
+        unlink(f->path[i]);
+        free(f->bytes[i]);
+    }
+    free(f->want);
+}
+
+/* A read callback handing out odd-sized pieces. */
+static long piece_read(void *ctx, void *buf, size_t cap)
+{
+    mem_src *s = ctx;
+
+    return mem_read(s, buf, cap > 7777 ? 7777 : cap);
+}
+
+/* Runs the default preset from `in` into memory; returns the status. */
+static hs_status filter_into(hs_input *in, mem_sink *sink)
+{
+    hs_rules *rules = hs_rules_create(NULL);
+    hs_filter *f;
+    hs_sink k = {mem_write, sink};
+    hs_status s;
+
+    cr_assert(rules && hs_rules_preset(rules, "default", NULL) == HS_OK);
+    f = hs_filter_create(rules, NULL, NULL);
+    cr_assert(f);
+    s = hs_filter_run(f, hs_input_source(in), &k);
+    hs_filter_free(f);
+    hs_rules_free(rules);
+    return s;
+}
+
+Test(io_api, every_source_kind_and_format_gives_the_same_output)
+{
+    static const char *const kinds[] = {"path", "fd", "memory", "read"};
+    static const char *const formats[] = {"plain", "gzip", "zstd"};
+    static const int compression[] = {HS_COMPRESS_NONE, HS_COMPRESS_GZIP, HS_COMPRESS_ZSTD};
+    fixture fx;
+    int k, i;
+
+    fixture_make(&fx);
+    for (i = 0; i < FORMATS; i++)
+        for (k = 0; k < KINDS; k++) {
+            mem_src src = {fx.bytes[i], fx.len[i], 0, 0, -1, NULL};
+            mem_sink sink = {NULL, 0, 0, 0};
+            hs_input *in = NULL;
+            hs_error err;
+            int fd = -1;
+            off_t end;
+
+            switch (k) {
+            case BY_PATH: in = hs_input_open_path(fx.path[i], &err); break;
+            case BY_FD:
+                fd = open(fx.path[i], O_RDONLY);
+                in = hs_input_open_fd(fd, &err);
+                break;
+            case BY_MEMORY: in = hs_input_open_memory(fx.bytes[i], fx.len[i], &err); break;
+            case BY_READ: in = hs_input_open_read(piece_read, &src, &err); break;
+            }
+            cr_assert(in, "%s %s: %s", kinds[k], formats[i], err.message);
+            cr_assert_eq(hs_input_compression(in), compression[i], "%s %s", kinds[k],
+                         formats[i]);
+            cr_assert_eq(filter_into(in, &sink), HS_OK, "%s %s", kinds[k], formats[i]);
+            cr_assert_eq(sink.len, fx.want_len, "%s %s: %zu bytes, want %zu", kinds[k],
+                         formats[i], sink.len, fx.want_len);
+            cr_assert(memcmp(sink.data, fx.want, fx.want_len) == 0, "%s %s", kinds[k],
+                      formats[i]);
+            cr_assert_null(hs_input_error(in), "%s %s", kinds[k], formats[i]);
+            hs_input_close(in);
+            if (fd >= 0) {
+                /* the library never closes a descriptor it was given */
+                end = lseek(fd, 0, SEEK_CUR);
+                cr_assert(end >= 0, "%s %s: fd closed", kinds[k], formats[i]);
+                close(fd);
+            }
+            if (k == BY_MEMORY) /* the caller's memory is left as it was */
+                cr_assert(i != PLAIN || memcmp(fx.bytes[i], fx.bytes[PLAIN], 64) == 0);
+            free(sink.data);
+        }
+    fixture_free(&fx);
+}
+
+Test(io_api, memory_input_pages_are_left_alone)
+{
+    fixture fx;
+    mem_sink sink = {NULL, 0, 0, 0};
+    uint8_t *copy;
+    hs_input *in;
+
+    fixture_make(&fx);
+    copy = malloc(fx.len[PLAIN]);
+    cr_assert(copy);
+    memcpy(copy, fx.bytes[PLAIN], fx.len[PLAIN]);
+    in = hs_input_open_memory(fx.bytes[PLAIN], fx.len[PLAIN], NULL);
+    cr_assert(in);
+    cr_assert_eq(filter_into(in, &sink), HS_OK);
+    hs_input_close(in);
+    /* a mapped file's pages are given back (MADV_DONTNEED), which on a
+     * caller's anonymous memory would zero it */
+    cr_assert(memcmp(copy, fx.bytes[PLAIN], fx.len[PLAIN]) == 0);
+    free(copy);
+    free(sink.data);
+    fixture_free(&fx);
+}
+
+/* ---- sinks -------------------------------------------------------------- */
+
+static uint8_t *gunzip_all(const uint8_t *p, size_t n, size_t want)
+{
+    uint8_t *out = malloc(want + 1);
+    z_stream z;
+    int r;
+
+    memset(&z, 0, sizeof z);
+    cr_assert(out && inflateInit2(&z, 31) == Z_OK);
+    z.next_in = (uint8_t *)(uintptr_t)p;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)want + 1;
+    /* many members back to back: reset at each end */
+    while ((r = inflate(&z, Z_NO_FLUSH)) == Z_STREAM_END && z.avail_in)
+        cr_assert_eq(inflateReset(&z), Z_OK);
+    cr_assert_eq(r, Z_STREAM_END);
+    cr_assert_eq(z.total_out > 0 ? (size_t)(z.next_out - out) : 0, want);
+    inflateEnd(&z);
+    return out;
+}
+
+Test(io_api, sinks_round_trip)
+{
+    static const hs_compression cs[] = {HS_COMPRESS_NONE, HS_COMPRESS_ZSTD, HS_COMPRESS_GZIP};
+    static const int threads[] = {1, 2, 0};
+    size_t n = (5u << 20) + 12345, i, t, k;
+    uint8_t *data = malloc(n);
+
+    cr_assert(data);
+    for (i = 0; i < n; i++) /* compressible, not trivially */
+        data[i] = (uint8_t)((i * 2654435761u) >> 29 ^ (i >> 12));
+    for (i = 0; i < 3; i++)
+        for (t = 0; t < 3; t++) {
+            mem_sink sink = {NULL, 0, 0, 0};
+            hs_error err;
+            hs_output *o = hs_output_open_write(mem_write, &sink, cs[i], 0, threads[t], &err);
+            const hs_sink *k2;
+            uint8_t *back;
+            size_t got;
+
+            cr_assert(o, "%s", err.message);
+            k2 = hs_output_sink(o);
+            cr_assert(k2 && k2->write);
+            for (k = 0; k < n; k += 100000)
+                cr_assert_eq(k2->write(k2->ctx, data + k, n - k < 100000 ? n - k : 100000), 0);
+            cr_assert_eq(hs_output_finish(o, &err), HS_OK, "%s", err.message);
+            cr_assert_eq(hs_output_written(o), sink.len);
+            hs_output_close(o);
+            if (cs[i] == HS_COMPRESS_NONE) {
+                cr_assert_eq(sink.len, n);
+                cr_assert(memcmp(sink.data, data, n) == 0);
+            } else if (cs[i] == HS_COMPRESS_ZSTD) {
+                back = malloc(n);
+                got = ZSTD_decompress(back, n, sink.data, sink.len);
+                cr_assert(!ZSTD_isError(got) && got == n, "zstd threads %d", threads[t]);
+                cr_assert(memcmp(back, data, n) == 0);
+                free(back);
+            } else {
+                back = gunzip_all(sink.data, sink.len, n);
+                cr_assert(memcmp(back, data, n) == 0, "gzip threads %d", threads[t]);
+                free(back);
+            }
+            cr_assert(sink.len < n || cs[i] == HS_COMPRESS_NONE);
+            free(sink.data);
+        }
+    free(data);
+}
+
+Test(io_api, fd_sink_writes_the_descriptor_and_leaves_it_open)
+{
+    char path[64];
+    hs_output *o;
+    int fd;
+    uint8_t buf[16];
+
+    snprintf(path, sizeof path, "/tmp/test_io_api.out.%d", (int)getpid());
+    fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    cr_assert(fd >= 0);
+    o = hs_output_open_fd(fd, HS_COMPRESS_NONE, 0, 1, NULL);
+    cr_assert(o);
+    cr_assert_eq(hs_output_sink(o)->write(hs_output_sink(o)->ctx, "0123456789", 10), 0);
+    cr_assert_eq(hs_output_finish(o, NULL), HS_OK);
+    hs_output_close(o);
+    cr_assert_eq(pread(fd, buf, sizeof buf, 0), 10); /* still open */
+    cr_assert(memcmp(buf, "0123456789", 10) == 0);
+    close(fd);
+    unlink(path);
+}
+
+/* The library's sink, then its source: a dump through zstd and gzip and
+ * back is the dump. */
+Test(io_api, output_read_back_through_an_input)
+{
+    static const hs_compression cs[] = {HS_COMPRESS_ZSTD, HS_COMPRESS_GZIP};
+    fixture fx;
+    size_t i;
+
+    fixture_make(&fx);
+    for (i = 0; i < 2; i++) {
+        mem_sink packed = {NULL, 0, 0, 0}, sink = {NULL, 0, 0, 0};
+        hs_output *o = hs_output_open_write(mem_write, &packed, cs[i], 0, 2, NULL);
+        hs_input *in;
+
+        cr_assert(o);
+        cr_assert_eq(hs_output_sink(o)->write(o ? hs_output_sink(o)->ctx : NULL,
+                                              fx.bytes[PLAIN], fx.len[PLAIN]), 0);
+        cr_assert_eq(hs_output_finish(o, NULL), HS_OK);
+        hs_output_close(o);
+        in = hs_input_open_memory(packed.data, packed.len, NULL);
+        cr_assert(in);
+        cr_assert_eq(hs_input_compression(in), (int)cs[i]);
+        cr_assert_eq(filter_into(in, &sink), HS_OK);
+        cr_assert(sink.len == fx.want_len && memcmp(sink.data, fx.want, sink.len) == 0);
+        hs_input_close(in);
+        free(packed.data);
+        free(sink.data);
+    }
+    fixture_free(&fx);
+}
+
+/* ---- failures ------------------------------------------------------------ */
+
+Test(io_api, missing_path_is_a_read_error)
+{
+    hs_error err;
+
+    cr_assert_null(hs_input_open_path("/nonexistent/dump.hprof", &err));
+    cr_assert_eq(err.code, HS_E_READ);
+    cr_assert(strstr(err.message, "/nonexistent/dump.hprof") != NULL, "%s", err.message);
+    cr_assert(strstr(err.message, strerror(ENOENT)) != NULL, "%s", err.message);
+    cr_assert_null(hs_input_open_path("/tmp", &err));
+    cr_assert_eq(err.code, HS_E_READ);
+    cr_assert_null(hs_input_open_path("/nonexistent", NULL)); /* NULL err is fine */
+}
+
+Test(io_api, zip_and_xz_are_unsupported_and_named)
+{
+    static const char zip[] = "PK\x03\x04 then a zip archive, not a dump";
+    static const char xz[] = "\xfd" "7zXZ\x00 and more";
+    mem_src src = {(const uint8_t *)zip, sizeof zip, 0, 0, -1, NULL};
+    hs_error err;
+
+    cr_assert_null(hs_input_open_memory(zip, sizeof zip, &err));
+    cr_assert_eq(err.code, HS_E_UNSUPPORTED);
+    cr_assert(strstr(err.message, "zip archive") && strstr(err.message, "unzip -p"), "%s",
+              err.message);
+    cr_assert_null(hs_input_open_read(mem_read, &src, &err));
+    cr_assert_eq(err.code, HS_E_UNSUPPORTED);
+    cr_assert_null(hs_input_open_memory(xz, sizeof xz, &err));
+    cr_assert_eq(err.code, HS_E_UNSUPPORTED);
+    cr_assert(strstr(err.message, "xz"), "%s", err.message);
+}
+
+Test(io_api, misuse_is_a_usage_error)
+{
+    hs_error err;
+
+    cr_assert_null(hs_input_open_path(NULL, &err));
+    cr_assert_eq(err.code, HS_E_USAGE);
+    cr_assert_null(hs_input_open_fd(-1, &err));
+    cr_assert_eq(err.code, HS_E_USAGE);
+    cr_assert_null(hs_input_open_memory(NULL, 10, &err));
+    cr_assert_eq(err.code, HS_E_USAGE);
+    cr_assert_null(hs_input_open_read(NULL, NULL, &err));
+    cr_assert_eq(err.code, HS_E_USAGE);
+    cr_assert_null(hs_output_open_fd(-1, HS_COMPRESS_NONE, 0, 0, &err));
+    cr_assert_eq(err.code, HS_E_USAGE);
+    cr_assert_null(hs_output_open_write(NULL, NULL, HS_COMPRESS_ZSTD, 0, 0, &err));
+    cr_assert_eq(err.code, HS_E_USAGE);
+    cr_assert_null(hs_output_open_write(mem_write, NULL, (hs_compression)9, 0, 0, &err));
+    cr_assert_eq(err.code, HS_E_USAGE);
+    cr_assert_null(hs_output_open_write(mem_write, NULL, HS_COMPRESS_GZIP, 13, 0, &err));
+    cr_assert_eq(err.code, HS_E_USAGE);
+    cr_assert_eq(hs_output_finish(NULL, &err), HS_E_USAGE);
+    cr_assert_null(hs_input_source(NULL));
+    cr_assert_null(hs_output_sink(NULL));
+    hs_input_close(NULL);
+    hs_output_close(NULL);
+}
+
+Test(io_api, empty_memory_and_empty_callback_read_as_empty_input)
+{
+    mem_src src = {(const uint8_t *)"", 0, 0, 0, -1, NULL};
+    mem_sink sink = {NULL, 0, 0, 0};
+    hs_input *in = hs_input_open_memory("", 0, NULL);
+
+    cr_assert(in);
+    /* no dump at all: the filter says so, as for any empty input */
+    cr_assert_neq(filter_into(in, &sink), HS_OK);
+    hs_input_close(in);
+    in = hs_input_open_read(mem_read, &src, NULL);
+    cr_assert(in);
+    cr_assert_neq(filter_into(in, &sink), HS_OK);
+    hs_input_close(in);
+    free(sink.data);
+}
+
+static int failing_write(void *ctx, const void *buf, size_t len)
+{
+    (void)ctx;
+    (void)buf;
+    (void)len;
+    return -1;
+}
+
+static long failing_read(void *ctx, void *buf, size_t cap)
+{
+    int *calls = ctx;
+
+    if ((*calls)++ == 0) { /* a good start, then a failure */
+        memcpy(buf, "JAVA PROFILE 1.0.2", cap < 19 ? cap : 19);
+        return cap < 19 ? (long)cap : 19;
+    }
+    return -1;
+}
+
+Test(io_api, failing_callbacks_fail_the_run)
+{
+    fixture fx;
+    hs_output *o;
+    hs_input *in;
+    hs_rules *rules = hs_rules_create(NULL);
+    hs_filter *f;
+    hs_error err;
+    int calls = 0;
+
+    fixture_make(&fx);
+    /* a write callback that fails: HS_E_WRITE (zstd may hold the bytes
+     * until the end of the frame: then hs_output_finish says it) */
+    o = hs_output_open_write(failing_write, NULL, HS_COMPRESS_NONE, 0, 1, NULL);
+    in = hs_input_open_memory(fx.bytes[PLAIN], fx.len[PLAIN], NULL);
+    cr_assert(o && in && rules);
+    f = hs_filter_create(rules, NULL, NULL);
+    cr_assert_eq(hs_filter_run(f, hs_input_source(in), hs_output_sink(o)), HS_E_WRITE);
+    hs_filter_free(f);
+    hs_output_close(o);
+    hs_input_close(in);
+    o = hs_output_open_write(failing_write, NULL, HS_COMPRESS_ZSTD, 0, 1, NULL);
+    cr_assert(o);
+    cr_assert_eq(hs_output_sink(o)->write(hs_output_sink(o)->ctx, "x", 1), 0);
+    cr_assert_eq(hs_output_finish(o, &err), HS_E_WRITE);
+    cr_assert(strstr(err.message, "callback"), "%s", err.message);
+    hs_output_close(o);
+    /* a read callback that fails: HS_E_READ */
+    in = hs_input_open_read(failing_read, &calls, &err);
+    cr_assert(in, "%s", err.message);
+    f = hs_filter_create(rules, NULL, NULL);
+    mem_sink sink = {NULL, 0, 0, 0};
+    hs_sink k = {mem_write, &sink};
+    cr_assert_eq(hs_filter_run(f, hs_input_source(in), &k), HS_E_READ);
+    hs_filter_free(f);
+    hs_input_close(in);
+    free(sink.data);
+    hs_rules_free(rules);
+    fixture_free(&fx);
+}
+
+Test(io_api, cut_gzip_is_a_truncated_dump_with_the_layer_named)
+{
+    fixture fx;
+    mem_sink sink = {NULL, 0, 0, 0};
+    hs_input *in;
+
+    fixture_make(&fx);
+    in = hs_input_open_memory(fx.bytes[GZ], fx.len[GZ] / 2, NULL);
+    cr_assert(in);
+    cr_assert_eq(filter_into(in, &sink), HS_E_TRUNCATED);
+    cr_assert(hs_input_error(in) && strstr(hs_input_error(in), "gzip data is truncated"), "%s",
+              hs_input_error(in) ? hs_input_error(in) : "(none)");
+    hs_input_close(in);
+    free(sink.data);
+    fixture_free(&fx);
+}
+
+Test(io_api, mapping_from_a_path_and_from_an_input)
+{
+    static const char map[] = "com.example.Original -> a.a:\n    int count -> a\n";
+    char path[64];
+    hs_rules *rules = hs_rules_create(NULL);
+    hs_input *in;
+    hs_error err;
+    hs_status s;
+
+    snprintf(path, sizeof path, "/tmp/test_io_api.map.%d.gz", (int)getpid());
+    {
+        size_t n;
+        uint8_t *gz = gzip_bytes((const uint8_t *)map, sizeof map - 1, &n);
+        write_file(path, gz, n);
+        free(gz);
+    }
+    cr_assert_eq(hs_rules_mapping_path(rules, path, 0, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(hs_rules_mapping_path(rules, "/nonexistent/map.txt", 0, &err), HS_E_READ);
+    cr_assert(strstr(err.message, "mapping /nonexistent/map.txt"), "%s", err.message);
+    in = hs_input_open_memory("x y z\n\0", 7, NULL);
+    s = hs_rules_mapping_input(rules, in, 0, "mem", &err);
+    cr_assert_eq(s, HS_E_USAGE, "%d %s", s, err.message);
+    cr_assert(strstr(err.message, "mem:"), "%s", err.message);
+    hs_input_close(in);
+    in = hs_input_open_memory(map, sizeof map - 1, NULL);
+    cr_assert_eq(hs_rules_mapping_input(rules, in, 0, "mem", &err), HS_OK, "%s", err.message);
+    hs_input_close(in);
+    unlink(path);
+    hs_rules_free(rules);
+}
