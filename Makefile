@@ -205,8 +205,7 @@ test-valgrind: $(BIN)
 bench: hprof-strip
 	sh bench/bench.sh
 
-inst# The shared library too: the Python package (python/) loads it from here.
-all: $(BIN) $(BUILD)/libhprofstrip.so
+install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 hprof-strip $(DESTDIR)$(BINDIR)/hprof-strip
 	install -m 644 man/hprof-strip.1 $(DESTDIR)$(MANDIR)/man1/hprof-strip.1
