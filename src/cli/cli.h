@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cli.h - what the command-line files share: the parsed command line and
- * the exit codes (both documented in the man page).
+ * cli.h - what the command-line files share: the parsed command line (the
+ * exit codes are the library's, report.h, as hs_job_run returns them).
  */
 #ifndef HS_CLI_H
 #define HS_CLI_H
@@ -12,16 +12,6 @@
 #include "output.h"
 #include "report.h"
 
-enum {
-    EXIT_OK = 0,
-    EXIT_BAD_INPUT = 1, /* not HPROF, or breaks the format */
-    EXIT_USAGE = 2,     /* bad option or argument */
-    EXIT_TRUNCATED = 3, /* the input ends inside a record */
-    EXIT_IO = 4,        /* reading or writing failed */
-    EXIT_LIMIT = 5,     /* a memory cap was reached, or out of memory */
-    EXIT_SALVAGED = 6,  /* --salvage: truncated input, complete part written */
-    EXIT_AUDIT = 7      /* --audit: the dump still holds data */
-};
 
 typedef struct {
     const char *in_path, *out_path; /* NULL: stdin, stdout */
@@ -62,8 +52,13 @@ int hs_cli_report_close(hs_cli *cli, int rc);
  * default cap); returns an exit code, the message printed. */
 int hs_cli_load_mapping(hs_rules *rules, const char *path, uint64_t max_held);
 
-/* report.c */
+/* report.c (the JSON report and the exit codes are the library's: report.h) */
 void hs_cli_print_stats(const hs_stats *st);
+/* "1234567 (1.2 MiB)": a byte count with its size in binary units (just
+ * the count below 1 KiB). Returns `buf`. */
+const char *hs_report_human(char *buf, size_t cap, uint64_t bytes);
+/* "SIGTERM" for SIGTERM, NULL for a signal not in the list. */
+const char *hs_signal_name(int sig);
 /* The histogram's top `top` rows by input bytes, on stderr. */
 void hs_cli_print_histogram(const hs_report *r, size_t top);
 

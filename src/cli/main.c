@@ -559,6 +559,7 @@ int main(int argc, char **argv)
     memset(&cli, 0, sizeof cli);
     cli.level = HS_OUTPUT_LEVEL_DEFAULT;
     cli.progress = -1;
+    cli.report.print = 1; /* failures and warnings on stderr too */
     cli.rules = hs_rules_create(NULL);
     if (!cli.rules) {
         fprintf(stderr, "%s: out of memory\n", g_prog);

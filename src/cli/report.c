@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * report.c - the --stats report: a table on stderr for people, and one JSON
- * document for pipelines (on stderr, or in its own file). Both list the
- * counters from HS_STATS_COUNTERS, so neither can miss one.
+ * report.c - the --stats table and the histogram on stderr, for people; the
+ * JSON document for pipelines is the library's (src/lib/report.c). The table
+ * lists the counters from HS_STATS_COUNTERS, so it cannot miss one.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
@@ -13,8 +13,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "input.h"
-#include "report.h"
 
 #define U(x) ((unsigned long long)(x))
 
@@ -97,157 +95,34 @@ void hs_cli_print_stats(const hs_stats *st)
     print_dups(st);
 }
 
-void hs_report_note_rules(hs_report *r, int is_file, const char *arg)
+/* The name of an Android heap, for the histogram. */
+static const char *heap_name(uint32_t heap)
 {
-    if (r->n_rules < HS_REPORT_MAX_RULES) {
-        r->rule_arg[r->n_rules] = arg;
-        r->rule_is_file[r->n_rules++] = (char)is_file;
+    switch (heap) {
+    case 0: return "default";
+    case 'A': return "app";
+    case 'Z': return "zygote";
+    case 'I': return "image";
+    default: return "other";
     }
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 5, 0)))
-#endif
-static void record(hs_report *r, hs_status code, const hs_error *where, int print,
-                   const char *fmt, va_list ap)
+void hs_cli_print_histogram(const hs_report *r, size_t top)
 {
-    if (where) {
-        r->error = *where;
-    } else {
-        memset(&r->error, 0, sizeof r->error);
-        r->error.offset = r->error.record_offset = UINT64_MAX;
-        r->error.tag = r->error.subtag = -1;
-    }
-    r->error.code = code;
-    vsnprintf(r->error.message, sizeof r->error.message, fmt, ap);
-    r->has_error = 1;
-    if (print)
-        fprintf(stderr, "hprof-strip: %s\n", r->error.message);
-}
-
-int hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    record(r, code, where, 1, fmt, ap);
-    va_end(ap);
-    return hs_status_exit(code);
-}
-
-void hs_report_salvage(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    record(r, code, where, !r->quiet, fmt, ap);
-    va_end(ap);
-}
-
-void hs_report_warn(hs_report *r, const char *fmt, ...)
-{
-    char w[sizeof r->warnings[0]];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(w, sizeof w, fmt, ap);
-    va_end(ap);
-    if (!r->quiet)
-        fprintf(stderr, "hprof-strip: warning: %s\n", w);
-    if (r->n_warnings < HS_REPORT_MAX_WARNINGS) /* when full, said on stderr only */
-        memcpy(r->warnings[r->n_warnings++], w, sizeof w);
-}
-
-/* ---- JSON ---------------------------------------------------------------- */
-
-/* A JSON string, or null for NULL. */
-static void json_str(FILE *fp, const char *s)
-{
-    if (!s) {
-        fputs("null", fp);
-        return;
-    }
-    fputc('"', fp);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(fp, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(fp, "\\u%04x", c);
-        else
-            fputc(c, fp);
-    }
-    fputc('"', fp);
-}
-
-/* An offset, or null where there is none (`none` is the sentinel). */
-static void json_off(FILE *fp, uint64_t v, uint64_t none)
-{
-    if (v == none)
-        fputs("null", fp);
-    else
-        fprintf(fp, "%llu", U(v));
-}
-
-/* The one table of outcomes: a library status, the exit code, the
- * report's name for it (stable: pipelines switch on it), and whether the
- * same command run again may succeed. A read or write failure may be the
- * disk's or the network's of the moment, and memory may be free next time;
- * the input's own faults, a cap the command sets, and a wrong command line
- * stay what they are. An input that is not a heap dump (a zip, an xz file)
- * is "unsupported", exit 1: never "read", which a retry policy retries. */
-static const struct {
-    hs_status code;
-    int exit_code;
-    const char *name;
-    int retryable;
-} g_outcomes[] = {
-    {HS_OK, EXIT_OK, "ok", 0},
-    {HS_SALVAGED, EXIT_SALVAGED, "salvaged", 0},
-    {HS_E_MALFORMED, EXIT_BAD_INPUT, "malformed", 0},
-    {HS_E_UNSUPPORTED, EXIT_BAD_INPUT, "unsupported", 0},
-    {HS_E_USAGE, EXIT_USAGE, "usage", 0},
-    {HS_E_TRUNCATED, EXIT_TRUNCATED, "truncated", 0},
-    {HS_E_READ, EXIT_IO, "read", 1},
-    {HS_E_WRITE, EXIT_IO, "write", 1},
-    {HS_E_LIMIT, EXIT_LIMIT, "limit", 0},
-    {HS_E_NOMEM, EXIT_LIMIT, "nomem", 1},
-};
-#define N_OUTCOMES (sizeof g_outcomes / sizeof g_outcomes[0])
-
-static size_t outcome(hs_status s)
-{
+    char in[48], out[48];
     size_t i;
 
-    for (i = 0; i < N_OUTCOMES; i++)
-        if (g_outcomes[i].code == s)
-            return i;
-    return 2; /* not a status of this library version: the input's fault */
-}
-
-int hs_status_exit(hs_status s)
-{
-    return g_outcomes[outcome(s)].exit_code;
-}
-
-const char *hs_status_name(hs_status s)
-{
-    return g_outcomes[outcome(s)].name;
-}
-
-int hs_status_retryable(hs_status s)
-{
-    return g_outcomes[outcome(s)].retryable;
-}
-
-hs_status hs_status_of_exit(int exit_code)
-{
-    size_t i;
-
-    for (i = 0; i < N_OUTCOMES; i++)
-        if (g_outcomes[i].exit_code == exit_code)
-            return g_outcomes[i].code;
-    return HS_E_MALFORMED;
+    fprintf(stderr, "hprof-strip: classes by input bytes (%zu in all%s)\n", r->n_histo,
+            r->n_histo > top ? "; the JSON report lists every one" : "");
+    fprintf(stderr, "  %12s %22s %12s %22s  %s\n", "instances in", "bytes in", "out",
+            "bytes out", "class");
+    for (i = 0; i < r->n_histo && i < top; i++) {
+        const hs_class_count *c = &r->histo[i];
+        fprintf(stderr, "  %12llu %22s %12llu %22s  %s%s%s\n", U(c->instances_in),
+                hs_report_human(in, sizeof in, c->bytes_in), U(c->instances_out),
+                hs_report_human(out, sizeof out, c->bytes_out), c->name,
+                r->histo_heaps ? " @" : "", r->histo_heaps ? heap_name(c->heap) : "");
+    }
 }
 
 const char *hs_signal_name(int sig)
@@ -279,340 +154,3 @@ const char *hs_signal_name(int sig)
     return NULL;
 }
 
-static void json_error(FILE *fp, const hs_report *r)
-{
-    const hs_error *e = &r->error;
-
-    if (!r->has_error) {
-        fputs("null", fp);
-        return;
-    }
-    fprintf(fp, "{\"code\":%d,\"status\":\"%s\",\"retryable\":%s,\"signal\":null,\"offset\":",
-            (int)e->code, hs_status_name(e->code),
-            hs_status_retryable(e->code) ? "true" : "false");
-    json_off(fp, e->offset, UINT64_MAX);
-    fputs(",\"record_offset\":", fp);
-    json_off(fp, e->record_offset, UINT64_MAX);
-    fputs(",\"tag\":", fp);
-    json_off(fp, e->tag < 0 ? UINT64_MAX : (uint64_t)e->tag, UINT64_MAX);
-    fputs(",\"subtag\":", fp);
-    json_off(fp, e->subtag < 0 ? UINT64_MAX : (uint64_t)e->subtag, UINT64_MAX);
-    fputs(",\"message\":", fp);
-    json_str(fp, e->message);
-    fputc('}', fp);
-}
-
-/* A side's "sha256": the file's bytes as read or written, and the HPROF
- * in them, each with how many bytes it covers. */
-static void json_digests(FILE *fp, int hashed, const hs_digest *file, const hs_digest *hprof)
-{
-    if (!hashed) {
-        fputs("null", fp);
-        return;
-    }
-    fprintf(fp, "{\"file\":\"%s\",\"file_bytes\":%llu,\"hprof\":\"%s\",\"hprof_bytes\":%llu}",
-            file->hex, U(file->bytes), hprof->hex, U(hprof->bytes));
-}
-
-/* "input"/"output": HPROF bytes, and the file's own bytes when compressed;
- * their digests when `hashed`; `kept` (-1 for the input): whether the
- * output's name holds this run's complete dump. */
-static void json_side(FILE *fp, const char *name, uint64_t hprof, int known,
-                      const char *compression, uint64_t raw, int hashed, const hs_digest *file_sha,
-                      const hs_digest *hprof_sha, int kept)
-{
-    fputs("{\"name\":", fp);
-    json_str(fp, name);
-    fprintf(fp, ",\"hprof_bytes\":%llu,\"compressed_bytes\":", U(hprof));
-    json_off(fp, known && compression ? raw : UINT64_MAX, UINT64_MAX);
-    fputs(",\"compression\":", fp);
-    json_str(fp, known ? compression : NULL);
-    fputs(",\"sha256\":", fp);
-    json_digests(fp, hashed, file_sha, hprof_sha);
-    if (kept >= 0)
-        fprintf(fp, ",\"kept\":%s", kept ? "true" : "false");
-    fputc('}', fp);
-}
-
-static void json_rules(FILE *fp, const hs_report *r, int audit)
-{
-    int i, n = 0;
-
-    /* what the run applied, given or not (main.c notes the base preset) */
-    fputs("\"presets\":[", fp);
-    if (audit)
-        fputs("\"privacy\"", fp), n++;
-    for (i = 0; i < r->n_rules && !audit; i++)
-        if (!r->rule_is_file[i]) {
-            fputs(n++ ? "," : "", fp);
-            json_str(fp, r->rule_arg[i]);
-        }
-    fputs("],\"rule_files\":[", fp);
-    for (i = 0, n = 0; i < r->n_rules && !audit; i++)
-        if (r->rule_is_file[i]) {
-            fputs(n++ ? "," : "", fp);
-            json_str(fp, r->rule_arg[i]);
-        }
-    fputc(']', fp);
-}
-
-static void json_dups(FILE *fp, const hs_stats *st)
-{
-    unsigned t, j;
-
-    fputs("\"duplicates\":{", fp);
-    for (t = 4; t < 12; t++)
-        fprintf(fp, "%s\"%s\":{\"arrays\":%llu,\"bytes\":%llu}", t == 4 ? "" : ",",
-                type_name(t), U(st->dup_arrays[t]), U(st->dup_bytes[t]));
-    fputs("},\"duplicates_top\":[", fp);
-    for (j = 0; j < 5 && st->dup_top[j].copies; j++)
-        fprintf(fp, "%s{\"type\":\"%s\",\"length_bytes\":%llu,\"copies\":%llu,\"wasted\":%llu}",
-                j ? "," : "", type_name(st->dup_top[j].type), U(st->dup_top[j].length_bytes),
-                U(st->dup_top[j].copies), U(st->dup_top[j].wasted));
-    fputc(']', fp);
-}
-
-/* Every finding, each with its kind, name, id, counts and first offset. */
-static void json_findings(FILE *fp, const hs_report *r)
-{
-    size_t i;
-
-    for (i = 0; i < r->n_findings; i++) {
-        const hs_finding *x = &r->findings[i];
-        fprintf(fp, "%s{\"kind\":\"%s\",\"name\":", i ? "," : "",
-                hs_report_finding_kind(x->kind));
-        json_str(fp, x->name);
-        fprintf(fp, ",\"id\":%llu,\"count\":%llu,\"bytes\":%llu,\"first_offset\":%llu}",
-                U(x->id), U(x->count), U(x->bytes), U(x->first_offset));
-    }
-}
-
-static void json_audit(FILE *fp, const hs_report *r)
-{
-    const hs_stats *st = &r->st;
-
-    if (!r->audited) {
-        fputs("null", fp);
-        return;
-    }
-    fprintf(fp, "{\"clean\":%s,\"nonzero_array_bytes\":%llu,\"first_nonzero_array\":",
-            r->audit_clean ? "true" : "false", U(st->nonzero_array_bytes));
-    json_off(fp, st->first_nonzero_array, 0);
-    fprintf(fp, ",\"nonzero_field_bytes\":%llu,\"first_nonzero_field\":",
-            U(st->nonzero_field_bytes));
-    json_off(fp, st->first_nonzero_field, 0);
-    fprintf(fp, ",\"unused_strings\":%llu", U(st->strings_dropped));
-    fprintf(fp, ",\"unknown_records\":%llu,\"nonzero_string_bytes\":%llu,\"findings\":[",
-            U(st->unknown_records_dropped), U(st->nonzero_string_bytes));
-    json_findings(fp, r);
-    fputs("]}", fp);
-}
-
-int hs_report_keep_histogram(hs_report *r, const hs_class_count *rows, size_t n, int heaps)
-{
-    size_t i;
-
-    r->histo = calloc(n ? n : 1, sizeof *r->histo);
-    if (!r->histo)
-        return -1;
-    for (i = 0; i < n; i++) {
-        r->histo[i] = rows[i];
-        size_t len = strlen(rows[i].name) + 1;
-        char *name = malloc(len);
-        if (!name)
-            return -1;
-        r->histo[i].name = memcpy(name, rows[i].name, len);
-        r->n_histo = i + 1;
-    }
-    r->histo_heaps = heaps;
-    return 0;
-}
-
-const char *hs_report_finding_kind(int kind)
-{
-    static const char *const names[] = {"field",  "static", "constant",      "class",
-                                        "array",  "record", "unused_string", "long_string"};
-
-    return kind >= 0 && (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "other";
-}
-
-int hs_report_keep_findings(hs_report *r, const hs_finding *rows, size_t n)
-{
-    size_t i;
-
-    r->findings = calloc(n ? n : 1, sizeof *r->findings);
-    if (!r->findings)
-        return -1;
-    for (i = 0; i < n; i++) {
-        size_t len = strlen(rows[i].name) + 1;
-        char *name = malloc(len);
-        if (!name)
-            return -1;
-        r->findings[i] = rows[i];
-        r->findings[i].name = memcpy(name, rows[i].name, len);
-        r->n_findings = i + 1;
-    }
-    return 0;
-}
-
-void hs_report_free(hs_report *r)
-{
-    size_t i;
-
-    for (i = 0; i < r->n_findings; i++)
-        free((char *)(uintptr_t)r->findings[i].name);
-    free(r->findings);
-    r->findings = NULL;
-    r->n_findings = 0;
-    for (i = 0; i < r->n_histo; i++)
-        free((char *)(uintptr_t)r->histo[i].name);
-    free(r->histo);
-    r->histo = NULL;
-    r->n_histo = 0;
-}
-
-/* The name of an Android heap, for the histogram. */
-static const char *heap_name(uint32_t heap)
-{
-    switch (heap) {
-    case 0: return "default";
-    case 'A': return "app";
-    case 'Z': return "zygote";
-    case 'I': return "image";
-    default: return "other";
-    }
-}
-
-void hs_cli_print_histogram(const hs_report *r, size_t top)
-{
-    char in[48], out[48];
-    size_t i;
-
-    fprintf(stderr, "hprof-strip: classes by input bytes (%zu in all%s)\n", r->n_histo,
-            r->n_histo > top ? "; the JSON report lists every one" : "");
-    fprintf(stderr, "  %12s %22s %12s %22s  %s\n", "instances in", "bytes in", "out",
-            "bytes out", "class");
-    for (i = 0; i < r->n_histo && i < top; i++) {
-        const hs_class_count *c = &r->histo[i];
-        fprintf(stderr, "  %12llu %22s %12llu %22s  %s%s%s\n", U(c->instances_in),
-                hs_report_human(in, sizeof in, c->bytes_in), U(c->instances_out),
-                hs_report_human(out, sizeof out, c->bytes_out), c->name,
-                r->histo_heaps ? " @" : "", r->histo_heaps ? heap_name(c->heap) : "");
-    }
-}
-
-static int by_bytes_out(const void *a, const void *b)
-{
-    const hs_class_count *x = *(const hs_class_count *const *)a;
-    const hs_class_count *y = *(const hs_class_count *const *)b;
-
-    if (x->bytes_out != y->bytes_out)
-        return x->bytes_out < y->bytes_out ? 1 : -1;
-    return x->instances_out < y->instances_out ? 1 : x->instances_out > y->instances_out ? -1 : 0;
-}
-
-/* "histogram": {"input": [...], "output": [...]}: every class with
- * instances on that side, most bytes first. */
-static void json_histogram(FILE *fp, const hs_report *r)
-{
-    const hs_class_count **order = NULL;
-    size_t i, k, n = 0;
-    int side;
-
-    fputs(",\"histogram\":", fp);
-    if (r->histo)
-        order = malloc((r->n_histo ? r->n_histo : 1) * sizeof *order);
-    if (!order) { /* not asked for (or no memory to sort) */
-        fputs("null", fp);
-        return;
-    }
-    fputc('{', fp);
-    for (side = 0; side < 2; side++) {
-        fputs(side ? ",\"output\":[" : "\"input\":[", fp);
-        for (i = n = 0; i < r->n_histo; i++)
-            if (side ? r->histo[i].instances_out : r->histo[i].instances_in)
-                order[n++] = &r->histo[i];
-        if (side)
-            qsort(order, n, sizeof *order, by_bytes_out);
-        for (k = 0; k < n; k++) {
-            fprintf(fp, "%s{\"class\":", k ? "," : "");
-            json_str(fp, order[k]->name);
-            fprintf(fp, ",\"instances\":%llu,\"bytes\":%llu",
-                    U(side ? order[k]->instances_out : order[k]->instances_in),
-                    U(side ? order[k]->bytes_out : order[k]->bytes_in));
-            if (r->histo_heaps)
-                fprintf(fp, ",\"heap\":\"%s\"", heap_name(order[k]->heap));
-            fputc('}', fp);
-        }
-        fputc(']', fp);
-    }
-    fputc('}', fp);
-    free(order);
-}
-
-static const char *const in_compression[] = {NULL, "gzip", "zstd"};
-static const char *const out_compression[] = {NULL, "zstd", "gzip"};
-
-void hs_report_json_head(FILE *fp, const hs_report *r, int audit)
-{
-    fprintf(fp, "{\"schema\":%d,\"tool\":{\"name\":\"hprof-strip\",\"version\":",
-            HS_REPORT_SCHEMA);
-    json_str(fp, HS_VERSION_STRING);
-    fprintf(fp, "},\"mode\":\"%s\",\"exit_status\":", audit ? "audit" : "filter");
-    (void)r;
-}
-
-void hs_report_json_tail(FILE *fp, const hs_report *r, const char *in_name,
-                         const char *out_name, int audit)
-{
-    const hs_stats *st = &r->st;
-    const char *sep = "";
-    int i;
-
-    fputs(",\"input\":", fp);
-    json_side(fp, in_name, st->bytes_in, r->in_known,
-              r->in_format >= 0 && r->in_format < 3 ? in_compression[r->in_format] : NULL,
-              r->in_raw, r->in_hashed, &r->in_sha, &r->in_hprof_sha, -1);
-    fputs(",\"output\":", fp);
-    if (audit)
-        fputs("null", fp);
-    else
-        json_side(fp, out_name, st->bytes_out, r->out_known,
-                  r->out_format >= 0 && r->out_format < 3 ? out_compression[r->out_format]
-                                                         : NULL,
-                  r->out_raw, r->out_hashed, &r->out_sha, &r->out_hprof_sha,
-                  r->output_kept);
-    fputc(',', fp);
-    json_rules(fp, r, audit);
-    fprintf(fp, ",\"time\":{\"wall_seconds\":%.6f,\"user_seconds\":%.6f,\"sys_seconds\":%.6f}",
-            r->wall, r->user, r->sys);
-    fputs(",\"counters\":{", fp);
-#define JSON_(name, kind, what)                                                 \
-    fprintf(fp, "%s\"%s\":", sep, #name);                                       \
-    json_off(fp, st->name, kind == HS_OFFSET ? 0 : UINT64_MAX);                 \
-    sep = ",";
-    HS_STATS_COUNTERS(JSON_)
-#undef JSON_
-    fputs("},", fp);
-    json_dups(fp, st);
-    fputs(",\"warnings\":[", fp);
-    for (i = 0; i < r->n_warnings; i++) {
-        fputs(i ? "," : "", fp);
-        json_str(fp, r->warnings[i]);
-    }
-    fputc(']', fp);
-    json_histogram(fp, r);
-    fputs(",\"audit\":", fp);
-    json_audit(fp, r);
-    fputs("}\n", fp);
-}
-
-int hs_report_write_json(FILE *fp, const hs_report *r, int exit_status, const char *in_name,
-                         const char *out_name, int audit)
-{
-    hs_report_json_head(fp, r, audit);
-    fprintf(fp, "%d,\"error\":", exit_status);
-    json_error(fp, r);
-    hs_report_json_tail(fp, r, in_name, out_name, audit);
-    return fflush(fp) == 0 && !ferror(fp) ? 0 : -1;
-}

@@ -449,16 +449,16 @@ int hs_input_started(const hs_input *in)
 
 const hs_source *hs_input_source(hs_input *in)
 {
-    long cores;
-
-    if (!in)
-        return NULL;
-    if (in->src_made)
-        return &in->src;
     /* decompressing beside the filter pays when there is a core for it
      * (the CLI's rule, for its default thread count) */
-    cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores > 1)
+    return in ? hs_input_source_threads(in, sysconf(_SC_NPROCESSORS_ONLN) > 1) : NULL;
+}
+
+const hs_source *hs_input_source_threads(hs_input *in, int threaded)
+{
+    if (in->src_made)
+        return &in->src;
+    if (threaded)
         (void)hs_input_start_thread(in);
     memset(&in->src, 0, sizeof in->src);
     in->src.read = hs_input_read;

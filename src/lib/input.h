@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hprof_strip.h"
+
 enum hs_input_format { HS_IN_PLAIN, HS_IN_GZIP, HS_IN_ZSTD };
 
 typedef struct hs_input hs_input;
@@ -29,6 +31,9 @@ void hs_input_own_fd(hs_input *in);
 /* True once anything was read, or hs_input_source was called: too late
  * for hs_input_hash. */
 int hs_input_started(const hs_input *in);
+/* hs_input_source, with the reader thread and pager started only when
+ * `threaded` (the CLI's -T 1 starts none). */
+const hs_source *hs_input_source_threads(hs_input *in, int threaded);
 long hs_input_read(void *ctx, void *buf, size_t cap);
 /* Decompresses a gzip input on a thread of its own, ahead of the reads,
  * so that it runs beside the filter (5 MiB of buffers; HotSpot's -gz

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * report.h - what a run reports: the --stats table on stderr, and the JSON
- * document (--stats=json on stderr, --stats-file FILE) whose schema the man
- * page lists under STATISTICS.
+ * report.h - what a run reports: the JSON document (--stats=json on
+ * stderr, --stats-file FILE, hs_job_run's report) whose schema the man page
+ * lists under STATISTICS, and the one table of outcomes (status, exit
+ * code, name). The library builds it, so the CLI and a program calling
+ * hs_job_run get the same document; the CLI adds the --stats table and
+ * what only a command line knows (file names, a signal).
  */
 #ifndef HS_REPORT_H
 #define HS_REPORT_H
@@ -12,6 +15,19 @@
 
 #include "hprof_strip.h"
 #include "sha256.h"
+
+/* The command's exit codes (hprof-strip(1), EXIT STATUS), which hs_job_run
+ * returns too. */
+enum {
+    EXIT_OK = 0,
+    EXIT_BAD_INPUT = 1, /* not HPROF, or breaks the format */
+    EXIT_USAGE = 2,     /* bad option or argument */
+    EXIT_TRUNCATED = 3, /* the input ends inside a record */
+    EXIT_IO = 4,        /* reading or writing failed */
+    EXIT_LIMIT = 5,     /* a memory cap was reached, or out of memory */
+    EXIT_SALVAGED = 6,  /* --salvage: truncated input, complete part written */
+    EXIT_AUDIT = 7      /* --audit: the dump still holds data */
+};
 
 #define HS_REPORT_SCHEMA 1
 #define HS_REPORT_MAX_RULES 64
@@ -50,6 +66,7 @@ typedef struct {
     int n_warnings;
     int output_kept;          /* the complete dump is under the output's name */
     int stopped_by;           /* the signal that stopped the run (snapshot: 0) */
+    int print;                /* the CLI's: failures and warnings also on stderr */
 } hs_report;
 
 /* The one table of outcomes (report.c): each library status, with the
@@ -63,8 +80,6 @@ int hs_status_retryable(hs_status s);
 /* The status an exit code stands for when no message recorded one (the
  * first of the table's rows with that code). */
 hs_status hs_status_of_exit(int exit_code);
-/* "SIGTERM" for SIGTERM, NULL for a signal not in the list. */
-const char *hs_signal_name(int sig);
 
 /* Keeps a copy of the filter's histogram rows. Returns 0, or -1 on no
  * memory. */
@@ -78,8 +93,9 @@ void hs_report_free(hs_report *r);
 /* Records a -p (is_file 0) or -r argument for the report. */
 void hs_report_note_rules(hs_report *r, int is_file, const char *arg);
 
-/* Prints "hprof-strip: MESSAGE" on stderr and records it as the run's
- * error, with the place `where` gives (NULL: no place in the input).
+/* Records MESSAGE as the run's error, with the place `where` gives (NULL:
+ * no place in the input), and with `print` prints "hprof-strip: MESSAGE"
+ * on stderr.
  * Returns the exit code the table gives `code`. */
 int hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -88,15 +104,15 @@ int hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const ch
     ;
 
 /* The same for a cut or damage that was salvaged (the run worked: exit 6),
- * printed only without -q. */
+ * printed (`print`) only without -q. */
 void hs_report_salvage(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
 
-/* Prints "hprof-strip: warning: MESSAGE" on stderr (not with -q) and keeps
- * it for the JSON report's "warnings". */
+/* Keeps MESSAGE for the JSON report's "warnings", and with `print` prints
+ * "hprof-strip: warning: MESSAGE" on stderr (not with -q). */
 void hs_report_warn(hs_report *r, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -115,9 +131,5 @@ int hs_report_write_json(FILE *fp, const hs_report *r, int exit_status, const ch
 void hs_report_json_head(FILE *fp, const hs_report *r, int audit);
 void hs_report_json_tail(FILE *fp, const hs_report *r, const char *in_name,
                          const char *out_name, int audit);
-
-/* "1234567 (1.2 MiB)": a byte count with its size in binary units (just
- * the count below 1 KiB). Returns `buf`. */
-const char *hs_report_human(char *buf, size_t cap, uint64_t bytes);
 
 #endif

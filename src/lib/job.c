@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * job.c - one whole run as the CLI makes it (hs_job_run): the rules from a
+ * preset, rule text and a mapping file, the filter from an hs_input into an
+ * hs_output, the damage of a compressed input told from a broken dump, the
+ * audit verdict, and the run's exit code and JSON report (report.c), the
+ * document --stats-file writes. What only a command line has stays in the
+ * CLI: file names and the rules for files (temporary name, rename, modes),
+ * terminal progress, signals, the spill file (held instances here count
+ * toward the memory cap instead).
+ *
+ * The messages are the CLI's, the input named "input" where the CLI names
+ * its file, and the output "output".
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "hasher.h"
+#include "hprof_strip.h"
+#include "input.h"
+#include "ioerr.h"
+#include "output.h"
+#include "report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const g_in = "input";
+static const char *const g_out = "output";
+
+typedef struct {
+    hs_job job;          /* the caller's, zero past its size */
+    hs_report r;
+    hs_input *in;
+    hs_output *out;
+    enum hs_output_format format;
+    hs_rules *rules;
+    hs_filter *filter;
+    hs_hasher *hash;
+    int threads;
+    int keep_output;
+} run;
+
+/* --audit's sink: the output goes nowhere. */
+static int discard(void *ctx, const void *buf, size_t len)
+{
+    (void)ctx;
+    (void)buf;
+    (void)len;
+    return 0;
+}
+
+/* The rule set the job asks for; the exit code, the failure recorded. */
+static int make_rules(run *j)
+{
+    const hs_job *job = &j->job;
+    const char *preset = job->preset ? job->preset : "default";
+    const char *map;
+    hs_error err;
+    hs_status s;
+
+    if (!(j->rules = hs_rules_create(NULL)))
+        return hs_report_fail(&j->r, HS_E_NOMEM, NULL, "out of memory");
+    if (job->audit) { /* what the privacy preset would remove: nothing else */
+        hs_rules_preset(j->rules, "privacy", NULL);
+        return EXIT_OK;
+    }
+    hs_report_note_rules(&j->r, 0, preset);
+    if (hs_rules_preset(j->rules, preset, NULL) != HS_OK)
+        return hs_report_fail(&j->r, HS_E_USAGE, NULL, "unknown preset '%s'", preset);
+    if (job->rules_text || job->rules_len) {
+        hs_report_note_rules(&j->r, 1, "rules_text");
+        if (hs_rules_parse(j->rules, job->rules_text, job->rules_len, "rules_text", &err) !=
+            HS_OK)
+            return hs_report_fail(&j->r, HS_E_USAGE, NULL, "%s", err.message);
+    }
+    /* the job's mapping wins over the rule text's `mapping` line */
+    map = job->mapping_path ? job->mapping_path : hs_rules_mapping_file(j->rules);
+    if (!map)
+        return EXIT_OK;
+    s = hs_rules_mapping_path(j->rules, map, 0, &err);
+    if (s == HS_OK)
+        return EXIT_OK;
+    hs_report_fail(&j->r, s, NULL, "%s", err.message);
+    return s == HS_E_LIMIT || s == HS_E_NOMEM ? EXIT_LIMIT : EXIT_USAGE;
+}
+
+/* A message of the filter about the input: in a compressed input its
+ * offsets are in the decompressed dump, which the message then says. */
+static void dump_message(run *j, hs_status s, const hs_error *e)
+{
+    static const char lead[] = "input byte ";
+    const char *msg = e->message;
+    const char *hint = s == HS_E_TRUNCATED && !j->job.salvage
+                           ? " (salvage writes the complete records before the cut)"
+                           : "";
+
+    if (hs_input_format(j->in) == HS_IN_PLAIN)
+        hs_report_fail(&j->r, s, e, "%s: %s%s", g_in, msg, hint);
+    else if (strncmp(msg, lead, sizeof lead - 1) == 0)
+        hs_report_fail(&j->r, s, e, "%s: decompressed byte %s%s", g_in, msg + sizeof lead - 1,
+                       hint);
+    else
+        hs_report_fail(&j->r, s, e, "%s: in the decompressed dump: %s%s", g_in, msg, hint);
+}
+
+static void failure(run *j, hs_status s, const hs_error *e)
+{
+    if (s == HS_E_READ && hs_input_error(j->in))
+        hs_report_fail(&j->r, s, e, "%s: %s", g_in, hs_input_error(j->in));
+    else if (s == HS_E_WRITE)
+        hs_report_fail(&j->r, s, e, "%s: %s: %s", g_out, e->message,
+                       j->out ? hs_output_error(j->out) : "");
+    else
+        dump_message(j, s, e);
+}
+
+static const char *cut_detail(hs_status s, const hs_error *e)
+{
+    const char *p;
+
+    if (s == HS_OK)
+        return "it ends between two records";
+    p = strncmp(e->message, "input byte ", 11) == 0 ? strstr(e->message, ": ") : NULL;
+    return p ? p + 2 : e->message;
+}
+
+/* The compressed layer was cut short or corrupt (the CLI's rule: cut is
+ * exit 3, or 6 salvaged; corrupt is 1). */
+static int damage(run *j, hs_status s, const hs_error *e)
+{
+    uint64_t end = hs_input_dump_bytes(j->in);
+    int salvaged = j->job.salvage && (s == HS_OK || s == HS_SALVAGED), cut;
+
+    if (s != HS_OK && s != HS_SALVAGED && s != HS_E_TRUNCATED && e->offset < end) {
+        failure(j, s, e);
+        return hs_status_exit(s);
+    }
+    cut = hs_input_damage(j->in) == HS_DAMAGE_TRUNCATED;
+    if (salvaged && cut)
+        hs_report_salvage(&j->r, HS_E_TRUNCATED, e,
+                          "%s: %s; the decompressed dump ends there, at byte %llu: %s%s", g_in,
+                          hs_input_error(j->in), (unsigned long long)end, cut_detail(s, e),
+                          s == HS_OK ? " (salvaged)" : "");
+    else
+        hs_report_fail(&j->r, cut ? HS_E_TRUNCATED : HS_E_MALFORMED, e,
+                       "%s: %s; the decompressed dump ends there, at byte %llu: %s%s", g_in,
+                       hs_input_error(j->in), (unsigned long long)end, cut_detail(s, e),
+                       salvaged ? " (salvage wrote the complete records before it)"
+                       : cut    ? " (salvage writes the complete records before the cut)"
+                                : "");
+    if (salvaged)
+        j->keep_output = 1;
+    if (salvaged && cut)
+        return EXIT_SALVAGED;
+    return cut ? EXIT_TRUNCATED : EXIT_BAD_INPUT;
+}
+
+/* The filter from the input to the output: the exit code, the failure
+ * (or the salvage) recorded. */
+static int filter(run *j, int want_report)
+{
+    hs_options opt;
+    const hs_source *src;
+    hs_sink dst;
+    const hs_error *e;
+    hs_status s;
+    int rc, finished;
+
+    memset(&opt, 0, sizeof opt);
+    opt.salvage = j->job.salvage;
+    /* what the JSON report holds: the CLI's --stats-file counts these */
+    opt.find_duplicates = want_report;
+    opt.count_nonzero = want_report || j->job.audit;
+    opt.histogram = j->job.histogram;
+    opt.findings = j->job.audit;
+    if (!(j->filter = hs_filter_create(j->rules, &opt, NULL)))
+        return hs_report_fail(&j->r, HS_E_NOMEM, NULL, "out of memory");
+    src = hs_input_source_threads(j->in, j->threads > 1);
+    if (j->job.audit || !j->out) {
+        dst.write = discard;
+        dst.ctx = NULL;
+    } else {
+        dst = *hs_output_sink(j->out);
+    }
+    s = hs_filter_run(j->filter, src, &dst);
+    e = hs_filter_error(j->filter);
+    if (s == HS_E_MALFORMED || s == HS_E_UNSUPPORTED)
+        hs_input_drain(j->in);
+    finished = (s == HS_OK || s == HS_SALVAGED) && (!j->out || hs_output_end(j->out) == 0);
+    if ((s == HS_OK || s == HS_SALVAGED) && !finished)
+        return hs_report_fail(&j->r, HS_E_WRITE, NULL, "%s: writing the output failed: %s",
+                              g_out, hs_output_error(j->out));
+    if (hs_input_damage(j->in))
+        return damage(j, s, e);
+    rc = hs_status_exit(s);
+    if (s == HS_SALVAGED && e->code != HS_E_TRUNCATED)
+        rc = hs_status_exit(e->code);
+    if (s == HS_SALVAGED)
+        j->keep_output = 1;
+    if (s == HS_SALVAGED && rc == EXIT_SALVAGED)
+        hs_report_salvage(&j->r, e->code, e, "%s: %s", g_in, e->message);
+    else if (s == HS_SALVAGED)
+        hs_report_fail(&j->r, e->code, e, "%s (invalid, not cut): %s", g_in, e->message);
+    else if (s != HS_OK)
+        failure(j, s, e);
+    return rc;
+}
+
+/* After a good run: the warnings, the histogram and findings kept, the
+ * audit verdict. */
+static int after(run *j, int rc)
+{
+    const hs_class_count *rows;
+    const hs_finding *found;
+    const char *w;
+    hs_stats st;
+    size_t i, n;
+
+    if (rc != EXIT_OK && rc != EXIT_SALVAGED)
+        return rc;
+    hs_filter_stats(j->filter, &st);
+    if ((w = hs_input_warning(j->in)) != NULL)
+        hs_report_warn(&j->r, "%s: %s", g_in, w);
+    if (!st.heap_dumps && rc == EXIT_OK)
+        hs_report_warn(&j->r,
+                       "%s holds no heap dump (valid HPROF, but no object in it: nothing "
+                       "was stripped)",
+                       g_in);
+    for (i = 0; (w = hs_filter_warning(j->filter, i)) != NULL; i++)
+        hs_report_warn(&j->r, "%s", w);
+    n = hs_filter_histogram(j->filter, &rows);
+    if (j->job.histogram && hs_report_keep_histogram(&j->r, rows, n, st.hprof_version == 3) != 0)
+        return hs_report_fail(&j->r, HS_E_NOMEM, NULL, "out of memory");
+    if (j->job.audit) {
+        int clean = !st.nonzero_array_bytes && !st.nonzero_field_bytes && !st.strings_dropped &&
+                    !st.unknown_records_dropped && !st.nonzero_string_bytes;
+        n = hs_filter_findings(j->filter, &found);
+        if (hs_report_keep_findings(&j->r, found, n) != 0)
+            return hs_report_fail(&j->r, HS_E_NOMEM, NULL, "out of memory");
+        if (rc == EXIT_OK) {
+            j->r.audited = 1;
+            j->r.audit_clean = clean;
+            rc = clean ? EXIT_OK : EXIT_AUDIT;
+        }
+    }
+    return rc;
+}
+
+/* What the report keeps of the run (the CLI's keep_figures and
+ * keep_digests). */
+static void figures(run *j, int rc)
+{
+    hs_report *r = &j->r;
+
+    if (j->filter) {
+        r->ran = 1;
+        hs_filter_stats(j->filter, &r->st);
+    }
+    r->in_known = 1;
+    r->in_format = (int)hs_input_format(j->in);
+    r->in_raw = hs_input_raw_bytes(j->in);
+    if (j->out) {
+        r->out_known = 1;
+        r->out_format = (int)j->format;
+        r->out_raw = hs_output_written(j->out);
+        if (j->filter && !j->job.audit && rc == EXIT_IO &&
+            (j->format == HS_OUT_PLAIN || r->out_raw == 0) && r->out_raw < r->st.bytes_out)
+            r->st.bytes_out = r->out_raw;
+    }
+    if (j->hash) {
+        hs_digest d[HS_HASH_STREAMS];
+        hs_input_hash_end(j->in, r->st.bytes_in);
+        hs_hasher_digests(j->hash, d);
+        r->in_hashed = 1;
+        r->in_sha = d[HS_HASH_IN_FILE];
+        r->in_hprof_sha =
+            hs_input_format(j->in) == HS_IN_PLAIN ? d[HS_HASH_IN_FILE] : d[HS_HASH_IN_DUMP];
+        if (j->out && !j->job.audit) {
+            r->out_hashed = 1;
+            r->out_sha = d[HS_HASH_OUT_FILE];
+            r->out_hprof_sha =
+                j->format == HS_OUT_PLAIN ? d[HS_HASH_OUT_FILE] : d[HS_HASH_OUT_DUMP];
+        }
+    }
+}
+
+static int start(run *j, int want_report)
+{
+    static const enum hs_output_format formats[] = {HS_OUT_PLAIN, HS_OUT_ZSTD, HS_OUT_GZIP};
+
+    if (j->job.threads < 0)
+        return hs_report_fail(&j->r, HS_E_USAGE, NULL, "thread count %d", j->job.threads);
+    j->threads = j->job.threads;
+    if (j->threads == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        j->threads = n > 0 ? (int)n : 1;
+    }
+    if (j->out) {
+        j->format = (enum hs_output_format)hs_output_is(j->out);
+        if ((unsigned)j->job.compress > 2 || formats[j->job.compress] != j->format)
+            return hs_report_fail(&j->r, HS_E_USAGE, NULL,
+                                  "the output was opened with another compression than the "
+                                  "job's (%d)",
+                                  (int)j->job.compress);
+    }
+    if (hs_input_started(j->in))
+        return hs_report_fail(&j->r, HS_E_USAGE, NULL,
+                              "the input was read from already (one run per input)");
+    /* the report binds the bytes it describes, as the CLI's does: every
+     * byte read and written is hashed (SHA-256) on its way */
+    if (want_report) {
+        if (!(j->hash = hs_hasher_start(j->threads > 1)))
+            return hs_report_fail(&j->r, HS_E_NOMEM, NULL, "out of memory");
+        hs_input_hash(j->in, j->hash);
+        if (j->out && !j->job.audit && hs_output_written(j->out) == 0)
+            hs_output_hash(j->out, j->hash);
+    }
+    return EXIT_OK;
+}
+
+static double since(const struct timespec *t0)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static double seconds(struct timeval tv)
+{
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* The document, as --stats-file's: NULL when out of memory. */
+static char *render(const run *j, int rc)
+{
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&doc, &len);
+    int bad;
+
+    if (!fp)
+        return NULL;
+    bad = hs_report_write_json(fp, &j->r, rc, NULL, NULL, j->job.audit);
+    if (fclose(fp) != 0 || bad) {
+        free(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **report)
+{
+    static run zero;
+    run *j = malloc(sizeof *j); /* big (the report's warnings): not on the stack */
+    struct timespec t0;
+    struct rusage ru0, ru1;
+    int rc, have_ru;
+
+    if (report)
+        *report = NULL;
+    if (!j)
+        return EXIT_LIMIT;
+    *j = zero;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    have_ru = getrusage(RUSAGE_SELF, &ru0) == 0;
+    if (job)
+        memcpy(&j->job, job,
+               job->size && job->size < sizeof j->job ? job->size : sizeof j->job);
+    j->in = in;
+    j->out = job && job->audit ? NULL : out;
+    if (!job || !in || (!out && !job->audit))
+        rc = hs_report_fail(&j->r, HS_E_USAGE, NULL, "hs_job_run: no %s",
+                            !job ? "job" : !in ? "input" : "output");
+    else if ((rc = make_rules(j)) == EXIT_OK && (rc = start(j, report != NULL)) == EXIT_OK) {
+        rc = filter(j, report != NULL);
+        rc = after(j, rc);
+    }
+    if (in)
+        figures(j, rc);
+    j->r.output_kept = !j->job.audit && j->out &&
+                       (rc == EXIT_OK || rc == EXIT_SALVAGED || (j->keep_output && rc != EXIT_IO));
+    j->r.wall = since(&t0);
+    if (have_ru && getrusage(RUSAGE_SELF, &ru1) == 0) {
+        j->r.user = seconds(ru1.ru_utime) - seconds(ru0.ru_utime);
+        j->r.sys = seconds(ru1.ru_stime) - seconds(ru0.ru_stime);
+    }
+    if (report)
+        *report = render(j, rc);
+    hs_filter_free(j->filter);
+    hs_rules_free(j->rules);
+    hs_hasher_free(j->hash);
+    hs_report_free(&j->r);
+    free(j);
+    return rc;
+}
+
+HS_API void(hs_free)(void *p)
+{
+    free(p);
+}
