@@ -271,11 +271,16 @@ def test_salvage(hs, tmp_path):
     assert read(tmp_path / "out.hprof")[:18] == b"JAVA PROFILE 1.0.2"
 
 
-@pytest.mark.parametrize("data,status,exit_status", [
-    (b"GARBAGE" * 1000, "unsupported", 1),
-    (b"JAVA PROFILE 1.0.2\0\0\0\0\x08" + b"\0" * 8 + b"\xee" * 100, "malformed", 1),
+HEADER = b"JAVA PROFILE 1.0.2\0\0\0\0\x08" + b"\0" * 8
+
+
+@pytest.mark.parametrize("data,status,exit_status,offset", [
+    (b"GARBAGE" * 1000, "unsupported", 1, None),
+    (HEADER[:-9] + b"\x07" + b"\0" * 8, "unsupported", 1, 19),  # 7-byte ids
+    # a STRING shorter than an id
+    (HEADER + b"\x01" + b"\0" * 4 + b"\0\0\0\x03abc", "malformed", 1, 36),
 ])
-def test_bad_input(hs, tmp_path, data, status, exit_status):
+def test_bad_input(hs, tmp_path, data, status, exit_status, offset):
     src = tmp_path / "bad.hprof"
     src.write_bytes(data)
     with pytest.raises(hs.Error) as e:
@@ -283,6 +288,8 @@ def test_bad_input(hs, tmp_path, data, status, exit_status):
     assert e.value.status == status
     assert e.value.exit_status == exit_status
     assert e.value.retryable is False
+    if offset is not None:
+        assert e.value.offset == offset
     assert e.value.report is None or e.value.report["exit_status"] == exit_status
     assert os.listdir(tmp_path) == ["bad.hprof"]
 
