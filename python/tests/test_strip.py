@@ -315,3 +315,24 @@ def test_usage_errors(hs, tmp_path):
     with open(JVM, "r", encoding="latin-1") as text:
         with pytest.raises(TypeError):
             hs.strip(text, io.BytesIO())
+
+
+def test_mapping(hs, cli, tmp_path):
+    """A mapping restores names: the command's --obfuscate-names makes an
+    obfuscated dump and its R8 mapping, mapping= gives the names back as
+    --mapping does."""
+    obf, names = tmp_path / "obf.hprof", tmp_path / "names.txt"
+    cli("--obfuscate-names", str(names), JVM, "-o", str(obf))
+    theirs = tmp_path / "cli.hprof"
+    cli("--mapping", str(names), str(obf), "-o", str(theirs))
+    report = hs.strip(obf, tmp_path / "py.hprof", mapping=names)
+    assert read(tmp_path / "py.hprof") == read(theirs)
+    assert report["counters"]["mapping_classes_renamed"] > 0
+    with pytest.raises(hs.Error) as e:
+        hs.strip(obf, tmp_path / "x.hprof", mapping=tmp_path / "missing.txt")
+    assert e.value.exit_status == 2
+    assert not (tmp_path / "x.hprof").exists()
+    with pytest.raises(hs.Error) as e:  # the mapping is a file the run reads
+        hs.strip(obf, names, mapping=names, force=True)
+    assert e.value.status == "usage"
+    assert read(names).startswith(b"#") or b" -> " in read(names)
