@@ -14,7 +14,8 @@ def header_version():
 
 
 def test_version_is_the_projects(hs):
-    assert hs.__version__ == header_version()
+    assert hs.__version__ == header_version(), \
+        "python/hprofstrip/_version.py must say HS_VERSION_STRING (src/lib/hprof_strip.h)"
     assert re.fullmatch(r"\d+\.\d+\.\d+", hs.__version__)
 
 
