@@ -336,3 +336,27 @@ def test_mapping(hs, cli, tmp_path):
         hs.strip(obf, names, mapping=names, force=True)
     assert e.value.status == "usage"
     assert read(names).startswith(b"#") or b" -> " in read(names)
+
+
+def test_runs_in_parallel_threads(hs, cli, tmp_path):
+    """Each run has objects of its own, and the library runs without the
+    GIL: two at once from two threads, callbacks and all, give what one
+    does alone."""
+    import threading
+    theirs = tmp_path / "cli.hprof"
+    cli("-p", "privacy", JVM_GZ, "-o", str(theirs))
+    outs, errors = [io.BytesIO(), io.BytesIO()], []
+
+    def one(i):
+        try:
+            src = io.BytesIO(read(JVM_GZ)) if i else JVM_GZ
+            hs.strip(src, outs[i], preset="privacy")
+        except BaseException as e:  # noqa: B902 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=one, args=(i,)) for i in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert outs[0].getvalue() == outs[1].getvalue() == read(theirs)
