@@ -187,7 +187,7 @@ class _Run:
         report = None
         if report_p.value:
             try:
-                report = json.loads(ctypes.string_at(report_p.value).decode())
+                report = json.loads(ctypes.string_at(report_p.value).decode(errors="replace"))
             finally:
                 self.lib.hs_free(report_p)
         return rc, report

@@ -261,14 +261,18 @@ def test_truncated_input(hs, tmp_path):
     assert os.listdir(tmp_path) == ["cut.hprof"]
 
 
-def test_salvage(hs, tmp_path):
+def test_salvage(hs, cli, tmp_path):
     cut = tmp_path / "cut.hprof"
     data = read(JVM)
     cut.write_bytes(data[:len(data) // 2])
-    report = hs.strip(cut, tmp_path / "out.hprof", salvage=True)
+    report = hs.strip(cut, tmp_path / "out.hprof.zst", salvage=True)
     assert report["exit_status"] == 6
     assert report["error"]["status"] == "truncated"
-    assert read(tmp_path / "out.hprof")[:18] == b"JAVA PROFILE 1.0.2"
+    assert report["output"]["kept"] is True
+    p = cli("--salvage", str(cut), "-o", str(tmp_path / "cli.hprof.zst"), check=False)
+    assert p.returncode == 6
+    assert read(tmp_path / "out.hprof.zst") == read(tmp_path / "cli.hprof.zst")
+    cli(str(tmp_path / "out.hprof.zst"), "-o", "/dev/null")  # a whole dump, whole frame
 
 
 HEADER = b"JAVA PROFILE 1.0.2\0\0\0\0\x08" + b"\0" * 8
