@@ -116,6 +116,41 @@ for f in fixtures/*.hprof; do
     done
 done
 
+# examples/gz2zst.c: .gz in, .zst out with -p privacy, through the library's
+# own I/O and hs_job_run: the CLI's bytes, and the CLI's --stats-file report
+# but for what must differ (the file names, which the library is not given,
+# and the times). Threads 1 and the default: zstd's output does not depend
+# on the worker count once there are workers.
+# shellcheck disable=SC2086
+$CC $W $CFLAGS_PC examples/gz2zst.c -o "$T/gz2zst" $LIBS_PC 2>"$T/err"; rc=$?
+expect_rc 0 "gz2zst example"; [ "$rc" -eq 0 ] || cat "$T/err" >&2
+gzip -c fixtures/jvm17-64bit.hprof >"$T/j17.hprof.gz"
+for f in fixtures/jvm17-jcmd-gz1.hprof.gz "$T/j17.hprof.gz" fixtures/jvm17-64bit.hprof; do
+    for t in 1 0; do
+        rm -f "$T/cli.zst" "$T/lib.zst" "$T/cli.json" "$T/lib.json"
+        # shellcheck disable=SC2046 # -T N, or nothing for 0 (every core)
+        "$BIN" -p privacy -z $([ "$t" = 0 ] || echo "-T $t") "$f" -o "$T/cli.zst" --stats-file "$T/cli.json" 2>"$T/err" ||
+            { bad "CLI -p privacy -z $f: $(cat "$T/err")"; continue; }
+        LD_LIBRARY_PATH=$L "$T/gz2zst" "$f" "$T/lib.zst" "$T/lib.json" "$t" 2>"$T/err"; rc=$?
+        expect_rc 0 "gz2zst $f -T $t"
+        cmp -s "$T/cli.zst" "$T/lib.zst" && ok || bad "gz2zst $f -T $t: output differs from the CLI's"
+        python3 - "$T/cli.json" "$T/lib.json" <<'PY' && ok || bad "gz2zst $f -T $t: report differs"
+import json, sys
+cli, lib = (json.load(open(p)) for p in sys.argv[1:])
+for d in (cli, lib):
+    d["input"]["name"] = d["output"]["name"] = None
+    del d["time"]
+if cli != lib:
+    for k in cli:
+        if cli[k] != lib.get(k):
+            print("report field", k, cli[k], lib.get(k), file=sys.stderr)
+    sys.exit(1)
+PY
+    done
+done
+python3 tests/report_schema.py src/lib/hprof_strip.h "$T/lib.json" >"$T/err" 2>&1 && ok ||
+    bad "gz2zst report against the schema: $(cat "$T/err")"
+
 # failures: a cut dump (exit 1, the library's message, no output left), a bad
 # preset (exit 2, named), a bad argument count
 head -c 100000 fixtures/jvm17-64bit.hprof >"$T/cut.hprof"

@@ -50,7 +50,7 @@ def side(output=False):
     return s
 
 
-# error.status: the library's statuses (src/cli/report.c's table) and "signal";
+# error.status: the library's statuses (src/lib/report.c's table) and "signal";
 # which of them a retry may cure (the man page, EXIT STATUS)
 STATUSES = ("malformed", "truncated", "unsupported", "read", "write", "limit", "nomem",
             "usage", "signal")

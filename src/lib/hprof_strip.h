@@ -565,12 +565,13 @@ typedef struct {
 /* Runs `job` from `in` into `out` and returns the run's exit status, the
  * CLI's exit codes (0 ok, 1 bad input, 2 usage, 3 truncated, 4 I/O, 5 a
  * memory cap, 6 salvaged, 7 audit findings: hprof-strip(1) EXIT STATUS).
- * `out` must have been opened with job->compress (hs_output_open_*); the
- * job's level and threads are what the report says of it. The output is
+ * `out` must have been opened with job->compress (hs_output_open_*; its
+ * level is the output's own); job->threads (0: one per core) also decides
+ * whether a gzip input is inflated on a thread of its own. The output is
  * finished (hs_output_finish) after a good run. When `report` is not NULL,
  * *report gets the JSON report of the run, the same document `--stats-file`
- * writes (with its "schema" version; input and output named "-": no file
- * names are known here), NUL-terminated, to free with hs_free(); it is
+ * writes (with its "schema" version; the input's and output's "name" null:
+ * no file names are known here), NUL-terminated, to free with hs_free(); it is
  * written for failed runs too (NULL only when out of memory). A NULL `job`
  * or `in`, or a NULL `out` without audit, is exit 2. */
 HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **report);

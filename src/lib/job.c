@@ -371,8 +371,8 @@ HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **re
         memcpy(&j->job, job,
                job->size && job->size < sizeof j->job ? job->size : sizeof j->job);
     j->in = in;
-    j->out = job && job->audit ? NULL : out;
-    if (!job || !in || (!out && !job->audit))
+    j->out = j->job.audit ? NULL : out; /* (the copy: fields past size are 0) */
+    if (!job || !in || (!out && !j->job.audit))
         rc = hs_report_fail(&j->r, HS_E_USAGE, NULL, "hs_job_run: no %s",
                             !job ? "job" : !in ? "input" : "output");
     else if ((rc = make_rules(j)) == EXIT_OK && (rc = start(j, report != NULL)) == EXIT_OK) {
