@@ -51,10 +51,11 @@ TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: all deps test-deps run test check test-asan test-clang test-tsan test-valgrind bench install uninstall clean help
 
-all: $(BIN)
+# The shared library too: the Python package (python/) loads it from here.
+all: $(BIN) $(BUILD)/libhprofstrip.so
 
 help:
-	@echo "make            build ./hprof-strip"
+	@echo "make            build ./hprof-strip and build/libhprofstrip.so"
 	@echo "make run        install what building needs, build, strip a bundled fixture"
 	@echo "make test       install what the tests need too, build, run the whole test suite"
 	@echo "make check      run the Criterion suites and CLI checks (no installs)"
@@ -171,6 +172,7 @@ test: test-deps
 	sh tests/bench_stats.sh
 	$(MAKE) EXTRA_CFLAGS=-Werror lib
 	MAKE="$(MAKE)" sh tests/install.sh ./$(BIN)
+	sh tests/python.sh ./$(BIN)
 
 # The same suite with AddressSanitizer and UBSan, in a separate build tree.
 # (Criterion's runner leaks a few bytes of its own: tests/lsan.supp.) It

@@ -42,6 +42,9 @@ if [ $test = yes ]; then
     need clang             # make test-clang, test-tsan, fuzz
     need libclang-rt-14-dev  # clang's sanitizer and libFuzzer runtimes
     need python3           # tests/deobf_names.py, report_schema.py, fuzz seeds
+    need python3-pytest    # the Python package's suite (tests/python.sh)
+    need python3-pip       # its offline `pip install ./python` check
+    need python3-venv      # and the same into a venv
     need openjdk-17-jdk-headless  # fresh dumps (tools/makedump.sh), tests/privacy, tests/proguard
     need hprof-conv        # Android's converter, a second parser (tests/external.sh)
     [ -n "${HS_SKIP_VISUALVM:-}" ] || need visualvm  # VisualVM's heap parser (tools/vvm-histogram.sh)

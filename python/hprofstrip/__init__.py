@@ -1,0 +1,376 @@
+# SPDX-License-Identifier: Apache-2.0
+"""hprofstrip: strip and audit HPROF heap dumps from Python.
+
+A thin ctypes binding of libhprofstrip.so (hprof_strip(3)), which does the
+work exactly as the hprof-strip command does: the same presets, rules,
+compressed inputs and outputs, the same JSON report and exit statuses.
+
+    import hprofstrip
+    report = hprofstrip.strip("app.hprof.gz", "app.hprof.zst", preset="privacy")
+    if not hprofstrip.audit("app.hprof.zst")["audit"]["clean"]:
+        ...
+
+Inputs and outputs are paths or binary file objects, streamed, never read
+whole. See python/README.md.
+"""
+import ctypes
+import io
+import json
+import os
+import stat
+
+from . import _files, _lib, _streams
+from ._lib import LibraryNotFound
+from ._version import __version__
+
+__all__ = ["strip", "audit", "Error", "LibraryNotFound", "library_version", "__version__"]
+
+# The exit statuses of hprof-strip(1) that are not failures.
+_OK, _SALVAGED, _AUDIT_FINDINGS = 0, 6, 7
+
+# hs_status -> (error.status, exit status), as hprof-strip(1) EXIT STATUS
+# lists them: for failures met before the library's run (opening the input).
+_STATUS = {
+    -1: ("malformed", 1), -2: ("truncated", 3), -3: ("unsupported", 1), -4: ("read", 4),
+    -5: ("write", 4), -6: ("limit", 5), -7: ("nomem", 5), -8: ("usage", 2),
+}
+_COMPRESS = {None: _lib.COMPRESS_NONE, "none": _lib.COMPRESS_NONE,
+             "zstd": _lib.COMPRESS_ZSTD, "gzip": _lib.COMPRESS_GZIP}
+
+
+class Error(Exception):
+    """A run that failed.
+
+    status      the report's error.status: "malformed", "unsupported",
+                "usage", "truncated", "read", "write", "limit", "nomem"
+    exit_status the command's exit status for it (1 to 5)
+    offset      the input byte where the problem was found, or None
+    report      the run's JSON report (a dict), or None when the run never
+                started (an input that cannot be opened, an output refused)
+    retryable   whether running it again may succeed
+    """
+
+    def __init__(self, message, status, exit_status, offset=None, report=None, retryable=None):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.exit_status = exit_status
+        self.offset = offset
+        self.report = report
+        if retryable is None:
+            retryable = status in ("read", "write", "nomem")
+        self.retryable = retryable
+
+    @classmethod
+    def from_report(cls, report):
+        err = report.get("error") or {}
+        return cls(err.get("message") or f"exit status {report.get('exit_status')}",
+                   err.get("status"), report.get("exit_status"), err.get("offset"), report,
+                   err.get("retryable"))
+
+
+def library_version():
+    """The loaded library's version (hs_version()), or this package's
+    when the library is older than hs_version."""
+    fn = getattr(_lib.load(), "hs_version", None)
+    return fn().decode() if fn is not None else __version__
+
+
+def _is_path(x):
+    return isinstance(x, (str, bytes, os.PathLike))
+
+
+def _fileno(f, reading):
+    """f's descriptor when the library can use it in f's place, else None.
+    The descriptor must stand where f does: a seekable f's is put there
+    (a buffered object reads ahead and writes behind); a pipe or socket
+    behind a buffer goes by descriptor only for writing (flushed first),
+    for reading through the callbacks (the buffer may hold what was read)."""
+    try:
+        fd = f.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError
+        return None
+    if not reading and hasattr(f, "flush"):
+        f.flush()
+    try:
+        seekable = f.seekable()
+    except (AttributeError, OSError, ValueError):
+        seekable = False
+    if seekable:
+        os.lseek(fd, f.tell(), os.SEEK_SET)
+        return fd
+    if reading and not isinstance(f, io.RawIOBase):
+        return None
+    return fd
+
+
+def _resync(f, fd):
+    """After a run by descriptor: f stands where the descriptor does."""
+    try:
+        if f.seekable():
+            f.seek(os.lseek(fd, 0, os.SEEK_CUR))
+    except (OSError, ValueError):
+        pass
+
+
+def _check_binary(f, what):
+    if isinstance(f, io.TextIOBase):
+        raise TypeError(f"hprofstrip: {what} is a text file: open it in binary mode ('rb', 'wb')")
+
+
+def _open_error(err, what):
+    code = err.code
+    status, exit_status = _STATUS.get(code, ("read", 4))
+    msg = err.message.decode(errors="replace") or f"{what}: {status}"
+    return Error(msg, status, exit_status)
+
+
+class _Run:
+    """What one run opens, closed in reverse whatever happens."""
+
+    def __init__(self, lib):
+        self.lib = lib
+        self.input = None
+        self.output = None
+        self.file = None  # the _files.Output of a path output
+        self.callbacks = []  # kept alive until the run is over
+        self.resync = []  # file objects given by descriptor
+
+    def open_input(self, src):
+        err = _lib.HsError()
+        if _is_path(src):
+            self.input = self.lib.hs_input_open_path(os.fsencode(src), ctypes.byref(err))
+        else:
+            _check_binary(src, "src")
+            fd = _fileno(src, True)
+            if fd is not None:
+                self.resync.append((src, fd))
+                self.input = self.lib.hs_input_open_fd(fd, ctypes.byref(err))
+            else:
+                cb = _streams.Reader(src)
+                self.callbacks.append(cb)
+                self.input = self.lib.hs_input_open_read(cb.fn, None, ctypes.byref(err))
+        if not self.input:
+            self.reraise()
+            raise _open_error(err, "input")
+
+    def open_output(self, dst, compress, level, threads, reads, in_mode, force):
+        err = _lib.HsError()
+        if _is_path(dst):
+            try:
+                self.file = _files.open_output(dst, reads, in_mode, force)
+            except _files.Refused as e:
+                raise Error(f"{e}", "usage", 2) from None
+            except OSError as e:
+                raise Error(f"{os.fsdecode(dst)}: {e.strerror}", "write", 4) from e
+            self.output = self.lib.hs_output_open_fd(self.file.fd, compress, level, threads,
+                                                     ctypes.byref(err))
+        else:
+            _check_binary(dst, "dst")
+            fd = _fileno(dst, False)
+            if fd is not None:
+                self.resync.append((dst, fd))
+                self.output = self.lib.hs_output_open_fd(fd, compress, level, threads,
+                                                         ctypes.byref(err))
+            else:
+                cb = _streams.Writer(dst)
+                self.callbacks.append(cb)
+                self.output = self.lib.hs_output_open_write(cb.fn, None, compress, level,
+                                                            threads, ctypes.byref(err))
+        if not self.output:
+            raise _open_error(err, "output")
+
+    def run(self, job):
+        report_p = ctypes.c_void_p()
+        rc = self.lib.hs_job_run(ctypes.byref(job), self.input, self.output,
+                                 ctypes.byref(report_p))
+        report = None
+        if report_p.value:
+            try:
+                report = json.loads(ctypes.string_at(report_p.value).decode(errors="replace"))
+            finally:
+                self.lib.hs_free(report_p)
+        return rc, report
+
+    def reraise(self):
+        """An exception a file object raised in a callback, now."""
+        for cb in self.callbacks:
+            cb.reraise()
+
+    def close(self):
+        # the library's objects first: they may still write to the descriptor
+        if self.output:
+            self.lib.hs_output_close(self.output)
+            self.output = None
+        if self.input:
+            self.lib.hs_input_close(self.input)
+            self.input = None
+        if self.file is not None:
+            self.file.discard()  # nothing when committed
+        for f, fd in self.resync:
+            _resync(f, fd)
+        self.resync = []
+
+
+def _identities(*paths):
+    """(device, inode) of the files named, those that exist."""
+    out = set()
+    for p in paths:
+        if p is None:
+            continue
+        try:
+            st = os.stat(p) if _is_path(p) else os.fstat(p.fileno())
+        except (OSError, ValueError, AttributeError):
+            continue
+        out.add((st.st_dev, st.st_ino))
+    return out
+
+
+def _input_mode(src):
+    try:
+        st = os.stat(src) if _is_path(src) else os.fstat(src.fileno())
+    except (OSError, ValueError, AttributeError):
+        return None
+    return st.st_mode if stat.S_ISREG(st.st_mode) else None
+
+
+def _compression(compress, dst):
+    if compress is None and _is_path(dst):
+        # as the command names it: by the output's suffix
+        name = os.fsdecode(dst)
+        if name.endswith(".zst"):
+            return _lib.COMPRESS_ZSTD
+        if name.endswith(".gz"):
+            return _lib.COMPRESS_GZIP
+    try:
+        return _COMPRESS[compress]
+    except (KeyError, TypeError):
+        raise ValueError(f"hprofstrip: compress={compress!r}: None, 'none', 'zstd' or 'gzip'") \
+            from None
+
+
+def _rules_text(rules):
+    if rules is None:
+        return None
+    if isinstance(rules, os.PathLike):
+        with open(rules, "rb") as f:
+            return f.read()
+    if isinstance(rules, str):
+        return rules.encode()
+    if isinstance(rules, (bytes, bytearray)):
+        return bytes(rules)
+    raise TypeError("hprofstrip: rules is rule-file text (str or bytes) or a pathlib.Path")
+
+
+def _job(preset, rules, mapping, compress=0, level=None, threads=None, histogram=False,
+         audit=False, salvage=False):
+    job = _lib.HsJob()
+    job.size = ctypes.sizeof(_lib.HsJob)
+    job.preset = preset.encode() if preset is not None else None
+    text = _rules_text(rules)
+    if text is not None:
+        job.rules_text = text
+        job.rules_len = len(text)
+    job.mapping_path = os.fsencode(mapping) if mapping is not None else None
+    job.compress = compress
+    job.level = int(level or 0)
+    job.threads = int(threads or 0)
+    job.histogram = 1 if histogram else 0
+    job.audit = 1 if audit else 0
+    job.salvage = 1 if salvage else 0
+    return job
+
+
+def _name_in(report, side, x):
+    """The report names a path the library was given as a descriptor (it
+    says "-", as for standard input or output, knowing no name)."""
+    part = report.get(side) if report else None
+    if isinstance(part, dict) and part.get("name") in (None, "-") and _is_path(x):
+        part["name"] = os.fsdecode(x)
+
+
+def strip(src, dst, preset="default", rules=None, mapping=None, compress=None, level=None,
+          threads=None, histogram=False, *, salvage=False, force=False):
+    """Strips the dump `src` into `dst` and returns the run's JSON report
+    (a dict, the document `hprof-strip --stats-file` writes).
+
+    src, dst    paths, or binary file objects (streamed: one with a usable
+                fileno() is read or written by its descriptor, from where it
+                stands; others through read()/readinto() and write()). A
+                gzip or zstd input is told by its bytes and decompressed.
+                A dst path gets the command's file rule: written under a
+                temporary name beside it, renamed into place when complete,
+                removed on failure; an existing file is refused (an Error,
+                status "usage") unless force=True, the input never replaced.
+    preset      "default", "privacy", "android-app" or "none"
+    rules       rule-file text (str or bytes) applied after the preset, or a
+                pathlib.Path to read it from
+    mapping     path of an R8/ProGuard mapping.txt (.gz/.zst too)
+    compress    "zstd", "gzip", "none", or None: by dst's suffix (.zst, .gz)
+                when dst is a path, else none
+    level       compression level (None: zstd 3, gzip 6)
+    threads     compression threads (None: what the cores allow)
+    histogram   the class histogram in the report
+    salvage     write what a cut input held, as a valid dump (the report's
+                exit_status is then 6, no exception)
+
+    Raises Error when the run fails (the output removed).
+    """
+    lib = _lib.load()
+    job = _job(preset, rules, mapping, _compression(compress, dst), level, threads,
+               histogram, salvage=salvage)
+    reads = _identities(src, mapping, rules if isinstance(rules, os.PathLike) else None)
+    run = _Run(lib)
+    try:
+        run.open_input(src)
+        run.open_output(dst, job.compress, job.level, job.threads, reads, _input_mode(src),
+                        force)
+        rc, report = run.run(job)
+        run.reraise()
+        _name_in(report, "input", src)
+        _name_in(report, "output", dst)
+        if rc not in (_OK, _SALVAGED) or (rc == _SALVAGED and not salvage):
+            if report is None:
+                raise Error(f"exit status {rc}", None, rc)
+            if isinstance(report.get("output"), dict) and run.file is not None:
+                report["output"]["kept"] = False
+            raise Error.from_report(report)
+        # the library's objects are done with the descriptor before it closes
+        out, run.output = run.output, None
+        lib.hs_output_close(out)
+        if run.file is not None:
+            try:
+                run.file.commit(force, reads)
+            except OSError as e:
+                msg = f"{os.fsdecode(dst)}: {e.strerror or e}"
+                if report is not None:
+                    report["output"]["kept"] = False
+                raise Error(msg, "write", 4, None, report) from e
+        elif hasattr(dst, "flush"):
+            dst.flush()
+        return report
+    finally:
+        run.close()
+
+
+def audit(src, rules=None, mapping=None):
+    """Audits `src` (a path or binary file object, plain or compressed):
+    what the privacy preset would still have to remove. Returns the JSON
+    report; its "audit" member says the verdict ("clean": True or False,
+    and where the data is), its exit_status is 0 (clean) or 7 (findings).
+    Raises Error only when the run fails (a broken input, say)."""
+    lib = _lib.load()
+    job = _job("privacy", rules, mapping, audit=True)
+    run = _Run(lib)
+    try:
+        run.open_input(src)
+        rc, report = run.run(job)
+        run.reraise()
+        _name_in(report, "input", src)
+        if rc not in (_OK, _AUDIT_FINDINGS):
+            if report is None:
+                raise Error(f"exit status {rc}", None, rc)
+            raise Error.from_report(report)
+        return report
+    finally:
+        run.close()

@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The C library, found and declared for ctypes.
+
+Only what the package calls is declared, each with its exact C types, so a
+wrong argument fails here (ctypes.ArgumentError) rather than in the library.
+The declarations follow src/lib/hprof_strip.h; hs_job is a sized struct,
+so this package keeps working with a library that added fields after it.
+"""
+import ctypes
+import ctypes.util
+import os
+
+# The soname's major number: what a library installed by `make install` is
+# found under when no development link (libhprofstrip.so) was installed.
+SONAME = "libhprofstrip.so.0"
+
+# hs_compression
+COMPRESS_NONE, COMPRESS_ZSTD, COMPRESS_GZIP = 0, 1, 2
+
+
+class HsError(ctypes.Structure):
+    """hs_error: everything known about a failure."""
+    _fields_ = [
+        ("code", ctypes.c_int),
+        ("offset", ctypes.c_uint64),
+        ("record_offset", ctypes.c_uint64),
+        ("tag", ctypes.c_int),
+        ("subtag", ctypes.c_int),
+        ("message", ctypes.c_char * 320),
+    ]
+
+
+class HsJob(ctypes.Structure):
+    """hs_job: one whole run, as the CLI makes it. `size` tells the library
+    how much of the struct this package knows (later fields read as 0)."""
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("preset", ctypes.c_char_p),
+        ("rules_text", ctypes.c_char_p),
+        ("rules_len", ctypes.c_size_t),
+        ("mapping_path", ctypes.c_char_p),
+        ("compress", ctypes.c_int),
+        ("level", ctypes.c_int),
+        ("threads", ctypes.c_int),
+        ("histogram", ctypes.c_int),
+        ("audit", ctypes.c_int),
+        ("salvage", ctypes.c_int),
+    ]
+
+
+# long (*read)(void *ctx, void *buf, size_t cap)
+READ_FN = ctypes.CFUNCTYPE(ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
+# int (*write)(void *ctx, const void *buf, size_t len)
+WRITE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
+
+_ERR = ctypes.POINTER(HsError)
+_PROTOTYPES = {
+    # name: (restype, argtypes)
+    "hs_status_str": (ctypes.c_char_p, [ctypes.c_int]),
+    "hs_input_open_path": (ctypes.c_void_p, [ctypes.c_char_p, _ERR]),
+    "hs_input_open_fd": (ctypes.c_void_p, [ctypes.c_int, _ERR]),
+    "hs_input_open_read": (ctypes.c_void_p, [READ_FN, ctypes.c_void_p, _ERR]),
+    "hs_input_close": (None, [ctypes.c_void_p]),
+    "hs_output_open_fd": (ctypes.c_void_p,
+                          [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, _ERR]),
+    "hs_output_open_write": (ctypes.c_void_p, [WRITE_FN, ctypes.c_void_p, ctypes.c_int,
+                                               ctypes.c_int, ctypes.c_int, _ERR]),
+    "hs_output_finish": (ctypes.c_int, [ctypes.c_void_p, _ERR]),
+    "hs_output_close": (None, [ctypes.c_void_p]),
+    # the report is a char * to give back with hs_free: c_void_p, not
+    # c_char_p, which would copy it and lose the pointer
+    "hs_job_run": (ctypes.c_int, [ctypes.POINTER(HsJob), ctypes.c_void_p, ctypes.c_void_p,
+                                  ctypes.POINTER(ctypes.c_void_p)]),
+    "hs_free": (None, [ctypes.c_void_p]),
+}
+# Declared when the library has them (helper "abi" adds hs_version).
+_OPTIONAL = {
+    "hs_version": (ctypes.c_char_p, []),
+}
+
+
+def _candidates():
+    """Where the library is looked for, in order."""
+    env = os.environ.get("HPROFSTRIP_LIBRARY")
+    if env:
+        # Named explicitly: that file or nothing, never a silent other one.
+        return [env], True
+    names = []
+    # Run from the source tree: python/hprofstrip/ -> the repository's build/.
+    here = os.path.dirname(os.path.abspath(__file__))
+    tree = os.path.join(here, os.pardir, os.pardir, "build", "libhprofstrip.so")
+    if os.path.exists(tree):
+        names.append(os.path.normpath(tree))
+    found = ctypes.util.find_library("hprofstrip")
+    if found:
+        names.append(found)
+    names.append(SONAME)
+    return names, False
+
+
+class LibraryNotFound(OSError):
+    """libhprofstrip.so could not be loaded."""
+
+
+_lib = None
+
+
+def load():
+    """The library, loaded once and declared."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    names, explicit = _candidates()
+    errors = []
+    lib = None
+    for name in names:
+        try:
+            lib = ctypes.CDLL(name)
+            break
+        except OSError as e:
+            errors.append(f"{name}: {e}")
+    if lib is None:
+        how = "HPROFSTRIP_LIBRARY names" if explicit else "tried"
+        raise LibraryNotFound(
+            f"hprofstrip: cannot load libhprofstrip ({how} {', '.join(names)}): "
+            + "; ".join(errors)
+            + " -- build it with `make lib`, install it, or set HPROFSTRIP_LIBRARY")
+    missing = []
+    for name, (restype, argtypes) in _PROTOTYPES.items():
+        fn = getattr(lib, name, None)
+        if fn is None:
+            missing.append(name)
+            continue
+        fn.restype, fn.argtypes = restype, argtypes
+    if missing:
+        raise LibraryNotFound(
+            f"hprofstrip: {lib._name} lacks {', '.join(missing)}: a library older than "
+            "the I/O and job API this package needs")
+    for name, (restype, argtypes) in _OPTIONAL.items():
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            fn.restype, fn.argtypes = restype, argtypes
+    _lib = lib
+    return lib
+
+
+def path_of(lib):
+    """The file the library was loaded from (for messages and tests)."""
+    return lib._name
