@@ -176,8 +176,8 @@ test: test-deps
 
 # The same suite with AddressSanitizer and UBSan, in a separate build tree.
 # (Criterion's runner leaks a few bytes of its own: tests/lsan.supp.) It
-# runs three to four times slower, so, to keep CI's whole run under 45
-# minutes on 2 cores, the long sweeps take a sample: each test sweeps
+# runs three to four times slower, so, to shorten CI's run (its budget: 45
+# minutes on 2 cores), the long sweeps take a sample: each test sweeps
 # ASAN_DUMPS of the real dumps, picked by its name (HS_TEST_DUMPS, logged;
 # tests/helpers.c dump_paths_sampled), and the CLI checks leave out the
 # three whose work is file permutations, digests of large files and

@@ -130,7 +130,9 @@ Test(fastpath, the_switch_turns_runs_off)
 
 Test(fastpath, same_bytes_and_stats_on_every_dump_and_preset, .timeout = 900)
 {
-    const char *const *paths = dump_paths();
+    /* (a sample of the dumps under HS_TEST_DUMPS: make test-asan, test-clang) */
+    const char *const *paths = dump_paths_sampled();
+    int sampled = getenv("HS_TEST_DUMPS") != NULL;
     uint64_t total = 0;
     size_t k, j, dumps = 0;
 
@@ -155,7 +157,7 @@ Test(fastpath, same_bytes_and_stats_on_every_dump_and_preset, .timeout = 900)
         total += both_paths(paths[k], in, len, "privacy", &opt, CHUNK_MAPPED);
         free(in);
     }
-    cr_assert_geq(dumps, 3, "dumps read: %zu", dumps);
-    cr_assert_gt(total, 1000000, "the dumps hold enough sub-records to matter (%llu)",
+    cr_assert_geq(dumps, sampled ? 1 : 3, "dumps read: %zu", dumps);
+    cr_assert_gt(total, sampled ? 0 : 1000000, "the dumps hold enough sub-records to matter (%llu)",
                  (unsigned long long)total);
 }

@@ -128,6 +128,8 @@ Test(runs, same_bytes_and_counters_as_the_slow_path, .timeout = 600)
     next:
         free(in);
     }
-    cr_assert_gt(total, 1000000, "the dumps hold enough sub-records to matter (%llu)",
+    /* (any sample of them under HS_TEST_DUMPS: make test-asan, test-clang) */
+    cr_assert_gt(total, getenv("HS_TEST_DUMPS") ? 0 : 1000000,
+                 "the dumps hold enough sub-records to matter (%llu)",
                  (unsigned long long)total);
 }
