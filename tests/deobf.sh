@@ -179,8 +179,9 @@ if ! have_java || ! command -v proguard >/dev/null 2>&1; then
 elif ! sh "$root/tests/proguard/run.sh" "$pg" >/dev/null; then
     bad "tests/proguard/run.sh"
 else
-    cc -std=c11 -O2 -I"$root/src" -o "$tmp/frames" "$root/tests/proguard/frames.c" \
-        "$root/build/libhprofstrip.a" || bad "building frames"
+    cc -std=c11 -O2 -I"$root/src/lib" -o "$tmp/frames" "$root/tests/proguard/frames.c" \
+        "$root/build/libhprofstrip.a" -lxxhash -lzstd -lisal -ldeflate -lpthread ||
+        bad "building frames"
     strip_lambda() { sed 's/\$\$Lambda\$\([0-9]*\)[+/]0x[0-9a-f]*/$$Lambda$\1/'; }
     $names "$pg/plain.hprof" com.example | strip_lambda >"$tmp/pg.plain"
     $names "$pg/obf.hprof" com.example | strip_lambda >"$tmp/pg.obf"

@@ -115,14 +115,14 @@ static void print_frame(const dump *h, const uint8_t *fr, hs_mapping *m)
     mlen = slen - id;
     snprintf(cls, sizeof cls, "%.*s", (int)(len - id), (const char *)cname + id);
     if (m) {
-        size_t n = hs_mapping_frames(m, cls, strlen(cls), (const char *)method + id, mlen,
+        size_t n = hs_mapping_frames(m, NULL, cls, strlen(cls), (const char *)method + id, mlen,
                                      line > 0 ? (uint32_t)line : 0, f, 8);
         const char *outer = getenv("FRAMES_OUTER");
         for (i = outer && *outer == '1' && n && n <= 8 ? n - 1 : 0; i < n && i < 8; i++)
             printf("%s %s %u\n", f[i].class_name, f[i].method, f[i].line);
         if (n)
             return;
-        if (hs_mapping_class_jvm(m, cls, strlen(cls), out, sizeof out))
+        if (hs_mapping_class_jvm(m, NULL, cls, strlen(cls), out, sizeof out))
             snprintf(cls, sizeof cls, "%s", out);
     }
     for (i = 0; cls[i]; i++) {
