@@ -16,15 +16,6 @@
 
 #define U(x) ((unsigned long long)(x))
 
-/* Element type names for the duplicate report. The CLI sees only the public
- * header, so it names the types itself rather than reach for format.c. */
-static const char *type_name(unsigned t)
-{
-    static const char *const names[12] = {"", "", "", "", "boolean", "char", "float",
-                                          "double", "byte", "short", "int", "long"};
-    return t < 12 ? names[t] : "?";
-}
-
 const char *hs_report_human(char *buf, size_t cap, uint64_t bytes)
 {
     static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -67,12 +58,12 @@ static void print_dups(const hs_stats *st)
             hs_report_human(buf, sizeof buf, bytes));
     for (t = 4; t < 12; t++)
         if (st->dup_arrays[t])
-            fprintf(stderr, "%s %s[] %llu (%llu bytes)", t == 4 ? ":" : ";", type_name(t),
+            fprintf(stderr, "%s %s[] %llu (%llu bytes)", t == 4 ? ":" : ";", hs_report_type_name(t),
                     U(st->dup_arrays[t]), U(st->dup_bytes[t]));
     fprintf(stderr, "\n");
     for (j = 0; j < 5 && st->dup_top[j].copies; j++)
         fprintf(stderr, "    %s[] of %llu bytes: %llu extra %s, wasting %s bytes\n",
-                type_name(st->dup_top[j].type), U(st->dup_top[j].length_bytes),
+                hs_report_type_name(st->dup_top[j].type), U(st->dup_top[j].length_bytes),
                 U(st->dup_top[j].copies), st->dup_top[j].copies == 1 ? "copy" : "copies",
                 hs_report_human(buf, sizeof buf, st->dup_top[j].wasted));
 }

@@ -15,9 +15,10 @@
 
 #define U(x) ((unsigned long long)(x))
 
-/* Element type names for the duplicate report. (Named here rather than
- * reached for in format.c, whose names are the format's.) */
-static const char *type_name(unsigned t)
+/* Element type names for the duplicate report, in JSON and in the CLI's
+ * table. (Named here rather than reached for in format.c, whose names are
+ * the format's.) */
+const char *hs_report_type_name(unsigned t)
 {
     static const char *const names[12] = {"", "", "", "", "boolean", "char", "float",
                                           "double", "byte", "short", "int", "long"};
@@ -265,11 +266,11 @@ static void json_dups(FILE *fp, const hs_stats *st)
     fputs("\"duplicates\":{", fp);
     for (t = 4; t < 12; t++)
         fprintf(fp, "%s\"%s\":{\"arrays\":%llu,\"bytes\":%llu}", t == 4 ? "" : ",",
-                type_name(t), U(st->dup_arrays[t]), U(st->dup_bytes[t]));
+                hs_report_type_name(t), U(st->dup_arrays[t]), U(st->dup_bytes[t]));
     fputs("},\"duplicates_top\":[", fp);
     for (j = 0; j < 5 && st->dup_top[j].copies; j++)
         fprintf(fp, "%s{\"type\":\"%s\",\"length_bytes\":%llu,\"copies\":%llu,\"wasted\":%llu}",
-                j ? "," : "", type_name(st->dup_top[j].type), U(st->dup_top[j].length_bytes),
+                j ? "," : "", hs_report_type_name(st->dup_top[j].type), U(st->dup_top[j].length_bytes),
                 U(st->dup_top[j].copies), U(st->dup_top[j].wasted));
     fputc(']', fp);
 }

@@ -133,4 +133,7 @@ void hs_report_json_head(FILE *fp, const hs_report *r, int audit);
 void hs_report_json_tail(FILE *fp, const hs_report *r, const char *in_name,
                          const char *out_name, int audit);
 
+/* "byte", "int", ... for an HPROF basic type (4..11), "?" otherwise. */
+const char *hs_report_type_name(unsigned t);
+
 #endif
