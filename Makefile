@@ -131,6 +131,10 @@ $(ART_DUMP): $(FRESH_DUMP) $(ARTDUMP)
 	$(ARTDUMP) $(FRESH_DUMP) $@ >build/fresh/artdump.log 2>&1 || \
 	    { cat build/fresh/artdump.log; exit 1; }
 
+# Each suite's wall time on a line after it (the CI log shows where the
+# minutes go).
+TIMED = sh tests/timed.sh
+
 # The CLI checks make check runs (tests/NAME.sh), all of them unless told
 # fewer (test-asan, test-clang).
 CHECK_SCRIPTS = cli cli_report cli_input cli_formats cli_args cli_safety cli_files cli_limits \
@@ -139,12 +143,12 @@ CHECK_SCRIPTS = cli cli_report cli_input cli_formats cli_args cli_safety cli_fil
 check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 	sh tests/layers.sh $(BUILD) $(CORE_SRC)
 	sh tests/spdx.sh
-	$(TEST_BIN) --jobs 2
+	$(TIMED) $(TEST_BIN) --jobs 2
 	set -e; for s in $(CHECK_SCRIPTS); do \
-	    if [ $$s = cli_cuts ]; then sh tests/$$s.sh ./$(BIN) $(CUTCHECK); \
-	    else sh tests/$$s.sh ./$(BIN); fi; \
+	    if [ $$s = cli_cuts ]; then $(TIMED) sh tests/$$s.sh ./$(BIN) $(CUTCHECK); \
+	    else $(TIMED) sh tests/$$s.sh ./$(BIN); fi; \
 	done
-	CC="$(CC)" CFLAGS="$(CFLAGS)" LDFLAGS="$(LDFLAGS)" sh tests/abi.sh ./$(BIN) $(BUILD)
+	CC="$(CC)" CFLAGS="$(CFLAGS)" LDFLAGS="$(LDFLAGS)" $(TIMED) sh tests/abi.sh ./$(BIN) $(BUILD)
 
 # tests/cli_cuts.sh's decoder: what a cut dump holds, and whether the
 # salvaged output holds it too (tests/cutcheck.c).
@@ -162,17 +166,17 @@ check: $(BUILD)/libhprofstrip.so
 # full of planted secrets.
 test: test-deps
 	$(MAKE) EXTRA_CFLAGS=-Werror check
-	sh tests/external.sh ./$(BIN)
-	sh tests/artdump.sh ./$(BIN)
-	sh tests/histogram.sh ./$(BIN)
-	sh tests/analyzers.sh ./$(BIN)
-	sh tests/cli_salvage_art.sh ./$(BIN)
-	sh tests/deobf.sh ./$(BIN)
-	sh tests/privacy.sh ./$(BIN)
-	sh tests/bench_stats.sh
+	$(TIMED) sh tests/external.sh ./$(BIN)
+	$(TIMED) sh tests/artdump.sh ./$(BIN)
+	$(TIMED) sh tests/histogram.sh ./$(BIN)
+	$(TIMED) sh tests/analyzers.sh ./$(BIN)
+	$(TIMED) sh tests/cli_salvage_art.sh ./$(BIN)
+	$(TIMED) sh tests/deobf.sh ./$(BIN)
+	$(TIMED) sh tests/privacy.sh ./$(BIN)
+	$(TIMED) sh tests/bench_stats.sh
 	$(MAKE) EXTRA_CFLAGS=-Werror lib
-	MAKE="$(MAKE)" sh tests/install.sh ./$(BIN)
-	sh tests/python.sh ./$(BIN)
+	MAKE="$(MAKE)" $(TIMED) sh tests/install.sh ./$(BIN)
+	$(TIMED) sh tests/python.sh ./$(BIN)
 
 # The same suite with AddressSanitizer and UBSan, in a separate build tree.
 # (Criterion's runner leaks a few bytes of its own: tests/lsan.supp.) It
