@@ -10,13 +10,14 @@ shift
 NAME=layers
 . "$(dirname "$0")/lib.sh"
 : >"$T/below"
+# every core symbol: defined by some file of the core (once: nm per pair
+# of files took minutes on a busy machine)
+for o in "$@"; do nm -g --defined-only "$build/lib/$(basename "$o" .c).o"; done |
+    awk '{print $3}' | sort -u >"$T/core"
 for src in "$@"; do
     obj="$build/lib/$(basename "$src" .c).o"
     nm -g --defined-only "$obj" | awk '{print $3}' | sort >"$T/def"
     nm -u "$obj" | awk '{print $2}' | sort >"$T/undef"
-    # every core symbol: defined by some file of the core
-    for o in "$@"; do nm -g --defined-only "$build/lib/$(basename "$o" .c).o"; done |
-        awk '{print $3}' | sort -u >"$T/core"
     comm -12 "$T/undef" "$T/core" >"$T/uses"
     comm -23 "$T/uses" "$T/below" >"$T/bad"
     if [ -s "$T/bad" ]; then

@@ -374,3 +374,53 @@ Test(io, write_failure)
     free(sink.data);
     dg_free(&d);
 }
+
+/* One table of magic numbers (src/lib/magic.c) serves the filter's header
+ * check and the input's detection: each foreign format is named the same
+ * way by both, with the command that gets the dump out. Before the table,
+ * the filter called xz "xz-compressed data" and knew no lz4 or 7-Zip. */
+Test(not_hprof, foreign_formats_named_alike_by_filter_and_input)
+{
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *what, *how;
+    } t[] = {
+        {"PK\x03\x04 member", 11, "a zip archive", "unzip -p"},
+        {"\xfd" "7zXZ\x00 block", 12, "xz data", "xz -dc"},
+        {"BZh91AY&SY", 10, "bzip2 data", "bzip2 -dc"},
+        {"\x04\x22\x4d\x18 frame", 10, "lz4 data", "lz4 -dc"},
+        {"7z\xbc\xaf\x27\x1c then", 11, "a 7-Zip archive", "7z x -so"},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+        run_result r = run_bytes(t[i].bytes, t[i].len);
+        hs_error err;
+        hs_input *in;
+
+        cr_expect_eq(r.status, HS_E_UNSUPPORTED, "%s: status %d", t[i].what, r.status);
+        cr_expect(strstr(r.err.message, t[i].what) && strstr(r.err.message, t[i].how),
+                  "filter: '%s' lacks '%s' or '%s'", r.err.message, t[i].what, t[i].how);
+        run_result_free(&r);
+        memset(&err, 0, sizeof err);
+        in = hs_input_open_memory(t[i].bytes, t[i].len, &err);
+        cr_expect_null(in, "%s opened", t[i].what);
+        hs_input_close(in);
+        cr_expect_eq(err.code, HS_E_UNSUPPORTED, "%s: input status %d", t[i].what, err.code);
+        cr_expect(strstr(err.message, t[i].what) && strstr(err.message, t[i].how),
+                  "input: '%s' lacks '%s' or '%s'", err.message, t[i].what, t[i].how);
+    }
+}
+
+/* The filter given gzip or zstd of its own source says which call reads
+ * it, rather than naming a command. */
+Test(not_hprof, compressed_source_names_the_input_calls)
+{
+    static const uint8_t gz[] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3};
+    run_result r = run_bytes(gz, sizeof gz);
+
+    cr_expect(strstr(r.err.message, "gzip data") && strstr(r.err.message, "hs_input_open"), "%s",
+              r.err.message);
+    run_result_free(&r);
+}

@@ -12,6 +12,7 @@
 #include "alloc.h"
 #include "be.h"
 #include "core.h"
+#include "magic.h"
 
 /* the buffers' sizes: hs_limits.h */
 #define DEFAULT_READ_BUFFER HS_READ_BUFFER_DEFAULT
@@ -268,31 +269,29 @@ static int starts_with(const uint8_t *p, size_t n, const char *s, size_t sn)
     return n >= sn && memcmp(p, s, sn) == 0;
 }
 
-/* Names what a file that is not HPROF looks like, for the error message. */
-static const char *sniff(const uint8_t *p, size_t n)
+/* Names what a file that is not HPROF looks like, for the error message
+ * (`buf`, `cap` bytes; returned). Compressed data is read by the input
+ * calls (hs_input_open_*), not by a filter given a source of its own. */
+static const char *sniff(const uint8_t *p, size_t n, char *buf, size_t cap)
 {
+    const hs_magic *m = hs_magic_of(p, n);
     size_t i, printable = 0;
 
-    if (starts_with(p, n, "\x1f\x8b", 2))
-        return "gzip-compressed data (decompress it first, e.g. gzip -dc)";
-    /* a zstd frame, or a skippable frame first (0x184D2A5?, as pzstd writes) */
-    if (starts_with(p, n, "\x28\xb5\x2f\xfd", 4) ||
-        (n >= 4 && (p[0] & 0xf0) == 0x50 && starts_with(p + 1, n - 1, "\x2a\x4d\x18", 3)))
-        return "zstd-compressed data (decompress it first, e.g. zstd -dc)";
-    if (starts_with(p, n, "\xfd" "7zXZ", 5))
-        return "xz-compressed data";
-    if (starts_with(p, n, "BZh", 3))
-        return "bzip2-compressed data";
-    if (starts_with(p, n, "PK\x03\x04", 4))
-        return "a zip archive";
-    if (n >= 2 && n - 2 >= 18 && memcmp(p + 2, "portable heap dump", 18) == 0)
+    if (m && m->kind != HS_MAGIC_FOREIGN)
+        snprintf(buf, cap, "%s, which hs_input_open_* decompresses, not a filter's own source",
+                 m->what);
+    else if (m)
+        snprintf(buf, cap, "%s, not a heap dump; decompress it first: %s", m->what, m->how);
+    else if (n >= 2 && n - 2 >= 18 && memcmp(p + 2, "portable heap dump", 18) == 0)
         return "an IBM portable heap dump (PHD), not HPROF";
-    for (i = 0; i < n; i++)
-        printable += (p[i] >= 0x20 && p[i] < 0x7f) || p[i] == '\n' || p[i] == '\r' ||
-                     p[i] == '\t';
-    if (printable == n)
-        return "text, not an HPROF heap dump";
-    return "not an HPROF heap dump (it does not start with \"JAVA PROFILE 1.0\")";
+    else {
+        for (i = 0; i < n; i++)
+            printable += (p[i] >= 0x20 && p[i] < 0x7f) || p[i] == '\n' || p[i] == '\r' ||
+                         p[i] == '\t';
+        return printable == n ? "text, not an HPROF heap dump"
+                              : "not an HPROF heap dump (it does not start with \"JAVA PROFILE 1.0\")";
+    }
+    return buf;
 }
 
 /* Quotes the version string with anything unprintable escaped: an error
@@ -331,7 +330,9 @@ static hs_status read_header(F *f)
         /* a few bytes of a real header are truncation, not garbage */
         if (memcmp(p, magic, avail < sizeof magic - 1 ? avail : sizeof magic - 1) == 0)
             return hs_fail_at(&f->c, HS_E_TRUNCATED, avail, "input ends inside the file header");
-        return hs_fail_at(&f->c, HS_E_UNSUPPORTED, 0, "the input is %s", sniff(p, avail));
+        char what[160];
+        return hs_fail_at(&f->c, HS_E_UNSUPPORTED, 0, "the input is %s",
+                          sniff(p, avail, what, sizeof what));
     }
     nul = memchr(p, 0, avail < HS_VERSION_MAX ? avail : HS_VERSION_MAX);
     if (!nul) {

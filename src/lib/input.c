@@ -44,6 +44,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "hprof_strip.h"
 #include "input.h"
+#include "magic.h"
 #include "pager.h"
 #include "hasher.h"
 
@@ -295,54 +296,32 @@ static void map_done(hs_input *in, size_t at, size_t step)
  * calls of its own (without a pager). */
 #define MAP_STEP (1u << 20)
 
-static int starts(const uint8_t *p, size_t n, const char *magic, size_t mn)
+/* The format `p` starts with (magic.h), 0 for none. */
+static int magic_kind(const uint8_t *p, size_t n)
 {
-    return n >= mn && memcmp(p, magic, mn) == 0;
-}
+    const hs_magic *m = hs_magic_of(p, n);
 
-#define ZSTD_MAGIC "\x28\xb5\x2f\xfd"
-#define GZIP_MAGIC "\x1f\x8b"
-
-/* A zstd frame, or a skippable frame (magic 0x184D2A50 to 0x184D2A5F,
- * little-endian: user data libzstd's decoder steps over, wherever it is). */
-static int is_zstd(const uint8_t *p, size_t n)
-{
-    return starts(p, n, ZSTD_MAGIC, 4) ||
-           (n >= 4 && (p[0] & 0xf0) == 0x50 && p[1] == 0x2a && p[2] == 0x4d && p[3] == 0x18);
+    return m ? (int)m->kind : 0;
 }
 
 static int is_compressed(const uint8_t *p, size_t n)
 {
-    return is_zstd(p, n) || starts(p, n, GZIP_MAGIC, 2);
+    int k = magic_kind(p, n);
+
+    return k == HS_MAGIC_GZIP || k == HS_MAGIC_ZSTD;
 }
 
-/* Formats a dump often arrives in that are not read here: each with the
- * command that gets the dump out. */
-static const struct {
-    const char *magic;
-    size_t len;
-    const char *what, *how;
-} g_foreign[] = {
-    {"PK\x03\x04", 4, "a zip archive", "unzip -p ARCHIVE MEMBER.hprof | hprof-strip"},
-    {"\xfd" "7zXZ\x00", 6, "xz data", "xz -dc FILE | hprof-strip"},
-    {"BZh", 3, "bzip2 data", "bzip2 -dc FILE | hprof-strip"},
-    {"\x04\x22\x4d\x18", 4, "lz4 data", "lz4 -dc FILE | hprof-strip"},
-    {"7z\xbc\xaf\x27\x1c", 6, "a 7-Zip archive", "7z x -so ARCHIVE | hprof-strip"},
-};
-
-/* When `p` starts like one of g_foreign, says so in in->err: 1, else 0. */
+/* When `p` starts like a format a dump arrives in that is not read here,
+ * says so in in->err, with the command that gets the dump out: 1, else 0. */
 static int foreign(hs_input *in, const uint8_t *p, size_t n)
 {
-    size_t i;
+    const hs_magic *m = hs_magic_of(p, n);
 
-    for (i = 0; i < sizeof g_foreign / sizeof g_foreign[0]; i++)
-        if (starts(p, n, g_foreign[i].magic, g_foreign[i].len)) {
-            snprintf(in->err, sizeof in->err,
-                     "this is %s, not a heap dump; decompress it first: %s",
-                     g_foreign[i].what, g_foreign[i].how);
-            return 1;
-        }
-    return 0;
+    if (!m || m->kind != HS_MAGIC_FOREIGN)
+        return 0;
+    snprintf(in->err, sizeof in->err, "this is %s, not a heap dump; decompress it first: %s",
+             m->what, m->how);
+    return 1;
 }
 
 static int sniff(hs_input *in)
@@ -381,13 +360,13 @@ static int open_input(hs_input *in)
     }
     if (foreign(in, in->raw, in->raw_len))
         return -2;
-    if (is_zstd(in->raw, in->raw_len)) {
+    if (magic_kind(in->raw, in->raw_len) == HS_MAGIC_ZSTD) {
         in->format = HS_IN_ZSTD;
         in->zd = ZSTD_createDStream();
         if (!in->zd)
             return -1;
         in->zret = 1;
-    } else if (starts(in->raw, in->raw_len, GZIP_MAGIC, 2)) {
+    } else if (magic_kind(in->raw, in->raw_len) == HS_MAGIC_GZIP) {
         in->format = HS_IN_GZIP;
         if (!(in->gz = malloc(sizeof *in->gz)))
             return -1;

@@ -128,7 +128,7 @@ FUZZ_GZIP_SEEDS   ?= $(FUZZ_DIR)/seeds-gzip
 FUZZ_GZIP_REGRESS ?= $(FUZZ_REGRESS)/gzip
 FUZZ_GZIP_DICT    ?= $(FUZZ_DIR)/gzip.dict
 FUZZ_GZIP_LIBS    ?= $(FUZZ_INPUT_LIBS) -ldeflate -lxxhash
-FUZZ_GZIP_OBJ := $(FUZZ_OUT)/fuzz/input.o $(FUZZ_OUT)/fuzz/pager.o $(FUZZ_OUT)/fuzz/hasher.o \
+FUZZ_GZIP_OBJ := $(FUZZ_OUT)/fuzz/input.o $(FUZZ_OUT)/fuzz/magic.o $(FUZZ_OUT)/fuzz/pager.o $(FUZZ_OUT)/fuzz/hasher.o \
                  $(FUZZ_OUT)/fuzz/sha256.o $(FUZZ_OUT)/fuzz/fuzz_gzip.o
 FUZZ_GZIP_BIN := $(FUZZ_OUT)/fuzz_gzip
 
