@@ -312,7 +312,10 @@ def strip(src, dst, preset="default", rules=None, mapping=None, compress=None, l
     threads     compression threads (None: what the cores allow)
     histogram   the class histogram in the report
     salvage     write what a cut input held, as a valid dump (the report's
-                exit_status is then 6, no exception)
+                exit_status is then 6, no exception); past damage that is
+                no cut, the dump before it is written and kept too, and an
+                Error raised all the same (status "malformed", its report's
+                output.kept true), as the command exits 1 keeping it
 
     Raises Error when the run fails (the output removed).
     """
@@ -329,9 +332,15 @@ def strip(src, dst, preset="default", rules=None, mapping=None, compress=None, l
         run.reraise()
         _name_in(report, "input", src)
         _name_in(report, "output", dst)
-        if rc not in (_OK, _SALVAGED) or (rc == _SALVAGED and not salvage):
-            if report is None:
-                raise Error(f"exit status {rc}", None, rc)
+        failed = rc not in (_OK, _SALVAGED) or (rc == _SALVAGED and not salvage)
+        if failed and report is None:
+            raise Error(f"exit status {rc}", None, rc)
+        # salvage past damage that is no cut: the input is invalid (an
+        # Error), but the complete records before it were written as a
+        # valid dump, which is kept as the command keeps it
+        kept = isinstance(report, dict) and isinstance(report.get("output"), dict) and \
+            report["output"].get("kept") is True
+        if failed and not (salvage and kept):
             if isinstance(report.get("output"), dict) and run.file is not None:
                 report["output"]["kept"] = False
             raise Error.from_report(report)
@@ -348,6 +357,8 @@ def strip(src, dst, preset="default", rules=None, mapping=None, compress=None, l
                 raise Error(msg, "write", 4, None, report) from e
         elif hasattr(dst, "flush"):
             dst.flush()
+        if failed:
+            raise Error.from_report(report)
         return report
     finally:
         run.close()

@@ -275,6 +275,38 @@ def test_salvage(hs, cli, tmp_path):
     cli(str(tmp_path / "out.hprof.zst"), "-o", "/dev/null")  # a whole dump, whole frame
 
 
+def test_salvage_past_corrupt_data_keeps_output_and_raises(hs, cli, tmp_path):
+    """Damage that is no cut (an unknown record tag): the input is invalid,
+    an Error, but with salvage the records before it are a valid dump kept
+    as the command keeps it (exit 1, output kept). The output was removed
+    before (the Error path removed the temporary whatever salvage said)."""
+    data = read(JVM)
+    at = data.index(b"\0", 0, 64) + 1 + 4 + 8  # past the file header
+    for _ in range(20):  # past twenty whole records
+        at += 9 + int.from_bytes(data[at + 5:at + 9], "big")
+    # an unknown tag, then a HEAP_SUMMARY of an impossible length: corrupt
+    junk = b"\x73" + bytes(8) + b"\x07" + bytes(4) + (1751742465).to_bytes(4, "big")
+    bad = tmp_path / "bad.hprof"
+    bad.write_bytes(data[:at] + junk + data[at:])
+    out = tmp_path / "out.hprof"
+    with pytest.raises(hs.Error) as ei:
+        hs.strip(bad, out, salvage=True)
+    err = ei.value
+    assert err.status == "malformed"
+    assert err.report["exit_status"] == 1
+    assert err.report["output"]["kept"] is True
+    assert out.exists()
+    p = cli("--salvage", str(bad), "-o", str(tmp_path / "cli.hprof"), check=False)
+    assert p.returncode == 1
+    assert read(out) == read(tmp_path / "cli.hprof")
+    cli(str(out), "-o", "/dev/null")  # a whole, valid dump
+    # without salvage: the same Error, and no output
+    with pytest.raises(hs.Error) as ei:
+        hs.strip(bad, tmp_path / "none.hprof")
+    assert ei.value.report["output"]["kept"] is False
+    assert not (tmp_path / "none.hprof").exists()
+
+
 HEADER = b"JAVA PROFILE 1.0.2\0\0\0\0\x08" + b"\0" * 8
 
 
