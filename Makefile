@@ -188,11 +188,13 @@ test: test-deps
 # obfuscation round trips in Python (cli_destroy, cli_digests,
 # cli_obfuscate: make test runs them on the normal build).
 ASAN_DUMPS ?= 4
+# tests/cli_cuts.sh cuts each compressed dump at this many places, not 20
+ASAN_CUTS ?= 20
 ASAN_SCRIPTS ?= cli cli_report cli_input cli_formats cli_args cli_safety cli_files cli_limits \
                 cli_killed cli_cuts cli_privacy
 test-asan: test-deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 HS_TEST_DUMPS=$(ASAN_DUMPS) \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 HS_TEST_DUMPS=$(ASAN_DUMPS) CLI_CUTS_N=$(ASAN_CUTS) \
 	$(MAKE) BUILD=build-asan BIN=build-asan/hprof-strip CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	    LDFLAGS="-fsanitize=address,undefined" EXTRA_CFLAGS=-Werror CHECK_SCRIPTS="$(ASAN_SCRIPTS)" check
 
