@@ -62,7 +62,7 @@ one_dump() {
     done
 }
 
-for d in $corpus fixtures/*.hprof; do
+for d in $(sample_dumps $corpus fixtures/*.hprof); do
     [ -e "$d" ] || continue
     name=$(basename "$d")
     case $name in

@@ -21,7 +21,7 @@ histo() { sh tools/vvm-histogram.sh "$1" >"$2" 2>"$2.err"; }
 inputs=""
 corpus=
 have_shared ../shared/corpus "external: the shared corpus's dumps" && corpus="../shared/corpus/*.hprof ../shared/corpus/*.hprof.gz"
-for f in $corpus fixtures/*.hprof; do
+for f in $(sample_dumps $corpus fixtures/*.hprof); do
     [ -e "$f" ] || continue
     case $f in */bad-*) continue ;; esac
     b=$(basename "$f" .gz)

@@ -34,7 +34,7 @@ PY
 ahat() { [ -n "$AHAT" ] || return 0; "$AHAT" "$1" | awk '$1 == "class" && $2 != "java.lang.Class" && $3 > 0 {print $2, $3}' | sort; }
 vvm() { sh tools/vvm-histogram.sh "$1" 2>/dev/null | awk -F'\t' '$2 > 0 && $1 != "TOTAL" {print $1, $2}' | sort; }
 
-for f in $corpus fixtures/*.hprof; do
+for f in $(sample_dumps $corpus fixtures/*.hprof); do
     case $f in *bad-*) continue ;; esac
     [ -e "$f" ] || continue
     b=$(basename "$f" .gz)

@@ -45,6 +45,27 @@ have_shared() {
     return 1
 }
 
+# sample_dumps FILE...: prints the files, or, with HS_TEST_DUMPS=K, K of
+# them: K consecutive ones from a start picked by the suite's NAME (so each
+# dump is in as many suites' samples as any other), said on stderr, as the
+# Criterion suites sample (tests/helpers.c). CI sets it to keep its budget.
+sample_dumps() {
+    _k=${HS_TEST_DUMPS:-0}
+    if [ "$_k" -le 0 ] || [ "$_k" -ge $# ]; then
+        echo "$*"
+        return 0
+    fi
+    _n=$#
+    _s=$(($(printf '%s' "$NAME" | cksum | cut -d' ' -f1) % _n))
+    _i=0; _out=
+    for _f in "$@" "$@"; do # twice: the window wraps round the end
+        [ $_i -ge $_s ] && [ $_i -lt $((_s + _k)) ] && _out="$_out $_f"
+        _i=$((_i + 1))
+    done
+    echo "$NAME: HS_TEST_DUMPS=$_k: $_k of $_n dumps:$_out" >&2
+    echo "$_out"
+}
+
 # artdump: the project's HotSpot -> ART-style converter (tools/artdump.c),
 # built by make when missing; ARTDUMP names another build of it.
 ARTDUMP=${ARTDUMP:-build/artdump}
