@@ -440,7 +440,8 @@ int hs_cli_many(hs_cli *cli, int (*one)(hs_cli *cli, int rc))
     }
     fwd_set(&set);
     fflush(NULL); /* nothing buffered is written twice */
-    while (started < n || running > 0) {
+    /* a stop starts no more: the children running are waited for */
+    while (running > 0 || (!g_stop_sig && started < n)) {
         if (!g_stop_sig && started < n && running < jobs) {
             pid_t p;
             for (k = 0; k < jobs && g_pid[k] > 0; k++)
