@@ -270,9 +270,9 @@ many_report() {
                 o = order[i]; a = median(t[o, "one at a time"]); b = median(t[o, "-j 2 -o DIR"])
                 ok = !(o in fail) && d[o] == 0 && n[o] > 0
                 printf "| `%s` | %.2f | %.2f | %.2f | %.2f | %.2f | %s | at least 1.7 | %s |\n", o, a, b,
-                    median(c[o, "one at a time"]), median(c[o, "-j 2 -o DIR"]), b > 0 ? a / b : 0,
-                    (o in fail) ? "a run FAILED" : d[o] ? d[o] " of " n[o] " DIFFER" : "yes, " n[o] " files",
-                    ok && b > 0 && a / b >= 1.7 ? "yes" : "no"
+                    median(c[o, "one at a time"]), median(c[o, "-j 2 -o DIR"]), (b > 0 ? a / b : 0),
+                    ((o in fail) ? "a run FAILED" : d[o] ? d[o] " of " n[o] " DIFFER" : "yes, " n[o] " files"),
+                    ((ok && b > 0 && a / b >= 1.7) ? "yes" : "no")
             }
         }' "$MANY_RAW"
 }

@@ -46,13 +46,18 @@ done
 # the outputs are what they are named: zstd and gzip read them
 zstd -q -t "$T/name-z/a.hprof.zst" && ok || bad "-z: a.hprof.zst is not zstd"
 gzip -t "$T/name-gzip/b.hprof.gz" && ok || bad "--gzip: b.hprof.gz is not gzip"
-# .zstd is dropped too, and one input with -o DIR goes into it
+# .zstd is dropped too, and one input with -j and -o DIR goes into it
 cp "$IN/c.zst" "$T/e.hprof.zstd"
 mkdir "$T/one"
 rc=0
-"$BIN" -q "$T/e.hprof.zstd" -o "$T/one/" 2>"$T/err" || rc=$?
-expect_rc 0 "one input, -o DIR/"
+"$BIN" -q -j 1 "$T/e.hprof.zstd" -o "$T/one/" 2>"$T/err" || rc=$?
+expect_rc 0 "one input, -j 1 -o DIR/"
 [ "$(names "$T/one")" = "e.hprof " ] && ok || bad "one input: '$(names "$T/one")' in DIR"
+# without -j, one input and -o DIR is refused as before (tests/cli_safety.sh)
+rc=0
+"$BIN" -q "$T/e.hprof.zstd" -o "$T/one/" -f 2>"$T/err" || rc=$?
+expect_rc 2 "one input, -o DIR/ without -j"
+[ "$(names "$T/one")" = "e.hprof " ] && ok || bad "one input without -j: '$(names "$T/one")'"
 
 # --- -j 1 and -j 2: byte for byte the single runs (plain and -z)
 mkdir "$T/single" "$T/single-z"
