@@ -307,11 +307,11 @@ static int check_many(hs_cli *cli)
 {
     struct stat st;
     hs_claim c;
-    int i, r;
+    int i, r = stat(cli->out_dir, &st);
 
-    if (stat(cli->out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    if (r != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "%s: with several FILEs, -o names a directory: '%s' is not one%s\n",
-                g_prog, cli->out_dir, errno == ENOENT ? " (make it first)" : "");
+                g_prog, cli->out_dir, r != 0 && errno == ENOENT ? " (make it first)" : "");
         return EXIT_USAGE;
     }
     if (cli->audit || cli->obfuscate_path) {
