@@ -197,12 +197,33 @@ slow() {
     rm -f "$2"
     mkfifo "$2"
     (head -c 100000 "$1"; sleep "$3"; tail -c +100001 "$1") >"$2" 2>/dev/null &
+    FEEDERS="$FEEDERS $!"
+}
+# done_feeding: the slow feeders of runs that ended are not waited for
+FEEDERS=
+done_feeding() {
+    for q in $FEEDERS; do kill $q 2>/dev/null; done
+    wait
+    FEEDERS=
+}
+# has_read PID...: waits (up to 10 s: a busy machine) until each process
+# PID has read the first 100 kB its slow FIFO sends (then its threads are
+# all started, and it waits for the rest)
+has_read() {
+    for q in "$@"; do
+        i=0
+        while [ $i -lt 100 ] &&
+            [ "$(sed -n 's/^rchar: //p' /proc/$q/io 2>/dev/null || echo 0)" -lt 100000 ] 2>/dev/null; do
+            sleep 0.1
+            i=$((i + 1))
+        done
+    done
 }
 
 # --- --timeout: a slow input stops with 124, its output removed
 D=$T/to
 mkdir "$D"
-slow "$IN/a.hprof" "$T/slow.hprof" 3
+slow "$IN/a.hprof" "$T/slow.hprof" 12
 rc=0
 "$BIN" -q --timeout 0.5 --stats-file "$T/to.json" "$T/slow.hprof" -o "$D/x.hprof" \
     2>"$T/err" || rc=$?
@@ -212,21 +233,22 @@ expect_grep "stopped by --timeout" "$T/err" "--timeout is said even with -q"
 $PY tests/report_schema.py src/lib/hprof_strip.h "$T/to.json" exit_status=124 \
     error.status='"timeout"' output.kept=false >"$T/schema" 2>&1 && ok ||
     bad "--timeout's report: $(cat "$T/schema")"
-wait
+done_feeding
 # with many: the slow one times out, the others are done; 124 is the worst
-slow "$IN/a.hprof" "$T/slow.hprof" 3
+# (5 s: time enough for the others on a busy machine)
+slow "$IN/a.hprof" "$T/slow.hprof" 12
 rc=0
-"$BIN" -q -j 2 --timeout 1 "$IN/d" "$T/slow.hprof" "$IN/b.hprof.gz" -o "$D" 2>"$T/err" || rc=$?
+"$BIN" -q -j 2 --timeout 5 "$IN/d" "$T/slow.hprof" "$IN/b.hprof.gz" -o "$D" 2>"$T/err" || rc=$?
 expect_rc 124 "--timeout, many"
 [ "$(names "$D")" = "b.hprof d.hprof " ] && ok || bad "--timeout, many: '$(names "$D")'"
-wait
+done_feeding
 # a deadline not reached changes nothing
 rc=0
 "$BIN" -q --timeout 60 "$IN/a.hprof" -o "$D/a.hprof" || rc=$?
 expect_rc 0 "--timeout not reached"
 same "--timeout not reached" "$T/single/a.hprof" "$D/a.hprof"
 # a SIGALRM from kill(1) is still a stop by signal (142), not a timeout
-slow "$IN/a.hprof" "$T/slow.hprof" 3
+slow "$IN/a.hprof" "$T/slow.hprof" 12
 rc=0
 "$BIN" -q --timeout 30 "$T/slow.hprof" -o "$D/alrm.hprof" 2>"$T/err" &
 pid=$!
@@ -234,17 +256,23 @@ sleep 0.5
 kill -ALRM $pid
 { wait $pid || rc=$?; } 2>/dev/null # (the shell's "Alarm clock")
 expect_rc 142 "kill -ALRM with --timeout"
-wait
+done_feeding
 
 # --- SIGTERM during -j 2: no temporary file, no output, 143
 D=$T/term
 mkdir "$D"
-slow "$IN/a.hprof" "$T/s1.hprof" 4
-slow "$IN/d" "$T/s2.hprof" 4
+slow "$IN/a.hprof" "$T/s1.hprof" 12
+slow "$IN/d" "$T/s2.hprof" 12
 "$BIN" -q -j 2 --stats-file "$T/term.jsonl" "$T/s1.hprof" "$T/s2.hprof" "$IN/b.hprof.gz" \
     -o "$D" 2>"$T/err" &
 pid=$!
-sleep 1
+# (up to 10 s) until both jobs are going, each with its temporary output
+i=0
+while [ $i -lt 100 ] && ! { ls "$D" | grep -q 's1.hprof.tmp-' && ls "$D" | grep -q 's2.hprof.tmp-'; }; do
+    sleep 0.1
+    i=$((i + 1))
+done
+has_read $(cat /proc/$pid/task/$pid/children 2>/dev/null)
 # both children are running, each with its temporary output
 ls "$D" | grep -q 's1.hprof.tmp-' && ls "$D" | grep -q 's2.hprof.tmp-' && ok ||
     bad "-j 2: two runs not going at once: '$(names "$D")'"
@@ -259,20 +287,21 @@ r = [json.loads(l) for l in open(sys.argv[1])]
 assert len(r) == 2, r
 assert all(x["error"]["signal"] == "SIGTERM" and x["exit_status"] == 143 for x in r), r' \
     "$T/term.jsonl" 2>"$T/py" && ok || bad "SIGTERM's JSONL: $(cat "$T/py")"
-wait
+done_feeding
 
 # --- HPROF_STRIP_THREADS: -T's default (seen as the threads a run has)
 # threads_of VALUE [OPTION]: N = the threads of a --gzip run waiting on a
 # slow input, HPROF_STRIP_THREADS=VALUE
 threads_of() {
-    slow "$IN/a.hprof" "$T/slow.hprof" 2
+    slow "$IN/a.hprof" "$T/slow.hprof" 12
     HPROF_STRIP_THREADS=$1 "$BIN" -q --gzip ${2:-} "$T/slow.hprof" -o "$T/thr.hprof.gz" -f \
         2>"$T/thr.err" &
     p=$!
-    sleep 0.7
+    has_read $p
     N=$(ls /proc/$p/task 2>/dev/null | wc -l)
-    wait $p
-    wait
+    kill $p # (what it writes is not the point)
+    { wait $p; } 2>/dev/null
+    done_feeding
 }
 threads_of 1
 one=$N
@@ -285,22 +314,28 @@ four=$N
 threads_of 4 "-T 1"
 [ "$N" -eq "$one" ] && ok || bad "-T 1 with HPROF_STRIP_THREADS=4: $N threads, not $one"
 # -j 2 shares them: each of two jobs gets 4 / 2 = 2
-slow "$IN/a.hprof" "$T/s1.hprof" 2
-slow "$IN/d" "$T/s2.hprof" 2
+slow "$IN/a.hprof" "$T/s1.hprof" 12
+slow "$IN/d" "$T/s2.hprof" 12
 rm -rf "$T/thr"
 mkdir "$T/thr"
 HPROF_STRIP_THREADS=4 "$BIN" -q --gzip -j 2 "$T/s1.hprof" "$T/s2.hprof" -o "$T/thr" &
 p=$!
-sleep 0.7
+i=0
+while [ $i -lt 100 ] && [ "$(cat /proc/$p/task/$p/children 2>/dev/null | wc -w)" -lt 2 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
 kids=$(cat /proc/$p/task/$p/children 2>/dev/null)
+has_read $kids
 n=0
 for k in $kids; do
     c=$(ls /proc/$k/task 2>/dev/null | wc -l)
     [ "$c" -eq "$two" ] && n=$((n + 1)) || echo "job $k: $c threads, a -T 2 run $two" >&2
 done
 [ "$n" -eq 2 ] && ok || bad "-j 2 with HPROF_STRIP_THREADS=4: $n of '$kids' have a -T 2 run's threads"
-wait $p
-wait
+kill $p
+{ wait $p; } 2>/dev/null
+done_feeding
 # an invalid value: a warning (not with -q), the cores used, the run done
 threads_of ""
 dflt=$N
