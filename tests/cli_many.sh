@@ -171,6 +171,19 @@ for f in "" -f; do
     rm -f "$D/d.hprof"
 done
 
+# the JSON Lines never go over a file the run reads: an input, the mapping
+printf 'com.x.A -> a:\n' >"$T/map.txt"
+cp "$T/map.txt" "$T/map.keep"
+rc=0
+"$BIN" -q -f --mapping "$T/map.txt" --stats-file "$T/map.txt" "$IN/a.hprof" "$IN/d" \
+    -o "$T/indir" 2>"$T/err" || rc=$?
+expect_rc 2 "--stats-file naming the mapping"
+same "the mapping is kept" "$T/map.keep" "$T/map.txt"
+rc=0
+"$BIN" -q -f --stats-file "$IN/d" "$IN/a.hprof" "$IN/d" -o "$T/indir" 2>"$T/err" || rc=$?
+expect_rc 2 "--stats-file naming an input"
+same "the input is kept" "$FIX/android-art2025-ahat-test-dump.hprof" "$IN/d"
+
 # --- usage: several FILEs need -o DIR to be a directory; no stdin
 rc=0
 "$BIN" -q "$IN/a.hprof" "$IN/d" -o "$T/notadir.hprof" 2>"$T/err" || rc=$?

@@ -307,6 +307,7 @@ static int check_many(hs_cli *cli)
 {
     struct stat st;
     hs_claim c;
+    const char *map;
     int i, r = stat(cli->out_dir, &st);
 
     if (r != 0 || !S_ISDIR(st.st_mode)) {
@@ -332,6 +333,13 @@ static int check_many(hs_cli *cli)
             fprintf(stderr, "%s: out of memory\n", g_prog);
             return EXIT_LIMIT;
         }
+    }
+    /* the mapping too (the -r files are noted as they were read): the
+     * report written here must not be it */
+    map = cli->mapping_path ? cli->mapping_path : hs_rules_mapping_file(cli->rules);
+    if (map && hs_files_note_input("--mapping", map) != 0) {
+        fprintf(stderr, "%s: out of memory\n", g_prog);
+        return EXIT_LIMIT;
     }
     if (!cli->stats_file)
         return EXIT_OK;
