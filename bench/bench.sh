@@ -7,6 +7,7 @@
 #   sh bench/bench.sh                      # ~1 GiB inputs, 3 runs each
 #   BENCH_SIZE_MB=200 BENCH_RUNS=1 sh bench/bench.sh   # quick check
 #   BENCH_WORK=/dev/shm/hs-bench sh bench/bench.sh     # inputs on tmpfs
+#   BENCH_ONLY=many sh bench/bench.sh    # -j 2 -o DIR against one at a time alone
 #
 # Inputs, prepared once into bench/work/ (or $BENCH_WORK) and reused
 # (delete them to rebuild):
@@ -142,6 +143,151 @@ SKIPPED=$WORK/skipped.tsv   # mode, reason
 ZSIZES=$WORK/zsizes.tsv     # input, zstd level ("z": -z's own), bytes out (gzip inputs, -p default)
 : > "$RAW"; : > "$INPUTS"; : > "$SKIPPED"; : > "$ZSIZES"
 
+# run_once INPUT LABEL COMMAND: one timed run of the shell COMMAND, appended
+# to $RAW. Wall time from date(1) in ns; peak RSS and CPU time (user +
+# system, every thread and child) of the whole command tree from GNU time.
+run_once() {
+    t0=$(date +%s%N)
+    st=0
+    "$GNU_TIME" -f '%M %U %S' -o "$WORK/time.out" sh -c "$3" </dev/null 2>"$WORK/cmd.err" || st=$?
+    t1=$(date +%s%N)
+    set -- "$@" $(tail -n 1 "$WORK/time.out")
+    rss=${4:-0}; cpu=$(awk -v u="${5:-0}" -v s="${6:-0}" 'BEGIN { printf "%.2f", u + s }')
+    case $rss in ''|*[!0-9]*) rss=0 ;; esac
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" \
+        "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", (b - a) / 1e9 }')" \
+        "$rss" "$st" "$cpu" >> "$RAW"
+    if [ "$st" != 0 ]; then
+        say "$2 on $1 exited $st: $(head -n 1 "$WORK/cmd.err")"
+    fi
+}
+
+# ---- Many inputs at once (issue #37) ---------------------------------------
+# `hprof-strip -j 2 OPTIONS FILE... -o DIR` against the same files one at a
+# time (a loop of `hprof-strip OPTIONS FILE -o OUT`), the same options, on
+# 20 corpus-sized dumps (tools/makedump.sh of 10, 20, 30, 45 and 60 MiB, four
+# copies of each) and 4 large ones (tools/makedump.sh, BENCH_MANY_LARGE_MB
+# MiB each, default 300, seeds 1 to 4), in that order. All on a tmpfs
+# (BENCH_MANY_WORK, default /dev/shm/hs-bench-many), so that neither reading
+# nor writing waits for a disk; the inputs are made once and kept there
+# with BENCH_MANY_KEEP=1 (else removed at the end: 2 GB of memory). Runs
+# alternate (loop, -j 2, loop, ...), BENCH_RUNS of each; after every -j 2
+# run each output is compared byte for byte with the loop's. The options:
+# BENCH_MANY_OPTS, |-separated (default '-p default|-p default -z').
+# BENCH_ONLY=many runs this part alone (no other input is made).
+MANY_WORK=${BENCH_MANY_WORK:-/dev/shm/hs-bench-many}
+MANY_LARGE_MB=${BENCH_MANY_LARGE_MB:-300}
+MANY_OPTS=${BENCH_MANY_OPTS:-'-p default|-p default -z'}
+MANY_RAW=$WORK/many-raw.tsv   # options, label, seconds, peak KiB, exit status, CPU s
+MANY_SAME=$WORK/many-same.tsv # options, run, outputs compared, outputs differing
+case $MANY_LARGE_MB in ''|*[!0-9]*) die "BENCH_MANY_LARGE_MB must be a whole number" ;; esac
+
+many_inputs() {
+    mkdir -p "$MANY_WORK/in"
+    i=0
+    for mb in 10 20 30 45 60; do
+        src=$MANY_WORK/src-${mb}mb.hprof
+        if [ ! -s "$src" ]; then
+            say "making $src"
+            tools/makedump.sh --seed "$mb" "$mb" "$src" >"$WORK/makedump.log" 2>&1 ||
+                { cat "$WORK/makedump.log" >&2; die "makedump failed"; }
+        fi
+        for k in 1 2 3 4; do
+            i=$((i + 1))
+            f=$MANY_WORK/in/$(printf 'dump%02d' "$i")-${mb}mb.hprof
+            [ -s "$f" ] || cp "$src" "$f"
+        done
+    done
+    for k in 1 2 3 4; do
+        f=$MANY_WORK/in/large$k-${MANY_LARGE_MB}mb.hprof
+        if [ ! -s "$f" ]; then
+            say "making $f"
+            tools/makedump.sh --seed "$k" "$MANY_LARGE_MB" "$f" >"$WORK/makedump.log" 2>&1 ||
+                { cat "$WORK/makedump.log" >&2; die "makedump failed"; }
+        fi
+    done
+}
+
+# many_same OPTIONS RUN: every -j 2 output against the loop's
+many_same() {
+    n=0; differ=0
+    for f in "$MANY_WORK"/seq/*; do
+        n=$((n + 1))
+        cmp -s "$f" "$MANY_WORK/par/${f##*/}" || differ=$((differ + 1))
+    done
+    [ "$n" -eq "$(ls "$MANY_WORK/in" | wc -l)" ] || differ=$((differ + 1))
+    printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$n" "$differ" >> "$MANY_SAME"
+}
+
+bench_many() {
+    : > "$MANY_RAW"; : > "$MANY_SAME"
+    many_inputs
+    many_load_start=$(cut -d ' ' -f 1-3 /proc/loadavg)
+    saved_raw=$RAW
+    RAW=$MANY_RAW
+    echo "$MANY_OPTS" | tr '|' '\n' | while IFS= read -r opts; do
+        [ -n "$opts" ] || continue
+        ext=""
+        case " $opts " in *" -z "*) ext=.zst ;; *" --gzip "*) ext=.gz ;; esac
+        cat "$MANY_WORK"/in/* > /dev/null
+        r=1
+        while [ "$r" -le "$RUNS" ]; do
+            say "many ($opts): run $r of $RUNS"
+            rm -rf "$MANY_WORK/seq" "$MANY_WORK/par"
+            mkdir "$MANY_WORK/seq" "$MANY_WORK/par"
+            run_once "$opts" "one at a time" \
+                "for f in $MANY_WORK/in/*; do $STRIP -q $opts \"\$f\" -o $MANY_WORK/seq/\"\${f##*/}\"$ext || exit 1; done"
+            run_once "$opts" "-j 2 -o DIR" "$STRIP -q $opts -j 2 $MANY_WORK/in/* -o $MANY_WORK/par"
+            many_same "$opts" "$r"
+            r=$((r + 1))
+        done
+    done
+    RAW=$saved_raw
+    rm -rf "$MANY_WORK/seq" "$MANY_WORK/par"
+    many_load_end=$(cut -d ' ' -f 1-3 /proc/loadavg)
+    many_bytes=$(cat "$MANY_WORK"/in/* | wc -c | tr -d ' ')
+    many_fs=$(df -T "$MANY_WORK" | awk 'NR == 2 { print $2 }')
+    [ "${BENCH_MANY_KEEP:-0}" = 1 ] || rm -rf "$MANY_WORK"
+}
+
+# The section of the results: medians, the speed-up, the outputs' verdict.
+many_report() {
+    echo "## Many inputs at once (issue #37)"
+    echo
+    echo "- 24 inputs, $((many_bytes / 1000000)) MB: 20 made by tools/makedump.sh (10, 20, 30, 45 and 60 MiB, four copies each), 4 of $MANY_LARGE_MB MiB (seeds 1 to 4), in \`$MANY_WORK\` ($many_fs); outputs there too"
+    echo "- one at a time: \`for f in IN/*; do hprof-strip -q OPTIONS \$f -o OUT/NAME; done\`; against \`hprof-strip -q OPTIONS -j 2 IN/* -o OUT\`"
+    echo "- $(grep -c '^processor' /proc/cpuinfo) logical CPUs; load average (1/5/15 min) at start: $many_load_start; at end: $many_load_end"
+    # with autogroup, the CPU is shared among sessions, not processes: on a
+    # busy machine a second job of the same session gets no more of it
+    echo "- kernel autogroup scheduling: $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo unknown) (1: the CPU is shared by session, so on a busy machine -j 2 gets the one session's share); \"cores used\" = CPU s / wall s"
+    echo
+    echo "| options | one at a time s | -j 2 -o DIR s | CPU s, one at a time | CPU s, -j 2 | cores used, one at a time | cores used, -j 2 | speed-up | outputs identical | goal | met |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
+    awk -F '\t' -v same="$MANY_SAME" '
+'"$(cat bench/median.awk)"'
+        BEGIN { while ((getline line < same) > 0) { split(line, f, "\t"); n[f[1]] += f[3]; d[f[1]] += f[4] } }
+        { t[$1, $2] = t[$1, $2] " " $3; c[$1, $2] = c[$1, $2] " " ($6 + 0); if ($5 != 0) fail[$1] = 1
+          if (!($1 in seen)) { seen[$1] = 1; order[++no] = $1 } }
+        END {
+            for (i = 1; i <= no; i++) {
+                o = order[i]; a = median(t[o, "one at a time"]); b = median(t[o, "-j 2 -o DIR"])
+                ok = !(o in fail) && d[o] == 0 && n[o] > 0
+                ca = median(c[o, "one at a time"]); cb = median(c[o, "-j 2 -o DIR"])
+                printf "| `%s` | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | at least 1.7 | %s |\n", o, a, b,
+                    ca, cb, (a > 0 ? ca / a : 0), (b > 0 ? cb / b : 0), (b > 0 ? a / b : 0),
+                    ((o in fail) ? "a run FAILED" : d[o] ? d[o] " of " n[o] " DIFFER" : "yes, " n[o] " outputs (every run)"),
+                    ((ok && b > 0 && a / b >= 1.7) ? "yes" : "no")
+            }
+        }' "$MANY_RAW"
+}
+
+if [ "${BENCH_ONLY:-}" = many ]; then
+    bench_many
+    many_report | tee "$WORK/many.md"
+    rm -f "$WORK/time.out" "$WORK/cmd.err" "$STRIP" ${BASE:+"$BASE"} ${ZBASE:+"$ZBASE"}
+    exit 0
+fi
+
 # ---- Inputs ---------------------------------------------------------------
 # Each is made under a temporary name and renamed, so an interrupted run
 # never leaves a half-written input to be reused later.
@@ -218,25 +364,6 @@ if [ ! -s "$jvm_zst" ]; then
 fi
 
 # ---- Measuring ------------------------------------------------------------
-
-# run_once INPUT LABEL COMMAND: one timed run of the shell COMMAND, appended
-# to $RAW. Wall time from date(1) in ns; peak RSS and CPU time (user +
-# system, every thread and child) of the whole command tree from GNU time.
-run_once() {
-    t0=$(date +%s%N)
-    st=0
-    "$GNU_TIME" -f '%M %U %S' -o "$WORK/time.out" sh -c "$3" </dev/null 2>"$WORK/cmd.err" || st=$?
-    t1=$(date +%s%N)
-    set -- "$@" $(tail -n 1 "$WORK/time.out")
-    rss=${4:-0}; cpu=$(awk -v u="${5:-0}" -v s="${6:-0}" 'BEGIN { printf "%.2f", u + s }')
-    case $rss in ''|*[!0-9]*) rss=0 ;; esac
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" \
-        "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", (b - a) / 1e9 }')" \
-        "$rss" "$st" "$cpu" >> "$RAW"
-    if [ "$st" != 0 ]; then
-        say "$2 on $1 exited $st: $(head -n 1 "$WORK/cmd.err")"
-    fi
-}
 
 # Modes hprof-strip accepts: probe each on a small dump. Exit 2 means the
 # option or preset is unknown (skipped); anything else is measured, and a
@@ -355,6 +482,7 @@ if [ -n "$android" ]; then
     done
 fi
 bench_input "$(basename "$small")" "$small" "HotSpot 17 dump from tools/makedump.sh 64"
+bench_many
 
 # ---- Report ---------------------------------------------------------------
 
@@ -585,5 +713,5 @@ gz_cores() {
 }
 
 { report; echo "## Targets (issue #6)"; echo; targets; echo; echo "## Targets (issue #13)"; echo; targets13
-  echo; gz_cores; } | tee bench/RESULTS.md
+  echo; gz_cores; echo; many_report; } | tee bench/RESULTS.md
 rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$STRIP" ${BASE:+"$BASE"} ${ZBASE:+"$ZBASE"}

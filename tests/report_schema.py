@@ -50,11 +50,12 @@ def side(output=False):
     return s
 
 
-# error.status: the library's statuses (src/lib/report.c's table) and "signal";
+# error.status: the library's statuses (src/lib/report.c's table), "signal" and
+# the CLI's "timeout" (--timeout, exit 124: no library status, code null);
 # which of them a retry may cure (the man page, EXIT STATUS)
 STATUSES = ("malformed", "truncated", "unsupported", "read", "write", "limit", "nomem",
-            "usage", "signal", "cancelled")
-RETRYABLE = ("read", "write", "nomem", "signal", "cancelled")
+            "usage", "signal", "cancelled", "timeout")
+RETRYABLE = ("read", "write", "nomem", "signal", "cancelled", "timeout")
 
 
 def schema(header):
@@ -149,7 +150,7 @@ def main():
             errs.append("error.retryable is %r for status %s" % (err.get("retryable"), st))
         if (err.get("signal") is None) == (st == "signal"):
             errs.append("error.signal is %r for status %s" % (err.get("signal"), st))
-        if (err.get("code") is None) != (st == "signal"):
+        if (err.get("code") is None) != (st in ("signal", "timeout")):
             errs.append("error.code is %r for status %s" % (err.get("code"), st))
     for want in sys.argv[3:]:
         key, value = want.split("=", 1)

@@ -35,7 +35,25 @@ typedef struct {
     int keep_output;    /* --salvage wrote a valid dump: kept whatever the exit code */
     const char *obfuscate_path; /* --obfuscate-names MAPFILE: written after the run */
     hs_report report;   /* what the run learnt, for the JSON report */
+    /* many.c: FILE... -o DIR (files NULL: one input, the run above) */
+    char **files;       /* the FILE operands, n_files of them */
+    int n_files;
+    const char *out_dir; /* -o DIR */
+    int jobs;           /* -j: at most this many at a time (0: the cores) */
+    const char *timeout; /* --timeout SECONDS as given (NULL: none) */
+    double timeout_s;
 } hs_cli;
+
+/* --timeout stopped the run (timeout(1)'s status, not a library status) */
+#define HS_EXIT_TIMEOUT 124
+
+/* many.c: strips every cli->files[i] into cli->out_dir, cli->jobs at a
+ * time, each in a child process that runs `one` (main.c: what a single
+ * run does, with cli->in_path, out_path, threads and stats_file set, and
+ * `rc` EXIT_OK or the exit code of a failure already said). Returns the
+ * worst exit status (the man page's order), or dies of the signal that
+ * stopped it. */
+int hs_cli_many(hs_cli *cli, int (*one)(hs_cli *cli, int rc));
 
 /* run.c: opens the files, runs the filter; returns an exit code. */
 int hs_cli_run(hs_cli *cli);

@@ -32,6 +32,7 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "Usage: %s [OPTION]... [INPUT [OUTPUT]]\n"
+            "  or:  %s [OPTION]... FILE... -o DIR\n"
             "Shrink and scrub an HPROF heap dump in one streaming pass.\n"
             "INPUT and OUTPUT default to standard input and output; '-' names them too.\n"
             "INPUT may be gzip- or zstd-compressed: it is detected by its first bytes.\n"
@@ -68,7 +69,14 @@ static void usage(FILE *to)
             "      --no-compress   write plain HPROF whatever -o's name says\n"
             "                      (-z and --gzip refuse a name that says another\n"
             "                      format: .gz, .zst, .hprof)\n"
-            "  -T, --threads N     compression threads (default: every core)\n"
+            "  -T, --threads N     compression threads (default: $HPROF_STRIP_THREADS,\n"
+            "                      else every core)\n"
+            "  -o DIR (FILE...)    strip every FILE into DIR (named after it: see\n"
+            "                      hprof-strip(1)); goes on after one that fails\n"
+            "  -j, --jobs N        with -o DIR, strip N files at a time (default: the\n"
+            "                      cores), the -T threads shared among them\n"
+            "      --timeout SECONDS  stop a run (each FILE's) taking longer: its output\n"
+            "                      removed, exit status 124\n"
             "      --progress      show progress on stderr even when it is not a\n"
             "                      terminal (--no-progress: never)\n"
             "      --size SIZE     input size, for the progress display of a pipe\n"
@@ -92,9 +100,10 @@ static void usage(FILE *to)
             "\n"
             "Exit status: 0 success, 1 invalid input, 2 usage error, 3 truncated input,\n"
             "4 read or write error, 5 memory limit reached, 6 truncated input salvaged,\n"
-            "7 --audit found data, 128+N stopped by signal N.\n"
+            "7 --audit found data, 124 --timeout, 128+N stopped by signal N; several\n"
+            "FILEs: the worst of theirs.\n"
             "See hprof-strip(1) for details.\n",
-            g_prog);
+            g_prog, g_prog);
 }
 
 /* Prints a usage error (one line naming what was wrong) and returns 2. */
@@ -272,9 +281,9 @@ static int set_format(hs_cli *cli, enum hs_output_format format, const char *lev
 enum {
     OPT_REPACK = 256, OPT_STATS, OPT_PRINT_RULES, OPT_MAX_HELD, OPT_SALVAGE, OPT_GZIP,
     OPT_NO_COMPRESS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SIZE, OPT_TO_JVM, OPT_AUDIT,
-    OPT_SPILL_AFTER, OPT_STATS_FILE, OPT_HISTOGRAM, OPT_MAPPING, OPT_OBFUSCATE
+    OPT_SPILL_AFTER, OPT_STATS_FILE, OPT_HISTOGRAM, OPT_MAPPING, OPT_OBFUSCATE, OPT_TIMEOUT
 };
-static const char g_optstring[] = ":p:r:o:z::T:fqhV";
+static const char g_optstring[] = ":p:r:o:z::T:j:fqhV";
 static const struct option longopts[] = {
         {"preset", required_argument, NULL, 'p'},
         {"rules", required_argument, NULL, 'r'},
@@ -290,6 +299,8 @@ static const struct option longopts[] = {
         {"gzip", optional_argument, NULL, OPT_GZIP},
         {"no-compress", no_argument, NULL, OPT_NO_COMPRESS},
         {"threads", required_argument, NULL, 'T'},
+        {"jobs", required_argument, NULL, 'j'},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"progress", no_argument, NULL, OPT_PROGRESS},
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"size", required_argument, NULL, OPT_SIZE},
@@ -405,6 +416,21 @@ static int number_option(hs_cli *cli, int c, const char *arg)
             return usage_error("--threads takes a number from 1 to 256, not", arg);
         cli->threads = (int)n;
         return EXIT_OK;
+    case 'j':
+        n = strtol(arg, &end, 10);
+        if (*end || end == arg || n < 1 || n > 256)
+            return usage_error("--jobs takes a number from 1 to 256, not", arg);
+        cli->jobs = (int)n;
+        return EXIT_OK;
+    case OPT_TIMEOUT: {
+        double t = strtod(arg, &end);
+        /* 0 is no deadline, as timeout(1) has it; a week at most */
+        if (*end || end == arg || !(t >= 0 && t <= 604800))
+            return usage_error("--timeout takes seconds, such as 30 or 0.5, not", arg);
+        cli->timeout = t > 0 ? arg : NULL;
+        cli->timeout_s = t;
+        return EXIT_OK;
+    }
     case OPT_SIZE:
         if (parse_size(arg, &cli->size) != 0)
             return usage_error("--size takes a size such as 4G, not", arg);
@@ -425,11 +451,30 @@ static int number_option(hs_cli *cli, int c, const char *arg)
     }
 }
 
-/* INPUT and OUTPUT after the options ("-" is standard input/output). */
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* INPUT and OUTPUT after the options ("-" is standard input/output), or
+ * FILE... -o DIR: several FILEs with -o (which must then be a directory:
+ * many.c says so), or one with -j and -o naming a directory. One FILE
+ * without -j keeps today's meaning, where -o DIR is refused (exit 2: the
+ * man page's FILES; tests/cli_safety.sh): a script that strips a glob's
+ * files says -j, and then one file is no different from several. */
 static int take_operands(hs_cli *cli, int argc, char **argv)
 {
     int rc;
 
+    if (cli->out_path && optind < argc &&
+        (argc - optind > 1 || (cli->jobs && is_dir(cli->out_path)))) {
+        cli->files = argv + optind;
+        cli->n_files = argc - optind;
+        cli->out_dir = cli->out_path;
+        cli->out_path = NULL;
+        return EXIT_OK;
+    }
     if (optind < argc)
         cli->in_path = argv[optind++];
     if (optind < argc) {
@@ -481,6 +526,8 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         case OPT_GZIP: rc = set_format(cli, HS_OUT_GZIP, optarg, argv[optind - 1]); break;
         case OPT_NO_COMPRESS: rc = set_format(cli, HS_OUT_PLAIN, NULL, NULL); break;
         case 'T':
+        case 'j':
+        case OPT_TIMEOUT:
         case OPT_SIZE:
         case OPT_SPILL_AFTER:
         case OPT_MAX_HELD:
@@ -549,6 +596,71 @@ static void note_arguments(int argc, char **argv)
             (void)hs_files_note_input("an argument", argv[i]);
 }
 
+/* HPROF_STRIP_THREADS: -T's default, as ZSTD_NBTHREADS is zstd's. A bad
+ * value is a warning and ignored (the cores are the default then): set
+ * far from the command line, in a service's environment, it should not
+ * fail every run, and a run asking -T is not affected at all. */
+static void threads_from_env(hs_cli *cli)
+{
+    const char *v = getenv("HPROF_STRIP_THREADS");
+    char *end;
+    long n;
+
+    if (cli->threads || !v || !*v)
+        return;
+    n = strtol(v, &end, 10);
+    if (*end || end == v || n < 1 || n > 256) {
+        hs_report_warn(&cli->report,
+                       "HPROF_STRIP_THREADS='%.40s' is not a number from 1 to 256: ignored, "
+                       "using every core",
+                       v);
+        return;
+    }
+    cli->threads = (int)n;
+}
+
+static int g_argc;
+static char **g_argv;
+
+/* One run, after the command line was read: `rc` EXIT_OK, or the exit code
+ * of a failure of the command line (then the report says so). many.c runs
+ * this in each child. */
+static int run_one(hs_cli *cli, int rc)
+{
+    /* --mapping wins over a rule file's `mapping` */
+    const char *map = cli->mapping_path ? cli->mapping_path : hs_rules_mapping_file(cli->rules);
+    int orc;
+
+    /* before any temporary file exists (the report's is the first), so
+     * that none is ever left, and a stop is reported (stop.h) */
+    hs_stop_catch();
+    if (rc == EXIT_OK && cli->obfuscate_path && (map || cli->audit))
+        rc = hs_report_fail(&cli->report, HS_E_USAGE, NULL, "--obfuscate-names cannot go with %s",
+                            cli->audit ? "--audit, which writes nothing"
+                            : cli->mapping_path
+                                ? "--mapping: names are obfuscated or restored, not both"
+                                : "a rule file's mapping: names are obfuscated or restored, "
+                                  "not both");
+    cli->failed_early = rc != EXIT_OK;
+    if (rc == EXIT_OK)
+        rc = note_inputs(cli, map);
+    else
+        note_arguments(g_argc, g_argv);
+    /* a usage error is reported too, where the report was to go */
+    if ((orc = hs_cli_report_open(cli)) != EXIT_OK && rc == EXIT_OK)
+        rc = orc;
+    /* the deadline counts from here: the mapping's loading is the run's */
+    if (rc == EXIT_OK && cli->timeout &&
+        hs_stop_timeout(cli->timeout, cli->timeout_s, cli->in_path ? cli->in_path : "stdin") != 0)
+        rc = hs_report_fail(&cli->report, HS_E_NOMEM, NULL, "--timeout: cannot start a timer: %s",
+                            strerror(errno));
+    if (rc == EXIT_OK && map && !cli->audit)
+        rc = hs_cli_load_mapping(cli->rules, map, cli->opt.max_held);
+    if (rc == EXIT_OK)
+        rc = hs_cli_run(cli);
+    return hs_cli_report_close(cli, rc);
+}
+
 int main(int argc, char **argv)
 {
     hs_cli cli;
@@ -566,37 +678,17 @@ int main(int argc, char **argv)
         return EXIT_LIMIT;
     }
     g_report = &cli.report;
+    g_argc = argc;
+    g_argv = argv;
     rc = parse_args(&cli, argc, argv);
-    if (rc == JOB_DONE) {
+    if (rc == EXIT_OK)
+        threads_from_env(&cli);
+    if (rc == JOB_DONE)
         rc = EXIT_OK;
-    } else {
-        /* --mapping wins over a rule file's `mapping` */
-        const char *map = cli.mapping_path ? cli.mapping_path : hs_rules_mapping_file(cli.rules);
-        int orc;
-        /* before any temporary file exists (the report's is the first), so
-         * that none is ever left, and a stop is reported (stop.h) */
-        hs_stop_catch();
-        if (rc == EXIT_OK && cli.obfuscate_path && (map || cli.audit))
-            rc = hs_report_fail(&cli.report, HS_E_USAGE, NULL, "--obfuscate-names cannot go with %s",
-                                cli.audit ? "--audit, which writes nothing"
-                                : cli.mapping_path
-                                    ? "--mapping: names are obfuscated or restored, not both"
-                                    : "a rule file's mapping: names are obfuscated or restored, "
-                                      "not both");
-        cli.failed_early = rc != EXIT_OK;
-        if (rc == EXIT_OK)
-            rc = note_inputs(&cli, map);
-        else
-            note_arguments(argc, argv);
-        /* a usage error is reported too, where the report was to go */
-        if ((orc = hs_cli_report_open(&cli)) != EXIT_OK && rc == EXIT_OK)
-            rc = orc;
-        if (rc == EXIT_OK && map && !cli.audit)
-            rc = hs_cli_load_mapping(cli.rules, map, cli.opt.max_held);
-        if (rc == EXIT_OK)
-            rc = hs_cli_run(&cli);
-        rc = hs_cli_report_close(&cli, rc);
-    }
+    else if (rc == EXIT_OK && cli.files)
+        rc = hs_cli_many(&cli, run_one);
+    else
+        rc = run_one(&cli, rc);
     hs_report_free(&cli.report);
     hs_rules_free(cli.rules);
     return rc;

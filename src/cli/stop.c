@@ -45,8 +45,10 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -80,6 +82,7 @@ static struct {
 static int g_n_dest;
 
 static int g_held;
+static char g_in_name[512]; /* the input, for --timeout's message */
 static sigset_t g_old_mask;
 
 /* the final document going into a stream (hs_stop_stream) */
@@ -186,15 +189,34 @@ static void put_int(text *t, long v)
         t->buf[t->at++] = d[--n];
 }
 
-int hs_stop_write(int sig, int exit_status, int code, const char *message)
+/* Claims the stop and writes the reports: the published rendering with
+ * `t` (the exit status and the error object) between its head and its
+ * rest; then removes every temporary file. 1, or 0 when another stop or
+ * the run's own end got there first. */
+static int write_stopped(const text *t)
 {
     int expect = 0, cur, i, e = errno;
-    const char *name = sig ? hs_signal_name(sig) : NULL;
-    text t;
 
     if (!atomic_compare_exchange_strong(&g_state, &expect, 1))
         return 0;
     cur = atomic_load(&g_cur);
+    for (i = 0; i < g_n_dest && cur >= 0; i++) {
+        put_all(g_dest[i].fd, g_doc[cur], g_head[cur]);
+        put_all(g_dest[i].fd, t->buf, t->at);
+        put_all(g_dest[i].fd, g_doc[cur] + g_head[cur], g_len[cur] - g_head[cur]);
+        if (g_dest[i].of)
+            (void)hs_outfile_commit_on_signal(g_dest[i].of);
+    }
+    hs_outfile_remove_on_signal(); /* the dump's, and a report not written */
+    errno = e;
+    return 1;
+}
+
+int hs_stop_write(int sig, int exit_status, int code, const char *message)
+{
+    const char *name = sig ? hs_signal_name(sig) : NULL;
+    text t;
+
     t.at = 0;
     if (sig) {
         put_int(&t, 128 + sig);
@@ -219,16 +241,7 @@ int hs_stop_write(int sig, int exit_status, int code, const char *message)
         put_json(&t, message);
     }
     put_str(&t, "\"}");
-    for (i = 0; i < g_n_dest && cur >= 0; i++) {
-        put_all(g_dest[i].fd, g_doc[cur], g_head[cur]);
-        put_all(g_dest[i].fd, t.buf, t.at);
-        put_all(g_dest[i].fd, g_doc[cur] + g_head[cur], g_len[cur] - g_head[cur]);
-        if (g_dest[i].of)
-            (void)hs_outfile_commit_on_signal(g_dest[i].of);
-    }
-    hs_outfile_remove_on_signal(); /* the dump's, and a report not written */
-    errno = e;
-    return 1;
+    return write_stopped(&t);
 }
 
 /* Dies of `sig`: its default action, unblocked. Raised on this thread, it
@@ -262,6 +275,76 @@ static void on_stop(int sig)
         }
         die_of(sig);
     }
+}
+
+/* ---- --timeout ------------------------------------------------------------
+ * The deadline is a POSIX timer of the process's own delivering SIGALRM:
+ * its siginfo says SI_TIMER, which a SIGALRM sent with kill(1) never does,
+ * so that one stays a stop by signal (142). It reuses the stop's machinery
+ * rather than the library's hs_filter_cancel because a signal reaches a
+ * run wherever it waits: in a read from a FIFO that sends nothing, in a
+ * write to a full pipe, in loading a mapping, where a cancel flag the
+ * filter checks between records would never be looked at. */
+static char g_timeout_arg[32]; /* the --timeout argument, for the message */
+
+static void on_alarm(int sig, siginfo_t *info, void *uctx)
+{
+    text t;
+
+    (void)uctx;
+    if (!info || info->si_code != SI_TIMER) {
+        on_stop(sig);
+        return;
+    }
+    t.at = 0;
+    put_int(&t, HS_EXIT_TIMEOUT);
+    put_str(&t, ",\"error\":{\"code\":null,\"status\":\"timeout\",\"retryable\":true,"
+                "\"signal\":null,\"offset\":null,\"record_offset\":null,\"tag\":null,"
+                "\"subtag\":null,\"message\":\"stopped by --timeout ");
+    put_json(&t, g_timeout_arg);
+    put_str(&t, " (seconds): the run took longer\"}");
+    /* the run's end got there first (2): it finishes as it would have */
+    if (!write_stopped(&t))
+        return;
+    t.at = 0;
+    put_str(&t, "hprof-strip: ");
+    put_str(&t, g_in_name);
+    put_str(&t, ": stopped by --timeout ");
+    put_str(&t, g_timeout_arg);
+    put_str(&t, " (seconds); the output is not written\n");
+    put_all(STDERR_FILENO, t.buf, t.at);
+    _exit(HS_EXIT_TIMEOUT);
+}
+
+int hs_stop_timeout(const char *arg, double seconds, const char *in_name)
+{
+    struct sigaction sa, old;
+    struct sigevent ev;
+    struct itimerspec when;
+    timer_t timer;
+
+    assert(seconds > 0);
+    snprintf(g_timeout_arg, sizeof g_timeout_arg, "%s", arg);
+    snprintf(g_in_name, sizeof g_in_name, "%s", in_name);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_alarm;
+    sa.sa_flags = SA_SIGINFO;
+    our_set(&sa.sa_mask);
+    /* a SIGALRM ignored from the start stays ignored for kill(1); the
+     * timer's own is still ours */
+    if (sigaction(SIGALRM, &sa, &old) != 0)
+        return -1;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_SIGNAL;
+    ev.sigev_signo = SIGALRM;
+    if (timer_create(CLOCK_MONOTONIC, &ev, &timer) != 0)
+        return -1;
+    memset(&when, 0, sizeof when);
+    when.it_value.tv_sec = (time_t)seconds;
+    when.it_value.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9);
+    if (when.it_value.tv_sec == 0 && when.it_value.tv_nsec == 0)
+        when.it_value.tv_nsec = 1;
+    return timer_settime(timer, 0, &when, NULL);
 }
 
 void hs_stop_now(int sig)

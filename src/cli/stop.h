@@ -43,6 +43,13 @@ void hs_stop_publish(const char *doc, size_t head, size_t len);
  * stop or the run's own end got there first (then nothing is done). */
 int hs_stop_write(int sig, int exit_status, int code, const char *message);
 
+/* --timeout: in `seconds` (> 0; `arg` as the command line said it, and
+ * `in_name` the input, for the message) the run stops as a signal would
+ * stop it (the temporary files removed, the reports written), with exit
+ * status HS_EXIT_TIMEOUT and error.status "timeout". Call after
+ * hs_stop_catch. 0, or -1 with errno set. */
+int hs_stop_timeout(const char *arg, double seconds, const char *in_name);
+
 /* Dies of `sig` (its default action), the reports written first. */
 void hs_stop_now(int sig)
 #if defined(__GNUC__)
