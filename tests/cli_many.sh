@@ -53,11 +53,19 @@ rc=0
 "$BIN" -q -j 1 "$T/e.hprof.zstd" -o "$T/one/" 2>"$T/err" || rc=$?
 expect_rc 0 "one input, -j 1 -o DIR/"
 [ "$(names "$T/one")" = "e.hprof " ] && ok || bad "one input: '$(names "$T/one")' in DIR"
-# without -j, one input and -o DIR is refused as before (tests/cli_safety.sh)
+# without -j the same (a directory named by -o is always DIR); the output
+# there already is refused without -f, replaced with it
 rc=0
-"$BIN" -q "$T/e.hprof.zstd" -o "$T/one/" -f 2>"$T/err" || rc=$?
-expect_rc 2 "one input, -o DIR/ without -j"
+"$BIN" -q "$T/e.hprof.zstd" -o "$T/one" 2>"$T/err" || rc=$?
+expect_rc 2 "one input, -o DIR, output there, no -f"
+rc=0
+"$BIN" -q "$T/e.hprof.zstd" -o "$T/one" -f 2>"$T/err" || rc=$?
+expect_rc 0 "one input, -o DIR -f"
 [ "$(names "$T/one")" = "e.hprof " ] && ok || bad "one input without -j: '$(names "$T/one")'"
+# standard input with -o DIR: no name to give the output, refused
+rc=0
+"$BIN" -q -o "$T/one" -f <"$T/e.hprof.zstd" 2>"$T/err" || rc=$?
+expect_rc 2 "standard input, -o DIR"
 
 # --- -j 1 and -j 2: byte for byte the single runs (plain and -z)
 mkdir "$T/single" "$T/single-z"

@@ -82,15 +82,21 @@ fi
 "$BIN" -p none -o /dev/stdout "$FIX" 2>"$T/err" | cat >"$T/devstdout"; rc=$?
 cmp -s "$T/want" "$T/devstdout" && ok || bad "-o /dev/stdout into a pipe: $(cat "$T/err")"
 
-# ---- 7. -o DIR fails at once, before any input is read ------------------
+# ---- 7. -o DIR with standard input fails at once, before any input is
+# read (there is no FILE to name the output after) -------------------------
 for f in "" -f; do
     { sleep 2; cat "$FIX"; } | timeout 1 "$BIN" -p none $f -o "$T/d" 2>"$T/err"
     rc=$?
     expect_rc 2 "-o DIR $f"; expect_grep "$T/d is a directory" "$T/err" "-o DIR $f"
     no_temp "$T" "-o DIR $f"
 done
+# a FILE and -o DIR: the output goes into the directory, named after the
+# FILE (FILE... -o DIR, as for several), the directory never replaced
 "$BIN" -p none -f -o "$T/d/" "$FIX" 2>"$T/err"; rc=$?
-expect_rc 2 "-o DIR/"
+expect_rc 0 "FILE -o DIR/"
+[ -d "$T/d" ] && cmp -s "$T/want" "$T/d/jvm17-64bit.hprof" && ok ||
+    bad "FILE -o DIR/: not DIR/jvm17-64bit.hprof: $(cat "$T/err")"
+rm -f "$T/d/jvm17-64bit.hprof"
 
 # ---- 2. permissions: the input's bits, never wider ----------------------
 cp "$FIX" "$T/in600.hprof"; chmod 600 "$T/in600.hprof"

@@ -459,16 +459,16 @@ static int is_dir(const char *path)
 
 /* INPUT and OUTPUT after the options ("-" is standard input/output), or
  * FILE... -o DIR: several FILEs with -o (which must then be a directory:
- * many.c says so), or one with -j and -o naming a directory. One FILE
- * without -j keeps today's meaning, where -o DIR is refused (exit 2: the
- * man page's FILES; tests/cli_safety.sh): a script that strips a glob's
- * files says -j, and then one file is no different from several. */
+ * many.c says so), or one FILE with -o naming a directory, which is no
+ * different from several (a script stripping a glob's files). Standard
+ * input with -o DIR stays refused (exit 2: there is no name to give the
+ * output; tests/cli_safety.sh). */
 static int take_operands(hs_cli *cli, int argc, char **argv)
 {
     int rc;
 
     if (cli->out_path && optind < argc &&
-        (argc - optind > 1 || (cli->jobs && is_dir(cli->out_path)))) {
+        (argc - optind > 1 || is_dir(cli->out_path))) {
         cli->files = argv + optind;
         cli->n_files = argc - optind;
         cli->out_dir = cli->out_path;
