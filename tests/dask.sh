@@ -187,9 +187,15 @@ for r in reports:
     if r == theirs:
         print("ok")
     else:
-        diff = sorted(k for k in set(r) | set(theirs) if r.get(k) != theirs.get(k))
-        print(f"bad {b}: the report differs from the CLI's in {diff}: "
-              + "; ".join(f"{k}: {r.get(k)} / {theirs.get(k)}" for k in diff)[:600])
+        diff = []  # the members that differ, a dict's by their own members
+        for k in sorted(set(r) | set(theirs)):
+            a, c = r.get(k), theirs.get(k)
+            if isinstance(a, dict) and isinstance(c, dict):
+                diff += [f"{k}.{m}: {a.get(m)} / {c.get(m)}" for m in sorted(set(a) | set(c))
+                         if a.get(m) != c.get(m)]
+            elif a != c:
+                diff.append(f"{k}: {a} / {c}")
+        print(f"bad {b}: the report differs from the CLI's (Dask / CLI): " + "; ".join(diff)[:800])
     if rc:
         e = r["error"]
         good = (e["status"] in ("malformed", "truncated") and r["exit_status"] == rc
