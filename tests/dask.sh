@@ -92,6 +92,8 @@ half=$(( $(wc -c <"$src") / 2 ))
 ndumps=$(ls "$T/in" | wc -l)
 
 # ---- what the CLI makes of each: the expected bytes and reports ----------
+ms() { date +%s%3N; }
+t0=$(ms)
 for f in "$T"/in/*; do
     b=$(basename "$f")
     stem=${b%.zst}; stem=${stem%.gz}; stem=${stem%.hprof}
@@ -99,6 +101,7 @@ for f in "$T"/in/*; do
         2>"$T/cli/$stem.err"
     echo "$?" >"$T/cli/$stem.rc"
 done
+cli_ms=$(( $(ms) - t0 ))
 [ "$(cat "$T/cli/zz-corrupt-stray.rc")" != 0 ] && ok ||
     bad "the CLI strips the corrupt dump: it must fail ($(cat "$T/cli/zz-corrupt-stray.err"))"
 
@@ -130,10 +133,15 @@ c = Client(sys.argv[1], timeout="30s"); c.wait_for_workers(2, timeout=60); c.clo
 
 # The driver: the package only; the library it never loads (a path that
 # is no library would fail it).
+t0=$(ms)
 HPROFSTRIP_LIBRARY=/nonexistent/libhprofstrip.so PYTHONPATH=$TOP/python PYTHONDONTWRITEBYTECODE=1 \
     timeout 600 "$PY" examples/dask_strip.py --scheduler "$ADDR" -p $PRESET --compress zstd \
     --threads 1 --report "$T/reports.jsonl" "$T/in" "$T/out" >"$T/driver.out" 2>"$T/driver.err"
 rc=$?
+dask_ms=$(( $(ms) - t0 ))
+# for the log: the driver's time includes its start and connecting
+echo "dask: $ndumps dumps: the CLI one after another $((cli_ms / 1000)).$((cli_ms % 1000 / 100)) s," \
+    "the example on 2 workers $((dask_ms / 1000)).$((dask_ms % 1000 / 100)) s"
 expect_rc 1 "the example with corrupt dumps among $ndumps ($(tail -3 "$T/driver.err"))"
 # the dumps the CLI fails on: ours, and the corpus's bad-corrupt-length ones
 nfail=$(grep -Lx 0 "$T"/cli/*.rc | wc -l)
