@@ -151,10 +151,10 @@ def main(argv=None):
             results = {}
             for fut in as_completed(futures):
                 src, dst = futures[fut]
-                if fut.status == "error":
-                    results[fut.key] = (src, False, failure_line(src, fut.exception()))
-                else:
+                try:
                     results[fut.key] = (src, True, fut.result())
+                except Exception as err:  # the task's own, raised here: its fields kept
+                    results[fut.key] = (src, False, failure_line(src, err))
         # which worker ran each task, by name: the scheduler's task stream
         names_by_addr = {a: w.get("name", a)
                          for a, w in client.scheduler_info()["workers"].items()}
