@@ -6,12 +6,14 @@
 # (../shared/corpus, else fixtures/; HS_TEST_DUMPS=K takes K of them, as
 # the C suites do) and one corrupt dump made here. Every output must be the
 # CLI's bytes for the same dump and options, every report the CLI's
-# --stats-file report (wall times and the output's name apart), the
-# corrupt dump's failure reported with the CLI's status and offset while
-# the others are done, both workers must have run tasks, and everything
-# started here must be gone at the end. Then the example's LocalCluster
-# (no scheduler given) on two fixtures. Needs python3-distributed: without
-# it the suite is skipped, visibly (a failure under CI=true).
+# --stats-file report (wall times, the output's name and the error's
+# message apart), the corrupt dump's failure reported with the CLI's status
+# and offset while the others are done, both workers must have run tasks,
+# and everything started here must be gone at the end. Then the example's
+# LocalCluster (no scheduler given) on two fixtures, and on workers that
+# cannot load the library (every task failed, LibraryNotFound). Needs
+# python3-distributed: without it the suite is skipped, visibly (a failure
+# under CI=true).
 # Usage: sh tests/dask.sh ./hprof-strip   (from the top of the tree)
 set -u
 BIN=${1:-./hprof-strip}
@@ -243,4 +245,14 @@ for s in jvm17-64bit jvm17-jcmd-gz1; do
         bad "$s: the LocalCluster's output differs from the CLI's"
 done
 [ "$(wc -l <"$T/out2/reports.jsonl")" -eq 2 ] && ok || bad "the LocalCluster's reports.jsonl"
+# workers that cannot load the library: every task fails, said in its line
+HPROFSTRIP_LIBRARY=/nonexistent/libhprofstrip.so PYTHONPATH=$TOP/python PYTHONDONTWRITEBYTECODE=1 \
+    timeout 300 "$PY" examples/dask_strip.py --workers 2 --compress none \
+    "$T/in2" "$T/out3" >"$T/nolib.out" 2>"$T/nolib.err"
+rc=$?
+expect_rc 1 "the example on workers without the library"
+expect_grep "0 of 2 dumps stripped, 2 failed" "$T/nolib.out" "the summary without the library"
+[ "$(grep -c '"type": "LibraryNotFound"' "$T/out3/reports.jsonl")" -eq 2 ] && ok ||
+    bad "LibraryNotFound not in both report lines: $(cat "$T/out3/reports.jsonl")"
+[ "$(ls "$T/out3")" = reports.jsonl ] && ok || bad "outputs without the library: $(ls "$T/out3")"
 finish
