@@ -163,7 +163,8 @@ check: $(BUILD)/libhprofstrip.so
 # The whole suite: warnings as errors, Criterion suites, CLI checks, the
 # outputs checked by parsers nobody here wrote (hprof-conv, VisualVM), the
 # ART-style converter (tests/artdump.sh), and the privacy preset on a dump
-# full of planted secrets.
+# full of planted secrets; then the Python package, and it on a Dask
+# cluster of this machine (tests/dask.sh).
 test: test-deps
 	$(MAKE) EXTRA_CFLAGS=-Werror check
 	$(TIMED) sh tests/external.sh ./$(BIN)
@@ -177,6 +178,7 @@ test: test-deps
 	$(MAKE) EXTRA_CFLAGS=-Werror lib
 	MAKE="$(MAKE)" $(TIMED) sh tests/install.sh ./$(BIN)
 	$(TIMED) sh tests/python.sh ./$(BIN)
+	$(TIMED) sh tests/dask.sh ./$(BIN)
 
 # The same suite with AddressSanitizer and UBSan, in a separate build tree.
 # (Criterion's runner leaks a few bytes of its own: tests/lsan.supp.) It

@@ -61,6 +61,14 @@ class Error(Exception):
             retryable = status in ("read", "write", "nomem")
         self.retryable = retryable
 
+    def __reduce__(self):
+        # pickled whole (an exception's default pickling passes only its
+        # args, the message, to __init__, which needs status and
+        # exit_status too): so an Error crosses a process boundary as it
+        # was raised, to a Dask client or a multiprocessing parent
+        return (self.__class__, (self.message, self.status, self.exit_status, self.offset,
+                                 self.report, self.retryable), self.__dict__)
+
     @classmethod
     def from_report(cls, report):
         err = report.get("error") or {}

@@ -261,6 +261,24 @@ def test_truncated_input(hs, tmp_path):
     assert os.listdir(tmp_path) == ["cut.hprof"]
 
 
+def test_error_pickles_whole(hs, tmp_path):
+    """An Error crosses a process boundary (a Dask client, a
+    multiprocessing parent) with its status, offset and report: the
+    default pickling of an exception called __init__ with the message
+    alone, a TypeError on loading."""
+    import pickle
+    cut = tmp_path / "cut.hprof"
+    cut.write_bytes(read(JVM)[:1000])
+    with pytest.raises(hs.Error) as e:
+        hs.strip(cut, tmp_path / "out.hprof")
+    err = pickle.loads(pickle.dumps(e.value))
+    assert type(err) is hs.Error
+    assert str(err) == str(e.value)
+    for a in ("message", "status", "exit_status", "offset", "report", "retryable"):
+        assert getattr(err, a) == getattr(e.value, a)
+    assert err.status == "truncated" and err.report["error"]["status"] == "truncated"
+
+
 def test_salvage(hs, cli, tmp_path):
     cut = tmp_path / "cut.hprof"
     data = read(JVM)
