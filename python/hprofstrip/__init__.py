@@ -295,6 +295,13 @@ def _name_in(report, side, x):
     part = report.get(side) if report else None
     if isinstance(part, dict) and part.get("name") in (None, "-") and _is_path(x):
         part["name"] = os.fsdecode(x)
+        # the library's messages say "input" where the command names the
+        # file ("input: input byte 12: ..."): the same text as the CLI's
+        err = report.get("error")
+        msg = err.get("message") if side == "input" and isinstance(err, dict) else None
+        if isinstance(msg, str) and (msg.startswith("input: ") or
+                                     msg.startswith("input (invalid, not cut): ")):
+            err["message"] = part["name"] + msg[len("input"):]
 
 
 def strip(src, dst, preset="default", rules=None, mapping=None, compress=None, level=None,

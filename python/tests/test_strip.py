@@ -316,6 +316,9 @@ def test_salvage_past_corrupt_data_keeps_output_and_raises(hs, cli, tmp_path):
     assert out.exists()
     p = cli("--salvage", str(bad), "-o", str(tmp_path / "cli.hprof"), check=False)
     assert p.returncode == 1
+    # the message names the file as the command's does (the library says "input")
+    assert err.report["error"]["message"].startswith(str(bad) + " (invalid, not cut): ")
+    assert err.report["error"]["message"] in p.stderr.decode()
     assert read(out) == read(tmp_path / "cli.hprof")
     cli(str(out), "-o", "/dev/null")  # a whole, valid dump
     # without salvage: the same Error, and no output
