@@ -111,6 +111,55 @@ Test(api, status_strings)
     cr_expect_str_eq(hs_status_str(HS_OK), "success");
 }
 
+/* The command's table of outcomes, public since 0.2 (the CLI's report and
+ * its signal handler read it through these calls): each status's exit
+ * code, report name and retryability, and back from an exit code. */
+Test(api, outcome_table)
+{
+    static const struct {
+        hs_status s;
+        int exit_code;
+        const char *name;
+        int retry;
+    } rows[] = {
+        {HS_OK, HS_EXIT_OK, "ok", 0},
+        {HS_SALVAGED, HS_EXIT_SALVAGED, "salvaged", 0},
+        {HS_E_MALFORMED, HS_EXIT_BAD_INPUT, "malformed", 0},
+        {HS_E_TRUNCATED, HS_EXIT_TRUNCATED, "truncated", 0},
+        {HS_E_UNSUPPORTED, HS_EXIT_BAD_INPUT, "unsupported", 0},
+        {HS_E_READ, HS_EXIT_IO, "read", 1},
+        {HS_E_WRITE, HS_EXIT_IO, "write", 1},
+        {HS_E_LIMIT, HS_EXIT_LIMIT, "limit", 0},
+        {HS_E_NOMEM, HS_EXIT_LIMIT, "nomem", 1},
+        {HS_E_USAGE, HS_EXIT_USAGE, "usage", 0},
+        {HS_E_CANCELLED, HS_EXIT_CANCELLED, "cancelled", 1},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        cr_expect_eq(hs_status_exit(rows[i].s), rows[i].exit_code, "row %zu", i);
+        cr_expect_str_eq(hs_status_name(rows[i].s), rows[i].name, "row %zu", i);
+        cr_expect_eq(hs_status_retryable(rows[i].s), rows[i].retry, "row %zu", i);
+    }
+    /* a status this library does not know: the input's fault */
+    cr_expect_str_eq(hs_status_name((hs_status)-100), "malformed");
+    cr_expect_eq(hs_status_exit((hs_status)-100), HS_EXIT_BAD_INPUT);
+    cr_expect_eq(hs_status_of_exit(HS_EXIT_IO), HS_E_READ);
+    cr_expect_eq(hs_status_of_exit(HS_EXIT_LIMIT), HS_E_LIMIT);
+    cr_expect_eq(hs_status_of_exit(HS_EXIT_CANCELLED), HS_E_CANCELLED);
+    cr_expect_eq(hs_status_of_exit(HS_EXIT_AUDIT), HS_E_MALFORMED); /* no status gives 7 */
+    cr_expect_eq(hs_status_of_exit(99), HS_E_MALFORMED);
+}
+
+Test(api, basic_type_names)
+{
+    cr_expect_str_eq(hs_basic_type_name(4), "boolean");
+    cr_expect_str_eq(hs_basic_type_name(8), "byte");
+    cr_expect_str_eq(hs_basic_type_name(11), "long");
+    cr_expect_str_eq(hs_basic_type_name(2), "");
+    cr_expect_str_eq(hs_basic_type_name(12), "?");
+}
+
 /* Every allocation the library makes is returned, on success and on every
  * failure path, and a failed allocation is reported, never a crash. */
 Test(api, allocation_failures)

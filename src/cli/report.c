@@ -58,12 +58,12 @@ static void print_dups(const hs_stats *st)
             hs_report_human(buf, sizeof buf, bytes));
     for (t = 4; t < 12; t++)
         if (st->dup_arrays[t])
-            fprintf(stderr, "%s %s[] %llu (%llu bytes)", t == 4 ? ":" : ";", hs_report_type_name(t),
+            fprintf(stderr, "%s %s[] %llu (%llu bytes)", t == 4 ? ":" : ";", hs_basic_type_name(t),
                     U(st->dup_arrays[t]), U(st->dup_bytes[t]));
     fprintf(stderr, "\n");
     for (j = 0; j < 5 && st->dup_top[j].copies; j++)
         fprintf(stderr, "    %s[] of %llu bytes: %llu extra %s, wasting %s bytes\n",
-                hs_report_type_name(st->dup_top[j].type), U(st->dup_top[j].length_bytes),
+                hs_basic_type_name(st->dup_top[j].type), U(st->dup_top[j].length_bytes),
                 U(st->dup_top[j].copies), st->dup_top[j].copies == 1 ? "copy" : "copies",
                 hs_report_human(buf, sizeof buf, st->dup_top[j].wasted));
 }

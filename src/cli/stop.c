@@ -52,7 +52,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "report.h"
 
 static const int g_sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGALRM, SIGTERM, SIGUSR1,
                              SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF,

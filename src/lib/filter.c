@@ -22,8 +22,8 @@
 #define MIN_BUFFER HS_BUFFER_MIN
 #define DEFAULT_MAX_HELD HS_DEFAULT_MAX_HELD
 #define DEFAULT_HOLD_IN_MEMORY HS_HOLD_IN_MEMORY_DEFAULT
-/* the progress callback's least step of input (hs_filter_set_progress) */
-#define PROGRESS_STEP (1u << 20)
+/* the progress callback's least step of input: hs_limits.h */
+#define PROGRESS_STEP HS_PROGRESS_STEP
 
 /* The frozen 0.1 layouts (see the growth rules in hprof_strip.h): the
  * bytes of hs_options hs_filter_create reads, to the end of its last 0.1

@@ -691,6 +691,40 @@ typedef struct {
 HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **report);
 HS_API void hs_free(void *p); /* what hs_job_run allocated; NULL is fine */
 
+/* ---- the command's outcomes, for a program that reports as it does ---- */
+
+/* The exit codes of hprof-strip(1) (EXIT STATUS), which hs_job_run returns
+ * (0.2). */
+enum hs_exit_code {
+    HS_EXIT_OK = 0,
+    HS_EXIT_BAD_INPUT = 1, /* not HPROF, or breaks the format */
+    HS_EXIT_USAGE = 2,     /* bad option, argument or call */
+    HS_EXIT_TRUNCATED = 3, /* the input ends inside a record */
+    HS_EXIT_IO = 4,        /* reading or writing failed */
+    HS_EXIT_LIMIT = 5,     /* a memory cap was reached, or out of memory */
+    HS_EXIT_SALVAGED = 6,  /* salvage: truncated input, complete part written */
+    HS_EXIT_AUDIT = 7,     /* audit: the dump still holds data */
+    HS_EXIT_CANCELLED = 8  /* HS_E_CANCELLED: the library's alone */
+};
+
+/* The one table of outcomes the command and the JSON report use (0.2): for
+ * each status, its exit code, its report name ("error.status": "ok",
+ * "salvaged", "malformed", "unsupported", "usage", "truncated", "read",
+ * "write", "limit", "nomem", "cancelled"; stable, pipelines switch on it)
+ * and whether running the same job again may succeed (a read or write
+ * failure, no memory, a cancel). A status this library does not know reads
+ * as HS_E_MALFORMED's row. hs_status_of_exit gives the first status of the
+ * table with that exit code (HS_E_MALFORMED for a code not in it). */
+HS_API int hs_status_exit(hs_status status);
+HS_API const char *hs_status_name(hs_status status);
+HS_API int hs_status_retryable(hs_status status);
+HS_API hs_status hs_status_of_exit(int exit_code);
+
+/* The name of an HPROF basic type as the report writes it (0.2): "boolean",
+ * "char", "float", "double", "byte", "short", "int", "long" for 4..11, ""
+ * below 4 and "?" past 11. */
+HS_API const char *hs_basic_type_name(unsigned type);
+
 #ifdef __cplusplus
 }
 #endif

@@ -99,5 +99,11 @@
 #define HS_MAX_WARNINGS 16
 /* Each warning's room, NUL included: a sentence naming a rule or a class. */
 #define HS_WARNING_MAX 240
+/* The least input between two calls of the progress callback
+ * (hs_filter_set_progress, whose documentation states it): a call per MiB
+ * is ten thousand calls on a 10 GB dump, nothing next to the filter, and
+ * still many updates a second for a line on a terminal or a job's status.
+ * It is checked only when the read window moves, never per record. */
+#define HS_PROGRESS_STEP HS_MIB
 
 #endif

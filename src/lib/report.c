@@ -18,7 +18,7 @@
 /* Element type names for the duplicate report, in JSON and in the CLI's
  * table. (Named here rather than reached for in format.c, whose names are
  * the format's.) */
-const char *hs_report_type_name(unsigned t)
+HS_API const char *hs_basic_type_name(unsigned t)
 {
     static const char *const names[12] = {"", "", "", "", "boolean", "char", "float",
                                           "double", "byte", "short", "int", "long"};
@@ -157,22 +157,22 @@ static size_t outcome(hs_status s)
     return 2; /* not a status of this library version: the input's fault */
 }
 
-int hs_status_exit(hs_status s)
+HS_API int hs_status_exit(hs_status s)
 {
     return g_outcomes[outcome(s)].exit_code;
 }
 
-const char *hs_status_name(hs_status s)
+HS_API const char *hs_status_name(hs_status s)
 {
     return g_outcomes[outcome(s)].name;
 }
 
-int hs_status_retryable(hs_status s)
+HS_API int hs_status_retryable(hs_status s)
 {
     return g_outcomes[outcome(s)].retryable;
 }
 
-hs_status hs_status_of_exit(int exit_code)
+HS_API hs_status hs_status_of_exit(int exit_code)
 {
     size_t i;
 
@@ -266,11 +266,11 @@ static void json_dups(FILE *fp, const hs_stats *st)
     fputs("\"duplicates\":{", fp);
     for (t = 4; t < 12; t++)
         fprintf(fp, "%s\"%s\":{\"arrays\":%llu,\"bytes\":%llu}", t == 4 ? "" : ",",
-                hs_report_type_name(t), U(st->dup_arrays[t]), U(st->dup_bytes[t]));
+                hs_basic_type_name(t), U(st->dup_arrays[t]), U(st->dup_bytes[t]));
     fputs("},\"duplicates_top\":[", fp);
     for (j = 0; j < 5 && st->dup_top[j].copies; j++)
         fprintf(fp, "%s{\"type\":\"%s\",\"length_bytes\":%llu,\"copies\":%llu,\"wasted\":%llu}",
-                j ? "," : "", hs_report_type_name(st->dup_top[j].type), U(st->dup_top[j].length_bytes),
+                j ? "," : "", hs_basic_type_name(st->dup_top[j].type), U(st->dup_top[j].length_bytes),
                 U(st->dup_top[j].copies), U(st->dup_top[j].wasted));
     fputc(']', fp);
 }

@@ -17,17 +17,17 @@
 #include "sha256.h"
 
 /* The command's exit codes (hprof-strip(1), EXIT STATUS), which hs_job_run
- * returns too. */
+ * returns too: hprof_strip.h's enum hs_exit_code, by shorter names. */
 enum {
-    EXIT_OK = 0,
-    EXIT_BAD_INPUT = 1, /* not HPROF, or breaks the format */
-    EXIT_USAGE = 2,     /* bad option or argument */
-    EXIT_TRUNCATED = 3, /* the input ends inside a record */
-    EXIT_IO = 4,        /* reading or writing failed */
-    EXIT_LIMIT = 5,     /* a memory cap was reached, or out of memory */
-    EXIT_SALVAGED = 6,  /* --salvage: truncated input, complete part written */
-    EXIT_AUDIT = 7,     /* --audit: the dump still holds data */
-    EXIT_CANCELLED = 8  /* HS_E_CANCELLED: the library's (report.c) */
+    EXIT_OK = HS_EXIT_OK,
+    EXIT_BAD_INPUT = HS_EXIT_BAD_INPUT,
+    EXIT_USAGE = HS_EXIT_USAGE,
+    EXIT_TRUNCATED = HS_EXIT_TRUNCATED,
+    EXIT_IO = HS_EXIT_IO,
+    EXIT_LIMIT = HS_EXIT_LIMIT,
+    EXIT_SALVAGED = HS_EXIT_SALVAGED,
+    EXIT_AUDIT = HS_EXIT_AUDIT,
+    EXIT_CANCELLED = HS_EXIT_CANCELLED
 };
 
 #define HS_REPORT_SCHEMA 1
@@ -70,17 +70,10 @@ typedef struct {
     int print;                /* the CLI's: failures and warnings also on stderr */
 } hs_report;
 
-/* The one table of outcomes (report.c): each library status, with the
- * exit code the command gives for it, the report's "error.status" name,
- * and whether running the same command again may succeed (the man page
- * lists it under EXIT STATUS). A run stopped by a signal is no library
- * status: "signal", exit 128+N, retryable. */
-int hs_status_exit(hs_status s);
-const char *hs_status_name(hs_status s);
-int hs_status_retryable(hs_status s);
-/* The status an exit code stands for when no message recorded one (the
- * first of the table's rows with that code). */
-hs_status hs_status_of_exit(int exit_code);
+/* The one table of outcomes (report.c: status, exit code, report name,
+ * retryable) is public: hs_status_exit, hs_status_name, hs_status_retryable
+ * and hs_status_of_exit in hprof_strip.h. A run stopped by a signal is no
+ * library status: "signal", exit 128+N, retryable. */
 
 /* Keeps a copy of the filter's histogram rows. Returns 0, or -1 on no
  * memory. */
@@ -133,7 +126,5 @@ void hs_report_json_head(FILE *fp, const hs_report *r, int audit);
 void hs_report_json_tail(FILE *fp, const hs_report *r, const char *in_name,
                          const char *out_name, int audit);
 
-/* "byte", "int", ... for an HPROF basic type (4..11), "?" otherwise. */
-const char *hs_report_type_name(unsigned t);
 
 #endif
