@@ -13,7 +13,8 @@
 #include "report.h"
 
 
-typedef struct {
+typedef struct hs_cli hs_cli;
+struct hs_cli {
     const char *in_path, *out_path; /* NULL: stdin, stdout */
     int out_positional; /* the output was named as OUTPUT, not with -o */
     hs_rules *rules;
@@ -35,7 +36,12 @@ typedef struct {
     int keep_output;    /* --salvage wrote a valid dump: kept whatever the exit code */
     const char *obfuscate_path; /* --obfuscate-names MAPFILE: written after the run */
     hs_report report;   /* what the run learnt, for the JSON report */
-} hs_cli;
+    long jvm_pid;       /* --jvm PID (jvm.c), else 0 */
+    int jvm_all;        /* --jvm-all: jcmd's -all (unreachable objects too) */
+    /* the input's own verdict once read, before the output is put in place
+     * (--jvm: what jcmd said); returns the run's exit code */
+    int (*input_done)(hs_cli *cli, int rc);
+};
 
 /* run.c: opens the files, runs the filter; returns an exit code. */
 int hs_cli_run(hs_cli *cli);

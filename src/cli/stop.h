@@ -15,6 +15,7 @@
 #define HS_STOP_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "io.h"
 
@@ -42,6 +43,11 @@ void hs_stop_publish(const char *doc, size_t head, size_t len);
  * every temporary file. Async-signal-safe. Returns 1, or 0 when another
  * stop or the run's own end got there first (then nothing is done). */
 int hs_stop_write(int sig, int exit_status, int code, const char *message);
+
+/* --jvm (jvm.c): the private directory `dir`, the one file `file` in it
+ * and the child `child` (jcmd; 0: none) a stop removes, and tells to
+ * end; NULLs and 0 when they are gone. The strings must stay put. */
+void hs_stop_jvm(const char *dir, const char *file, pid_t child);
 
 /* Dies of `sig` (its default action), the reports written first. */
 void hs_stop_now(int sig)
