@@ -173,6 +173,7 @@ test: test-deps
 	$(TIMED) sh tests/cli_salvage_art.sh ./$(BIN)
 	$(TIMED) sh tests/deobf.sh ./$(BIN)
 	$(TIMED) sh tests/privacy.sh ./$(BIN)
+	$(TIMED) sh tests/cli_jvm.sh ./$(BIN)
 	$(TIMED) sh tests/bench_stats.sh
 	$(MAKE) EXTRA_CFLAGS=-Werror lib
 	MAKE="$(MAKE)" $(TIMED) sh tests/install.sh ./$(BIN)

@@ -313,7 +313,10 @@ static int jcmd_failed(hs_cli *cli)
         return jvm_fail(cli, EXIT_JVM_DUMP, "--jvm %s: jcmd could not run: %s", pid, why);
     if (strstr(g_said, "No such process"))
         return jvm_fail(cli, EXIT_JVM_TARGET, "--jvm %s: no such process", pid);
-    if (strstr(g_said, "Permission denied") || strstr(g_said, "Operation not permitted"))
+    /* attaching refused (not the JVM's "Unable to create FILE: Permission
+     * denied", which is the dump failing): an exception of jcmd's own */
+    if (strstr(g_said, "Exception") &&
+        (strstr(g_said, "Permission denied") || strstr(g_said, "Operation not permitted")))
         return jvm_fail(cli, EXIT_JVM_TARGET, "--jvm %s: permission denied: %s", pid, why);
     return jvm_fail(cli, EXIT_JVM_DUMP, "--jvm %s: the JVM wrote no dump: %s", pid, why);
 }
