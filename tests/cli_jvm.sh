@@ -142,6 +142,16 @@ TMPDIR=$TD "$BIN" --jvm "$JVM" 2>"$T/pipe.err" | "$BIN" --histogram --stats-file
 [ "$(count "$T/pipe.json" 'Hold$Marker')" = 12345 ] && ok || bad "--jvm | : Marker count"
 empty_tmp "$TD" "--jvm to standard output"
 
+# the strip failing early (a full output): its own exit status at once,
+# the JVM's dump ended by EPIPE, the JVM unharmed
+newtmp
+TMPDIR=$TD timeout 60 "$BIN" --jvm "$JVM" -f -o /dev/full 2>"$T/err"
+rc=$?
+expect_rc 4 "--jvm into /dev/full"
+expect_grep "No space left" "$T/err" "--jvm into /dev/full"
+empty_tmp "$TD" "--jvm into /dev/full"
+jcmd "$JVM" VM.uptime >"$T/up" 2>&1 && ok || bad "the JVM after --jvm into /dev/full: $(cat "$T/up")"
+
 # usage: an input operand, --jvm-all alone, a bad PID
 "$BIN" --jvm "$JVM" "$T/file.hprof" -o "$T/x.hprof" 2>"$T/err"
 rc=$?
