@@ -10,7 +10,7 @@
  * becomes standard input and the filter runs as for a pipe. The whole
  * dump is never on a disk: only the stripped output is.
  *
- * Never hang, never leave a file. The read end is opened O_NONBLOCK before
+ * Never hang, never leave a file (but after SIGKILL). The read end is opened O_NONBLOCK before
  * jcmd starts (a blocking open would wait for a writer that may never
  * come: jcmd fails, the JVM cannot open the name), so the JVM's blocking
  * open for writing finds a reader at once. Then poll watches the FIFO and
@@ -22,7 +22,11 @@
  * Once the JVM has the FIFO open its name is no longer needed: it and the
  * directory are removed then, before the strip starts, so even a SIGKILL
  * during the strip leaves nothing in $TMPDIR. Before that, a signal's
- * handler removes them (stop.c, hs_stop_jvm), and every failure path does.
+ * handler removes them (stop.c, hs_stop_jvm), and every failure path does,
+ * always before the read end is closed (see the failure path below). A
+ * SIGKILL in that wait leaves the directory, and a JVM that then opens the
+ * FIFO waits in open() for a reader (its attach listener stuck until one
+ * comes: `cat FIFO >/dev/null`); nothing in the process can prevent it.
  *
  * Why look at the process before jcmd does. jcmd attaches by sending
  * SIGQUIT to the process after dropping a file beside it: a process that
@@ -114,9 +118,10 @@ static int check_target(hs_cli *cli)
         return jvm_fail(cli, EXIT_JVM_TARGET, "--jvm %s: no such process", pid);
     snprintf(path, sizeof path, "/proc/%ld/maps", cli->jvm_pid);
     if (!(fp = fopen(path, "r"))) {
-        if (errno == ENOENT && access("/proc/self/maps", R_OK) != 0)
+        int e = errno;
+        if (e == ENOENT && access("/proc/self/maps", R_OK) != 0)
             return EXIT_OK; /* no /proc here: jcmd alone will tell */
-        if (errno == ENOENT)
+        if (e == ENOENT)
             return jvm_fail(cli, EXIT_JVM_TARGET, "--jvm %s: no such process", pid);
         return jvm_fail(cli, EXIT_JVM_TARGET,
                         "--jvm %s: permission denied: a JVM can be dumped only by the user it "
@@ -176,11 +181,14 @@ static int read_said(int wait_ms)
 
     for (;;) {
         ssize_t k;
+        int r;
         p.fd = g_out;
         p.events = POLLIN;
-        if (poll(&p, 1, wait_ms) == 0)
+        if ((r = poll(&p, 1, wait_ms)) == 0)
             return 0;
-        k = read(g_out, buf, sizeof buf);
+        if (r < 0 && errno == EINTR)
+            continue;
+        k = r < 0 ? -1 : read(g_out, buf, sizeof buf);
         if (k < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (k <= 0)
@@ -362,8 +370,8 @@ int hs_jvm_open(hs_cli *cli)
         return rc;
     }
     if ((rc = start_jcmd(cli)) != EXIT_OK) {
-        close(fd);
         forget_files();
+        close(fd);
         return rc;
     }
     /* until the JVM writes (or opens and closes), or jcmd's output ends */
@@ -384,10 +392,13 @@ int hs_jvm_open(hs_cli *cli)
             break; /* its end: no writer came */
     }
     if (!p[0].revents) {
-        close(fd);
-        rc = jcmd_failed(cli);
+        /* the name first, then the reader: a JVM that opens the name
+         * after this fails (ENOENT), one that opened it before writes
+         * into a FIFO without a reader (EPIPE); never one that waits in
+         * open() for a reader that will not come */
         forget_files();
-        return rc;
+        close(fd);
+        return jcmd_failed(cli);
     }
     g_connected = 1;
     /* both ends open: the names have done their work */
