@@ -39,7 +39,7 @@ CORE_SRC = src/lib/sha256.c src/lib/alloc.c src/lib/fail.c src/lib/magic.c src/l
            src/lib/pager.c src/lib/hasher.c src/lib/input.c src/lib/output.c \
            src/lib/io_api.c src/lib/report.c src/lib/job.c
 CLI_SRC  = src/cli/main.c src/cli/run.c src/cli/report.c src/cli/stop.c src/cli/io.c src/cli/files.c \
-           src/cli/progress.c src/cli/mapfile.c src/cli/batch.c src/cli/many.c
+           src/cli/progress.c src/cli/mapfile.c src/cli/batch.c src/cli/many.c src/cli/jvm.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:src/%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libhprofstrip.a
@@ -174,6 +174,7 @@ test: test-deps
 	$(TIMED) sh tests/cli_salvage_art.sh ./$(BIN)
 	$(TIMED) sh tests/deobf.sh ./$(BIN)
 	$(TIMED) sh tests/privacy.sh ./$(BIN)
+	$(TIMED) sh tests/cli_jvm.sh ./$(BIN)
 	$(TIMED) sh tests/bench_stats.sh
 	$(MAKE) EXTRA_CFLAGS=-Werror lib
 	MAKE="$(MAKE)" $(TIMED) sh tests/install.sh ./$(BIN)

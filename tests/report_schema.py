@@ -50,12 +50,14 @@ def side(output=False):
     return s
 
 
-# error.status: the library's statuses (src/lib/report.c's table), "signal" and
-# the CLI's "timeout" (--timeout, exit 124: no library status, code null);
-# which of them a retry may cure (the man page, EXIT STATUS)
+# error.status: the library's statuses (src/lib/report.c's table), "signal",
+# the CLI's "timeout" (--timeout, exit 124) and the command's own for --jvm
+# (src/cli/jvm.c); which of them a retry may cure (the man page, EXIT
+# STATUS); those whose error.code is null (no library status)
 STATUSES = ("malformed", "truncated", "unsupported", "read", "write", "limit", "nomem",
-            "usage", "signal", "cancelled", "timeout")
-RETRYABLE = ("read", "write", "nomem", "signal", "cancelled", "timeout")
+            "usage", "signal", "cancelled", "timeout", "jvm-target", "jvm-dump")
+RETRYABLE = ("read", "write", "nomem", "signal", "cancelled", "timeout", "jvm-dump")
+NO_CODE = ("signal", "timeout", "jvm-target", "jvm-dump")
 
 
 def schema(header):
@@ -150,7 +152,7 @@ def main():
             errs.append("error.retryable is %r for status %s" % (err.get("retryable"), st))
         if (err.get("signal") is None) == (st == "signal"):
             errs.append("error.signal is %r for status %s" % (err.get("signal"), st))
-        if (err.get("code") is None) != (st in ("signal", "timeout")):
+        if (err.get("code") is None) != (st in NO_CODE):
             errs.append("error.code is %r for status %s" % (err.get("code"), st))
     for want in sys.argv[3:]:
         key, value = want.split("=", 1)

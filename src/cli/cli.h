@@ -13,7 +13,8 @@
 #include "report.h"
 
 
-typedef struct {
+typedef struct hs_cli hs_cli;
+struct hs_cli {
     const char *in_path, *out_path; /* NULL: stdin, stdout */
     int out_positional; /* the output was named as OUTPUT, not with -o */
     hs_rules *rules;
@@ -42,7 +43,12 @@ typedef struct {
     int jobs;           /* -j: at most this many at a time (0: the cores) */
     const char *timeout; /* --timeout SECONDS as given (NULL: none) */
     double timeout_s;
-} hs_cli;
+    long jvm_pid;       /* --jvm PID (jvm.c), else 0 */
+    int jvm_all;        /* --jvm-all: jcmd's -all (unreachable objects too) */
+    /* the input's own verdict once read, before the output is put in place
+     * (--jvm: what jcmd said); returns the run's exit code */
+    int (*input_done)(hs_cli *cli, int rc);
+};
 
 /* --timeout stopped the run (timeout(1)'s status, not a library status) */
 #define HS_EXIT_TIMEOUT 124

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "cli.h"
 #include "hprof_strip.h"
 #include "io.h"
+#include "jvm.h"
 #include "stop.h"
 
 static const char *g_prog = "hprof-strip";
@@ -93,6 +95,11 @@ static void usage(FILE *to)
             "      --obfuscate-names MAPFILE  rename application classes, fields and\n"
             "                      stack frames to short opaque names; write the\n"
             "                      mapping (R8 format: --mapping MAPFILE restores them)\n"
+            "      --jvm PID       strip a running JVM's heap as it dumps it (jcmd\n"
+            "                      GC.heap_dump into a FIFO: no full dump on disk);\n"
+            "                      no INPUT; -o FILE or standard output\n"
+            "      --jvm-live      live objects only (the default: jcmd's)\n"
+            "      --jvm-all       unreachable objects too (jcmd's -all)\n"
             "  -q, --quiet         no messages except errors (--audit: the exit status\n"
             "                      alone)\n"
             "  -h, --help          show this help and exit\n"
@@ -100,8 +107,9 @@ static void usage(FILE *to)
             "\n"
             "Exit status: 0 success, 1 invalid input, 2 usage error, 3 truncated input,\n"
             "4 read or write error, 5 memory limit reached, 6 truncated input salvaged,\n"
-            "7 --audit found data, 124 --timeout, 128+N stopped by signal N; several\n"
-            "FILEs: the worst of theirs.\n"
+            "7 --audit found data, 9 --jvm: no such JVM (or not this user's), 10 --jvm:\n"
+            "the JVM could not be dumped (jcmd failed), 124 --timeout, 128+N stopped by\n"
+            "signal N; several FILEs: the worst of theirs.\n"
             "See hprof-strip(1) for details.\n",
             g_prog, g_prog);
 }
@@ -281,7 +289,8 @@ static int set_format(hs_cli *cli, enum hs_output_format format, const char *lev
 enum {
     OPT_REPACK = 256, OPT_STATS, OPT_PRINT_RULES, OPT_MAX_HELD, OPT_SALVAGE, OPT_GZIP,
     OPT_NO_COMPRESS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SIZE, OPT_TO_JVM, OPT_AUDIT,
-    OPT_SPILL_AFTER, OPT_STATS_FILE, OPT_HISTOGRAM, OPT_MAPPING, OPT_OBFUSCATE, OPT_TIMEOUT
+    OPT_SPILL_AFTER, OPT_STATS_FILE, OPT_HISTOGRAM, OPT_MAPPING, OPT_OBFUSCATE, OPT_TIMEOUT,
+    OPT_JVM, OPT_JVM_ALL, OPT_JVM_LIVE
 };
 static const char g_optstring[] = ":p:r:o:z::T:j:fqhV";
 static const struct option longopts[] = {
@@ -310,6 +319,9 @@ static const struct option longopts[] = {
         {"histogram", no_argument, NULL, OPT_HISTOGRAM},
         {"mapping", required_argument, NULL, OPT_MAPPING},
         {"obfuscate-names", required_argument, NULL, OPT_OBFUSCATE},
+        {"jvm", required_argument, NULL, OPT_JVM},
+        {"jvm-all", no_argument, NULL, OPT_JVM_ALL},
+        {"jvm-live", no_argument, NULL, OPT_JVM_LIVE},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -451,6 +463,22 @@ static int number_option(hs_cli *cli, int c, const char *arg)
     }
 }
 
+/* --jvm PID: a process id, given once */
+static int jvm_option(hs_cli *cli, const char *arg)
+{
+    char *end;
+    long n;
+
+    errno = 0;
+    n = strtol(arg, &end, 10);
+    if (*end || end == arg || n < 1 || n > INT_MAX || errno)
+        return usage_error("--jvm takes a process id, not", arg);
+    if (cli->jvm_pid && cli->jvm_pid != n)
+        return usage_error("--jvm given twice: one JVM a run, not", arg);
+    cli->jvm_pid = n;
+    return EXIT_OK;
+}
+
 static int is_dir(const char *path)
 {
     struct stat st;
@@ -545,6 +573,9 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
             cli->obfuscate_path = optarg;
             cli->opt.obfuscate_names = 1;
             break;
+        case OPT_JVM: rc = jvm_option(cli, optarg); break;
+        case OPT_JVM_ALL: cli->jvm_all = 1; break;
+        case OPT_JVM_LIVE: cli->jvm_all = 0; break;
         case OPT_PRINT_RULES:
             rc = print_rules(optarg);
             return rc == EXIT_OK ? JOB_DONE : rc;
@@ -563,7 +594,12 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         if (rc != EXIT_OK)
             return rc;
     }
-    return take_operands(cli, argc, argv);
+    if ((rc = take_operands(cli, argc, argv)) == EXIT_OK && cli->jvm_all && !cli->jvm_pid)
+        return usage_error("--jvm-all goes with --jvm PID", NULL);
+    /* one JVM, one output: FILE... -o DIR is for files */
+    if (rc == EXIT_OK && cli->jvm_pid && cli->files)
+        return usage_error("--jvm reads the JVM's dump, not a FILE too:", cli->files[0]);
+    return rc;
 }
 
 /* The files the run reads, for files.h's rule (the -r files are noted as
@@ -656,8 +692,12 @@ static int run_one(hs_cli *cli, int rc)
                             strerror(errno));
     if (rc == EXIT_OK && map && !cli->audit)
         rc = hs_cli_load_mapping(cli->rules, map, cli->opt.max_held);
+    if (rc == EXIT_OK && cli->jvm_pid)
+        rc = hs_jvm_open(cli); /* the JVM's dump as standard input */
     if (rc == EXIT_OK)
         rc = hs_cli_run(cli);
+    if (cli->jvm_pid)
+        rc = hs_jvm_close(cli, rc);
     return hs_cli_report_close(cli, rc);
 }
 

@@ -1046,6 +1046,8 @@ static int run_filter(hs_cli *cli)
         close(spill.fd);
     if (cli->in_path)
         close(rd.fd);
+    if (cli->input_done) /* --jvm: the JVM's word on its dump (jvm.c) */
+        rc = cli->input_done(cli, rc);
     /* the output put in place (or removed) and the report that says so
      * published, as one step for a signal (stop.h) */
     hs_stop_hold();

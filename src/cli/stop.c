@@ -90,6 +90,10 @@ static const char *g_stream_doc;
 static size_t g_stream_len;
 static atomic_size_t g_stream_off;
 
+/* jvm.c's private directory and the FIFO in it, and jcmd (hs_stop_jvm) */
+static const char *volatile g_rm_dir, *volatile g_rm_file;
+static volatile pid_t g_child;
+
 static void our_set(sigset_t *set)
 {
     size_t i;
@@ -188,6 +192,36 @@ static void put_int(text *t, long v)
         t->buf[t->at++] = d[--n];
 }
 
+void hs_stop_jvm(const char *dir, const char *file, pid_t child)
+{
+    g_rm_file = file;
+    g_rm_dir = dir;
+    g_child = child;
+}
+
+/* unlink, rmdir and kill: async-signal-safe. The JVM may create its dump
+ * under the FIFO's name in the moment between the unlink and the rmdir
+ * (-overwrite opens with O_CREAT): the rmdir then fails, and the name is
+ * unlinked again; once the directory is gone nothing can be created. jcmd
+ * is told to end too (the JVM's dump then fails on a FIFO with no reader,
+ * or on a directory that is gone). */
+static void remove_jvm_files(void)
+{
+    const char *dir = g_rm_dir, *file = g_rm_file;
+    int i;
+
+    if (g_child > 0)
+        (void)kill(g_child, SIGTERM);
+    if (!dir)
+        return;
+    for (i = 0; i < 4; i++) {
+        if (file)
+            (void)unlink(file);
+        if (rmdir(dir) == 0 || errno == ENOENT)
+            break;
+    }
+}
+
 /* Claims the stop and writes the reports: the published rendering with
  * `t` (the exit status and the error object) between its head and its
  * rest; then removes every temporary file. 1, or 0 when another stop or
@@ -207,6 +241,7 @@ static int write_stopped(const text *t)
             (void)hs_outfile_commit_on_signal(g_dest[i].of);
     }
     hs_outfile_remove_on_signal(); /* the dump's, and a report not written */
+    remove_jvm_files();
     errno = e;
     return 1;
 }

@@ -15,6 +15,7 @@
 #define HS_STOP_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "io.h"
 
@@ -49,6 +50,10 @@ int hs_stop_write(int sig, int exit_status, int code, const char *message);
  * status HS_EXIT_TIMEOUT and error.status "timeout". Call after
  * hs_stop_catch. 0, or -1 with errno set. */
 int hs_stop_timeout(const char *arg, double seconds, const char *in_name);
+/* --jvm (jvm.c): the private directory `dir`, the one file `file` in it
+ * and the child `child` (jcmd; 0: none) a stop removes, and tells to
+ * end; NULLs and 0 when they are gone. The strings must stay put. */
+void hs_stop_jvm(const char *dir, const char *file, pid_t child);
 
 /* Dies of `sig` (its default action), the reports written first. */
 void hs_stop_now(int sig)

@@ -47,6 +47,7 @@ static void record(hs_report *r, hs_status code, const hs_error *where, int prin
         r->error.tag = r->error.subtag = -1;
     }
     r->error.code = code;
+    r->cli_status = NULL;
     vsnprintf(r->error.message, sizeof r->error.message, fmt, ap);
     r->has_error = 1;
     if (print && r->print)
@@ -190,9 +191,15 @@ static void json_error(FILE *fp, const hs_report *r)
         fputs("null", fp);
         return;
     }
-    fprintf(fp, "{\"code\":%d,\"status\":\"%s\",\"retryable\":%s,\"signal\":null,\"offset\":",
-            (int)e->code, hs_status_name(e->code),
-            hs_status_retryable(e->code) ? "true" : "false");
+    if (r->cli_status)
+        fprintf(fp, "{\"code\":null,\"status\":\"%s\",\"retryable\":%s,\"signal\":null,"
+                    "\"offset\":",
+                r->cli_status, r->cli_retryable ? "true" : "false");
+    else
+        fprintf(fp, "{\"code\":%d,\"status\":\"%s\",\"retryable\":%s,\"signal\":null,"
+                    "\"offset\":",
+                (int)e->code, hs_status_name(e->code),
+                hs_status_retryable(e->code) ? "true" : "false");
     json_off(fp, e->offset, UINT64_MAX);
     fputs(",\"record_offset\":", fp);
     json_off(fp, e->record_offset, UINT64_MAX);

@@ -68,6 +68,10 @@ typedef struct {
     int output_kept;          /* the complete dump is under the output's name */
     int stopped_by;           /* the signal that stopped the run (snapshot: 0) */
     int print;                /* the CLI's: failures and warnings also on stderr */
+    /* a failure of the command's own, not the library's (the CLI's --jvm):
+     * error.status is this name, error.code null */
+    const char *cli_status;
+    int cli_retryable;
 } hs_report;
 
 /* The one table of outcomes (report.c: status, exit code, report name,

@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * jvm.c - --jvm PID: strips a running JVM's heap as the JVM writes it.
+ *
+ * How. A private directory (mkdtemp: mode 0700, under $TMPDIR or /tmp)
+ * holds one FIFO; `jcmd PID GC.heap_dump [-all] -overwrite FIFO` runs as a
+ * child, and the JVM opens the FIFO by name and writes the dump into it
+ * (OpenJDK 17 opens the name with O_CREAT|O_TRUNC under -overwrite, which
+ * on a FIFO that exists is a plain open for writing). The FIFO's read end
+ * becomes standard input and the filter runs as for a pipe. The whole
+ * dump is never on a disk: only the stripped output is.
+ *
+ * Never hang, never leave a file (but after SIGKILL). The read end is opened O_NONBLOCK before
+ * jcmd starts (a blocking open would wait for a writer that may never
+ * come: jcmd fails, the JVM cannot open the name), so the JVM's blocking
+ * open for writing finds a reader at once. Then poll watches the FIFO and
+ * jcmd's output together: data (or a writer that came and went) on the
+ * FIFO means the JVM is writing; jcmd's output ending first means it
+ * ended without the JVM writing, and what it printed says why. On Linux a
+ * FIFO that has never had a writer reports nothing to poll, so the wait
+ * needs no timeout of its own (jcmd's attach gives up after about 10 s).
+ * Once the JVM has the FIFO open its name is no longer needed: it and the
+ * directory are removed then, before the strip starts, so even a SIGKILL
+ * during the strip leaves nothing in $TMPDIR. Before that, a signal's
+ * handler removes them (stop.c, hs_stop_jvm), and every failure path does,
+ * always before the read end is closed (see the failure path below). A
+ * SIGKILL in that wait leaves the directory, and a JVM that then opens the
+ * FIFO waits in open() for a reader (its attach listener stuck until one
+ * comes: `cat FIFO >/dev/null`); nothing in the process can prevent it.
+ *
+ * Why look at the process before jcmd does. jcmd attaches by sending
+ * SIGQUIT to the process after dropping a file beside it: a process that
+ * is not a JVM dies of it (or dumps core), and jcmd then waits 10.5 s to
+ * say "HotSpot VM not loaded". /proc/PID/maps names libjvm.so in every
+ * HotSpot JVM; reading it needs the rights attaching needs (the same
+ * user), so an EACCES there is the permission error jcmd would give.
+ *
+ * jcmd's own exit status is 0 whenever it reached the JVM, even when the
+ * dump failed ("Unable to create ..."): the verdict is its output, which
+ * ends in "Heap dump file created" on success.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "jvm.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "files.h"
+#include "stop.h"
+
+extern char **environ;
+
+/* What a run with --jvm keeps between open and close: static, so that the
+ * names stay put for stop.c's handler. */
+static char g_dir[PATH_MAX - 16], g_fifo[PATH_MAX];
+static pid_t g_jcmd = -1;
+static int g_out = -1;        /* jcmd's standard output and error */
+static char g_said[4096];     /* what jcmd printed (the first 4 KiB) */
+static size_t g_said_len;
+static int g_connected;       /* the JVM opened the FIFO */
+
+/* A failure of the JVM's kind: the message, reported and printed; the
+ * report's status names it (the command's own status, not the library's:
+ * its code is null). */
+static int jvm_fail(hs_cli *cli, int exit_code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int jvm_fail(hs_cli *cli, int exit_code, const char *fmt, ...)
+{
+    char msg[sizeof cli->report.error.message];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    hs_report_fail(&cli->report, HS_E_READ, NULL, "%s", msg);
+    cli->report.cli_status = exit_code == EXIT_JVM_TARGET ? "jvm-target" : "jvm-dump";
+    cli->report.cli_retryable = exit_code == EXIT_JVM_DUMP;
+    return exit_code;
+}
+
+static void forget_files(void)
+{
+    if (g_fifo[0])
+        (void)unlink(g_fifo);
+    if (g_dir[0])
+        (void)rmdir(g_dir);
+    hs_stop_jvm(NULL, NULL, g_jcmd > 0 ? g_jcmd : 0);
+    g_fifo[0] = g_dir[0] = 0;
+}
+
+/* ---- the target ---------------------------------------------------------- */
+
+/* Is `pid` a HotSpot JVM this user may dump? EXIT_OK, or the failure. */
+static int check_target(hs_cli *cli)
+{
+    char path[64], line[PATH_MAX + 128], pid[24];
+    FILE *fp;
+    int found = 0;
+
+    snprintf(pid, sizeof pid, "%ld", cli->jvm_pid);
+    if (kill((pid_t)cli->jvm_pid, 0) != 0 && errno == ESRCH)
+        return jvm_fail(cli, EXIT_JVM_TARGET, "--jvm %s: no such process", pid);
+    snprintf(path, sizeof path, "/proc/%ld/maps", cli->jvm_pid);
+    if (!(fp = fopen(path, "r"))) {
+        int e = errno;
+        if (e == ENOENT && access("/proc/self/maps", R_OK) != 0)
+            return EXIT_OK; /* no /proc here: jcmd alone will tell */
+        if (e == ENOENT)
+            return jvm_fail(cli, EXIT_JVM_TARGET, "--jvm %s: no such process", pid);
+        return jvm_fail(cli, EXIT_JVM_TARGET,
+                        "--jvm %s: permission denied: a JVM can be dumped only by the user it "
+                        "runs as (run hprof-strip as that user)",
+                        pid);
+    }
+    while (!found && fgets(line, sizeof line, fp))
+        found = strstr(line, "/libjvm.so") != NULL;
+    fclose(fp);
+    if (!found)
+        return jvm_fail(cli, EXIT_JVM_TARGET,
+                        "--jvm %s: not a JVM (no libjvm.so in the process; jcmd would send it "
+                        "SIGQUIT)",
+                        pid);
+    return EXIT_OK;
+}
+
+/* Refuses what would fail only after the JVM has started dumping: an
+ * INPUT operand, a terminal or a refused file as the output. */
+static int check_command(hs_cli *cli)
+{
+    hs_claim c;
+    int how;
+
+    if (cli->in_path || cli->out_positional)
+        return hs_report_fail(&cli->report, HS_E_USAGE, NULL,
+                              "--jvm reads the JVM, not '%s': name the output with -o",
+                              cli->in_path ? cli->in_path : cli->out_path);
+    if (cli->audit || !cli->out_path) {
+        if (!cli->audit && isatty(STDOUT_FILENO) && !cli->force)
+            return hs_report_fail(&cli->report, HS_E_USAGE, NULL,
+                                  "refusing to write a heap dump to a terminal; use -o FILE, "
+                                  "or redirect standard output");
+        return EXIT_OK;
+    }
+    /* the same claim run.c makes when it opens the file (a second claim
+     * of the same output is no conflict): a refusal now, not after the
+     * JVM has paused to dump */
+    how = cli->force ? HS_OUT_FORCE : 0;
+    switch (hs_files_claim(cli->out_path, how, &c)) {
+    case 0: free(c.target); return EXIT_OK;
+    case 1: return hs_report_fail(&cli->report, HS_E_USAGE, NULL, "%s", hs_files_why());
+    default:
+        return hs_report_fail(&cli->report, HS_E_WRITE, NULL, "%s: %s", cli->out_path,
+                              strerror(errno));
+    }
+}
+
+/* ---- jcmd ---------------------------------------------------------------- */
+
+/* Reads what jcmd printed, as far as it goes now (`wait_ms` -1: to its
+ * end). Returns 1 at its end. */
+static int read_said(int wait_ms)
+{
+    char buf[1024];
+    struct pollfd p;
+
+    for (;;) {
+        ssize_t k;
+        int r;
+        p.fd = g_out;
+        p.events = POLLIN;
+        if ((r = poll(&p, 1, wait_ms)) == 0)
+            return 0;
+        if (r < 0 && errno == EINTR)
+            continue;
+        k = r < 0 ? -1 : read(g_out, buf, sizeof buf);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (k <= 0)
+            return 1;
+        if (g_said_len < sizeof g_said - 1) {
+            size_t n = (size_t)k < sizeof g_said - 1 - g_said_len ? (size_t)k
+                                                                  : sizeof g_said - 1 - g_said_len;
+            memcpy(g_said + g_said_len, buf, n);
+            g_said_len += n;
+            g_said[g_said_len] = 0;
+        }
+    }
+}
+
+/* jcmd's message in one line: the first line that says something (not
+ * "PID:", not a stack frame, not "Dumping heap to"). */
+static const char *said_why(char *buf, size_t cap)
+{
+    const char *p = g_said;
+
+    while (*p) {
+        size_t n = strcspn(p, "\n");
+        int skip = (n && p[n - 1] == ':' && strspn(p, "0123456789") == n - 1) ||
+                   strncmp(p, "\tat ", 4) == 0 || strncmp(p, "Dumping heap to", 15) == 0 || !n;
+        if (!skip) {
+            snprintf(buf, cap, "%.*s", (int)n, p);
+            return buf;
+        }
+        p += n + (p[n] == '\n');
+    }
+    snprintf(buf, cap, "jcmd said nothing");
+    return buf;
+}
+
+/* The jcmd to run: $JAVA_HOME/bin/jcmd when there is one, else jcmd from
+ * PATH (the JDK's jcmd should match the JVM's version; JAVA_HOME is how
+ * one chooses). */
+static char *jcmd_path(char *buf, size_t cap)
+{
+    const char *home = getenv("JAVA_HOME");
+
+    if (!(home && *home && (size_t)snprintf(buf, cap, "%s/bin/jcmd", home) < cap &&
+          access(buf, X_OK) == 0))
+        snprintf(buf, cap, "jcmd");
+    return buf;
+}
+
+static int start_jcmd(hs_cli *cli)
+{
+    static char a_dump[] = "GC.heap_dump", a_all[] = "-all", a_over[] = "-overwrite";
+    char pid[24], exe[PATH_MAX];
+    char *argv[8];
+    int fds[2], n = 0, e;
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    sigset_t def;
+
+    snprintf(pid, sizeof pid, "%ld", cli->jvm_pid);
+    argv[n++] = jcmd_path(exe, sizeof exe);
+    argv[n++] = pid;
+    argv[n++] = a_dump;
+    if (cli->jvm_all)
+        argv[n++] = a_all; /* else live objects: jcmd's default */
+    argv[n++] = a_over;
+    argv[n++] = g_fifo;
+    argv[n] = NULL;
+    if (pipe(fds) != 0)
+        return hs_report_fail(&cli->report, HS_E_NOMEM, NULL, "pipe: %s", strerror(errno));
+    (void)fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+    posix_spawn_file_actions_addclose(&fa, fds[1]);
+    /* jcmd gets the signals as a child should: SIGPIPE is ignored here */
+    posix_spawnattr_init(&at);
+    sigemptyset(&def);
+    sigaddset(&def, SIGPIPE);
+    sigaddset(&def, SIGXFSZ);
+    posix_spawnattr_setsigdefault(&at, &def);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+    e = posix_spawnp(&g_jcmd, argv[0], &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    close(fds[1]);
+    if (e != 0) {
+        close(fds[0]);
+        g_jcmd = -1;
+        return jvm_fail(cli, EXIT_JVM_DUMP, "--jvm: cannot run %s: %s (install a JDK, "
+                        "openjdk-17-jdk-headless, or set JAVA_HOME)", argv[0], strerror(e));
+    }
+    g_out = fds[0];
+    hs_stop_jvm(g_dir, g_fifo, g_jcmd);
+    return EXIT_OK;
+}
+
+/* Waits for jcmd to end (after `grace_s` seconds it is killed); returns
+ * its wait status. */
+static int reap_jcmd(int grace_s)
+{
+    time_t until = time(NULL) + grace_s;
+    int st = 0, killed = 0;
+
+    if (g_jcmd <= 0)
+        return 0;
+    while (g_out >= 0 && !read_said(1000))
+        if (!killed && time(NULL) >= until) {
+            (void)kill(g_jcmd, SIGKILL);
+            killed = 1;
+        }
+    while (waitpid(g_jcmd, &st, 0) < 0 && errno == EINTR)
+        ;
+    g_jcmd = -1;
+    hs_stop_jvm(g_dir[0] ? g_dir : NULL, g_fifo[0] ? g_fifo : NULL, 0);
+    if (g_out >= 0)
+        close(g_out);
+    g_out = -1;
+    return st;
+}
+
+/* jcmd ended, or its output did, before the JVM wrote anything: why. */
+static int jcmd_failed(hs_cli *cli)
+{
+    char why[512], pid[24];
+    int st = reap_jcmd(5);
+
+    snprintf(pid, sizeof pid, "%ld", cli->jvm_pid);
+    said_why(why, sizeof why);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+        return jvm_fail(cli, EXIT_JVM_DUMP, "--jvm %s: jcmd could not run: %s", pid, why);
+    if (strstr(g_said, "No such process"))
+        return jvm_fail(cli, EXIT_JVM_TARGET, "--jvm %s: no such process", pid);
+    /* attaching refused (not the JVM's "Unable to create FILE: Permission
+     * denied", which is the dump failing): an exception of jcmd's own */
+    if (strstr(g_said, "Exception") &&
+        (strstr(g_said, "Permission denied") || strstr(g_said, "Operation not permitted")))
+        return jvm_fail(cli, EXIT_JVM_TARGET, "--jvm %s: permission denied: %s", pid, why);
+    return jvm_fail(cli, EXIT_JVM_DUMP, "--jvm %s: the JVM wrote no dump: %s", pid, why);
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+static int jvm_done(hs_cli *cli, int rc);
+
+int hs_jvm_open(hs_cli *cli)
+{
+    const char *tmp = getenv("TMPDIR");
+    struct pollfd p[2];
+    int fd, rc;
+
+    assert(cli->jvm_pid > 0);
+    if ((rc = check_command(cli)) != EXIT_OK || (rc = check_target(cli)) != EXIT_OK)
+        return rc;
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    if ((size_t)snprintf(g_dir, sizeof g_dir, "%s/hprof-strip-jvm.XXXXXX", tmp) >= sizeof g_dir ||
+        !mkdtemp(g_dir)) {
+        rc = hs_report_fail(&cli->report, HS_E_WRITE, NULL,
+                            "--jvm: cannot make a directory in %s for the FIFO: %s", tmp,
+                            strerror(errno));
+        g_dir[0] = 0;
+        return rc;
+    }
+    hs_stop_jvm(g_dir, NULL, 0);
+    snprintf(g_fifo, sizeof g_fifo, "%s/heap.hprof", g_dir);
+    if (mkfifo(g_fifo, 0600) != 0) {
+        rc = hs_report_fail(&cli->report, HS_E_WRITE, NULL, "--jvm: mkfifo %s: %s", g_fifo,
+                            strerror(errno));
+        g_fifo[0] = 0;
+        forget_files();
+        return rc;
+    }
+    hs_stop_jvm(g_dir, g_fifo, 0);
+    /* the reader first, without waiting for a writer */
+    if ((fd = open(g_fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+        rc = hs_report_fail(&cli->report, HS_E_READ, NULL, "--jvm: %s: %s", g_fifo,
+                            strerror(errno));
+        forget_files();
+        return rc;
+    }
+    if ((rc = start_jcmd(cli)) != EXIT_OK) {
+        forget_files();
+        close(fd);
+        return rc;
+    }
+    /* until the JVM writes (or opens and closes), or jcmd's output ends */
+    for (;;) {
+        p[0].fd = fd;
+        p[0].events = POLLIN;
+        p[1].fd = g_out;
+        p[1].events = POLLIN;
+        p[0].revents = p[1].revents = 0;
+        if (poll(p, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        if (p[0].revents)
+            break;
+        if (p[1].revents && read_said(0))
+            break; /* its end: no writer came */
+    }
+    if (!p[0].revents) {
+        /* the name first, then the reader: a JVM that opens the name
+         * after this fails (ENOENT), one that opened it before writes
+         * into a FIFO without a reader (EPIPE); never one that waits in
+         * open() for a reader that will not come */
+        forget_files();
+        close(fd);
+        return jcmd_failed(cli);
+    }
+    g_connected = 1;
+    /* both ends open: the names have done their work */
+    forget_files();
+    hs_stop_jvm(NULL, NULL, g_jcmd);
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || dup2(fd, STDIN_FILENO) < 0) {
+        rc = hs_report_fail(&cli->report, HS_E_READ, NULL, "--jvm: %s", strerror(errno));
+        close(fd);
+        return rc;
+    }
+    close(fd);
+    (void)fcntl(STDIN_FILENO, F_SETFD, 0);
+    cli->input_done = jvm_done;
+    return EXIT_OK;
+}
+
+/* run.c's cli->input_done, before the output is put in place. */
+static int jvm_done(hs_cli *cli, int rc)
+{
+    char why[512];
+    int fd;
+
+    if (!g_connected)
+        return rc;
+    g_connected = 0;
+    /* the read end closed: a JVM still writing (the strip failed) gets
+     * EPIPE and ends the dump, and jcmd then ends */
+    if ((fd = open("/dev/null", O_RDONLY)) >= 0) {
+        dup2(fd, STDIN_FILENO);
+        close(fd);
+    }
+    (void)reap_jcmd(60);
+    if (strstr(g_said, "Heap dump file created"))
+        return rc;
+    /* the JVM stopped writing: its failure, not a truncated input (and a
+     * dump cut at a record's end, which would read as whole, is no
+     * success either) */
+    if (rc == EXIT_OK || rc == EXIT_TRUNCATED || rc == EXIT_BAD_INPUT || rc == EXIT_SALVAGED) {
+        cli->keep_output = 0;
+        return jvm_fail(cli, EXIT_JVM_DUMP, "--jvm %ld: the JVM's dump failed: %s", cli->jvm_pid,
+                        said_why(why, sizeof why));
+    }
+    return rc;
+}
+
+int hs_jvm_close(hs_cli *cli, int rc)
+{
+    rc = jvm_done(cli, rc); /* when the run ended before its input did */
+    (void)reap_jcmd(60);
+    forget_files();
+    hs_stop_jvm(NULL, NULL, 0);
+    return rc;
+}
