@@ -157,6 +157,12 @@ jcmd "$JVM" VM.uptime >"$T/up" 2>&1 && ok || bad "the JVM after --jvm into /dev/
 rc=$?
 expect_rc 2 "--jvm with INPUT"
 expect_grep "not '.*file.hprof'" "$T/err" "--jvm with INPUT"
+mkdir -p "$T/outdir"
+"$BIN" --jvm "$JVM" "$T/file.hprof" -o "$T/outdir" 2>"$T/err"
+rc=$?
+expect_rc 2 "--jvm with FILE -o DIR"
+expect_grep "not a FILE too" "$T/err" "--jvm with FILE -o DIR"
+[ -z "$(ls -A "$T/outdir")" ] && ok || bad "--jvm with FILE -o DIR wrote $(ls "$T/outdir")"
 "$BIN" --jvm-all -o "$T/x.hprof" 2>"$T/err"
 rc=$?
 expect_rc 2 "--jvm-all without --jvm"
