@@ -260,10 +260,14 @@ many_report() {
     # with autogroup, the CPU is shared among sessions, not processes: on a
     # busy machine a second job of the same session gets no more of it
     echo "- kernel autogroup scheduling: $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo unknown) (1: the CPU is shared by session, so on a busy machine -j 2 gets the one session's share); \"cores used\" = CPU s / wall s"
+    # the ceiling: what -j 2 can gain when the CPU is the limit, the CPUs
+    # over what one run at a time already uses of them (its reader, pager
+    # and compression threads); memory bandwidth can hold it lower
+    echo "- ceiling = CPUs / cores used one at a time: the most running two at once can gain when the CPU is the limit"
     echo
-    echo "| options | one at a time s | -j 2 -o DIR s | CPU s, one at a time | CPU s, -j 2 | cores used, one at a time | cores used, -j 2 | speed-up | outputs identical | goal | met |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
-    awk -F '\t' -v same="$MANY_SAME" '
+    echo "| options | one at a time s | -j 2 -o DIR s | CPU s, one at a time | CPU s, -j 2 | cores used, one at a time | cores used, -j 2 | speed-up | ceiling | outputs identical | goal | met |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
+    awk -F '\t' -v same="$MANY_SAME" -v ncpu="$(grep -c '^processor' /proc/cpuinfo)" '
 '"$(cat bench/median.awk)"'
         BEGIN { while ((getline line < same) > 0) { split(line, f, "\t"); n[f[1]] += f[3]; d[f[1]] += f[4] } }
         { t[$1, $2] = t[$1, $2] " " $3; c[$1, $2] = c[$1, $2] " " ($6 + 0); if ($5 != 0) fail[$1] = 1
@@ -273,8 +277,9 @@ many_report() {
                 o = order[i]; a = median(t[o, "one at a time"]); b = median(t[o, "-j 2 -o DIR"])
                 ok = !(o in fail) && d[o] == 0 && n[o] > 0
                 ca = median(c[o, "one at a time"]); cb = median(c[o, "-j 2 -o DIR"])
-                printf "| `%s` | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | at least 1.7 | %s |\n", o, a, b,
+                printf "| `%s` | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | at least 1.7 | %s |\n", o, a, b,
                     ca, cb, (a > 0 ? ca / a : 0), (b > 0 ? cb / b : 0), (b > 0 ? a / b : 0),
+                    (ca > 0 ? ncpu * a / ca : 0),
                     ((o in fail) ? "a run FAILED" : d[o] ? d[o] " of " n[o] " DIFFER" : "yes, " n[o] " outputs (every run)"),
                     ((ok && b > 0 && a / b >= 1.7) ? "yes" : "no")
             }
