@@ -147,7 +147,7 @@ FUZZ_REPLAY_RULES_BIN := $(FUZZ_OUT)/fuzz_replay_rules
 FUZZ_REPLAY_MAPPING_OBJ := $(FUZZ_REPLAY_LIB_OBJ) \
                            $(FUZZ_OUT)/replay/fuzz_mapping.o $(FUZZ_OUT)/replay/replay.o
 FUZZ_REPLAY_MAPPING_BIN := $(FUZZ_OUT)/fuzz_replay_mapping
-FUZZ_REPLAY_GZIP_OBJ := $(FUZZ_OUT)/replay/input.o $(FUZZ_OUT)/replay/pager.o \
+FUZZ_REPLAY_GZIP_OBJ := $(FUZZ_OUT)/replay/input.o $(FUZZ_OUT)/replay/magic.o $(FUZZ_OUT)/replay/pager.o \
                         $(FUZZ_OUT)/replay/hasher.o $(FUZZ_OUT)/replay/sha256.o \
                         $(FUZZ_OUT)/replay/fuzz_gzip.o $(FUZZ_OUT)/replay/replay.o
 FUZZ_REPLAY_GZIP_BIN := $(FUZZ_OUT)/fuzz_replay_gzip
