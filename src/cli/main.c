@@ -415,24 +415,29 @@ static int check_output_name(const hs_cli *cli)
     return EXIT_OK;
 }
 
+/* A count of threads or jobs, 1 to 256 (-T, -j, HPROF_STRIP_THREADS):
+ * the count, or 0 when `arg` is not one. */
+static int count_1_256(const char *arg)
+{
+    char *end;
+    long n = strtol(arg, &end, 10);
+
+    return *end || end == arg || n < 1 || n > 256 ? 0 : (int)n;
+}
+
 /* The options whose argument is a number or a size. */
 static int number_option(hs_cli *cli, int c, const char *arg)
 {
     char *end;
-    long n;
 
     switch (c) {
     case 'T':
-        n = strtol(arg, &end, 10);
-        if (*end || end == arg || n < 1 || n > 256)
+        if (!(cli->threads = count_1_256(arg)))
             return usage_error("--threads takes a number from 1 to 256, not", arg);
-        cli->threads = (int)n;
         return EXIT_OK;
     case 'j':
-        n = strtol(arg, &end, 10);
-        if (*end || end == arg || n < 1 || n > 256)
+        if (!(cli->jobs = count_1_256(arg)))
             return usage_error("--jobs takes a number from 1 to 256, not", arg);
-        cli->jobs = (int)n;
         return EXIT_OK;
     case OPT_TIMEOUT: {
         double t = strtod(arg, &end);
@@ -639,20 +644,14 @@ static void note_arguments(int argc, char **argv)
 static void threads_from_env(hs_cli *cli)
 {
     const char *v = getenv("HPROF_STRIP_THREADS");
-    char *end;
-    long n;
 
     if (cli->threads || !v || !*v)
         return;
-    n = strtol(v, &end, 10);
-    if (*end || end == v || n < 1 || n > 256) {
+    if (!(cli->threads = count_1_256(v)))
         hs_report_warn(&cli->report,
                        "HPROF_STRIP_THREADS='%.40s' is not a number from 1 to 256: ignored, "
                        "using every core",
                        v);
-        return;
-    }
-    cli->threads = (int)n;
 }
 
 static int g_argc;
