@@ -10,9 +10,12 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -682,6 +685,309 @@ Test(io_api, job_fields_past_size_read_as_zero)
     cr_assert(has(report, "\"histogram\":null"), "%s", report);
     cr_assert(sink.len == fx.want_len && memcmp(sink.data, fx.want, sink.len) == 0,
               "%zu bytes, want %zu", sink.len, fx.want_len);
+    hs_free(report);
+    hs_input_close(in);
+    hs_output_close(out);
+    free(sink.data);
+    fixture_free(&fx);
+}
+
+/* ---- hs_job's progress, cancel and names ------------------------------------ */
+
+/* The number after `key` in the JSON object that starts at `side` in the
+ * report (`"input":{`, `"output":{`); UINT64_MAX when absent or null. */
+static uint64_t side_number(const char *doc, const char *side, const char *key)
+{
+    const char *p = doc ? strstr(doc, side) : NULL;
+
+    p = p ? strstr(p, key) : NULL;
+    if (!p || p[strlen(key)] < '0' || p[strlen(key)] > '9')
+        return UINT64_MAX;
+    return strtoull(p + strlen(key), NULL, 10);
+}
+
+#define MAX_CALLS 256
+typedef struct {
+    uint64_t raw[MAX_CALLS], in[MAX_CALLS], out[MAX_CALLS];
+    int n;
+    int cancel_at; /* return non-zero from this call on (1-based); 0: never */
+} progress_log;
+
+static int log_progress(void *ctx, uint64_t raw, uint64_t in, uint64_t out)
+{
+    progress_log *p = ctx;
+
+    if (p->n < MAX_CALLS) {
+        p->raw[p->n] = raw;
+        p->in[p->n] = in;
+        p->out[p->n] = out;
+    }
+    p->n++;
+    return p->cancel_at && p->n >= p->cancel_at;
+}
+
+Test(io_api, job_progress_grows_to_the_report_totals)
+{
+    fixture fx;
+    mem_sink sink = {NULL, 0, 0, 0};
+    progress_log log;
+    hs_job job;
+    hs_input *in;
+    hs_output *out;
+    char *report;
+    int i;
+
+    fixture_make(&fx);
+    memset(&log, 0, sizeof log);
+    memset(&job, 0, sizeof job);
+    job.size = sizeof job;
+    job.compress = HS_COMPRESS_ZSTD;
+    job.threads = 2; /* the gzip reader on its thread: raw bytes counted there */
+    job.progress = log_progress;
+    job.progress_ctx = &log;
+    in = hs_input_open_memory(fx.bytes[GZ], fx.len[GZ], NULL);
+    out = hs_output_open_write(mem_write, &sink, HS_COMPRESS_ZSTD, 0, 2, NULL);
+    cr_assert(in && out);
+    cr_assert_eq(hs_job_run(&job, in, out, &report), 0, "%s", report);
+    /* 3.6 MiB of dump at a call per MiB at least, and the last word */
+    cr_assert(log.n >= 4 && log.n < MAX_CALLS, "%d calls", log.n);
+    for (i = 1; i < log.n; i++) {
+        cr_expect(log.raw[i] >= log.raw[i - 1] && log.out[i] >= log.out[i - 1], "call %d", i);
+        cr_expect(log.in[i] >= log.in[i - 1] + (i < log.n - 1 ? ((uint64_t)1 << 20) : 0),
+                  "call %d: %llu after %llu", i, (unsigned long long)log.in[i],
+                  (unsigned long long)log.in[i - 1]);
+    }
+    cr_expect(log.raw[0] > 0 && log.raw[0] < fx.len[GZ], "%llu", (unsigned long long)log.raw[0]);
+    /* the last call's counts are the report's */
+    i = log.n - 1;
+    cr_expect_eq(log.in[i], fx.len[PLAIN]);
+    cr_expect_eq(log.in[i], side_number(report, "\"input\":{", "\"hprof_bytes\":"), "%s", report);
+    cr_expect_eq(log.raw[i], fx.len[GZ]);
+    cr_expect_eq(log.raw[i], side_number(report, "\"input\":{", "\"compressed_bytes\":"), "%s",
+                 report);
+    cr_expect_eq(log.out[i], fx.want_len);
+    cr_expect_eq(log.out[i], side_number(report, "\"output\":{", "\"hprof_bytes\":"), "%s",
+                 report);
+    hs_free(report);
+    hs_input_close(in);
+    hs_output_close(out);
+    free(sink.data);
+    fixture_free(&fx);
+}
+
+/* Cancelled from the callback: exit 8 and "cancelled" in the report, as
+ * hs_status_exit and hs_status_name have HS_E_CANCELLED; the caller's
+ * input and output files stay where they are, the output unfinished. */
+Test(io_api, job_cancelled_from_progress)
+{
+    char path[64];
+    fixture fx;
+    progress_log log;
+    hs_job job;
+    hs_input *in;
+    hs_output *out;
+    struct stat st;
+    char *report;
+    int fd;
+
+    fixture_make(&fx);
+    snprintf(path, sizeof path, "/tmp/test_io_api.%d.cancel", (int)getpid());
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    cr_assert(fd >= 0);
+    memset(&log, 0, sizeof log);
+    log.cancel_at = 2;
+    memset(&job, 0, sizeof job);
+    job.size = sizeof job;
+    job.progress = log_progress;
+    job.progress_ctx = &log;
+    in = hs_input_open_path(fx.path[PLAIN], NULL);
+    out = hs_output_open_fd(fd, HS_COMPRESS_NONE, 0, 1, NULL);
+    cr_assert(in && out);
+    cr_assert_eq(hs_job_run(&job, in, out, &report), HS_EXIT_CANCELLED, "%s", report);
+    cr_assert_eq(HS_EXIT_CANCELLED, hs_status_exit(HS_E_CANCELLED));
+    /* the second call cancelled; then the last word, whose return is ignored */
+    cr_expect_eq(log.n, 3, "%d calls", log.n);
+    cr_expect(log.in[2] < fx.len[PLAIN], "%llu", (unsigned long long)log.in[2]);
+    cr_expect(has(report, "\"exit_status\":8,"), "%s", report);
+    cr_expect(has(report, "\"code\":-9,\"status\":\"cancelled\",\"retryable\":true"), "%s",
+              report);
+    cr_expect(has(report, "\"message\":\"input: input byte "), "%s", report);
+    cr_expect(has(report, "the run was cancelled\""), "%s", report);
+    cr_expect(has(report, "\"kept\":false"), "%s", report);
+    hs_free(report);
+    /* nothing of the caller's closed or removed */
+    cr_expect_eq(fstat(fd, &st), 0);
+    cr_expect_eq(stat(path, &st), 0);
+    cr_expect_eq(stat(fx.path[PLAIN], &st), 0);
+    cr_expect_eq(hs_output_finish(out, NULL), HS_OK); /* still the caller's to end */
+    hs_input_close(in);
+    hs_output_close(out);
+    cr_expect_eq(close(fd), 0);
+    unlink(path);
+    fixture_free(&fx);
+}
+
+/* Cancelled from another thread, as the man page says: that thread sets a
+ * flag the callback returns. The callback waits (a second at most) for
+ * the flag at its first call, so the run is surely still going. */
+typedef struct {
+    atomic_int calls;
+    atomic_int stop;
+} cross_thread;
+
+static int cancel_flag(void *ctx, uint64_t raw, uint64_t in, uint64_t out)
+{
+    cross_thread *t = ctx;
+    int waited;
+
+    (void)raw, (void)in, (void)out;
+    if (atomic_fetch_add(&t->calls, 1) == 0)
+        for (waited = 0; !atomic_load(&t->stop) && waited < 1000; waited++)
+            usleep(1000);
+    return atomic_load(&t->stop);
+}
+
+typedef struct {
+    hs_job job;
+    hs_input *in;
+    hs_output *out;
+    char *report;
+    int rc;
+} job_thread;
+
+static void *run_job(void *arg)
+{
+    job_thread *t = arg;
+
+    t->rc = hs_job_run(&t->job, t->in, t->out, &t->report);
+    return NULL;
+}
+
+Test(io_api, job_cancelled_from_another_thread)
+{
+    fixture fx;
+    mem_sink sink = {NULL, 0, 0, 0};
+    cross_thread flag;
+    job_thread t;
+    pthread_t th;
+    int waited;
+
+    fixture_make(&fx);
+    atomic_init(&flag.calls, 0);
+    atomic_init(&flag.stop, 0);
+    memset(&t, 0, sizeof t);
+    t.job.size = sizeof t.job;
+    t.job.compress = HS_COMPRESS_GZIP;
+    t.job.progress = cancel_flag;
+    t.job.progress_ctx = &flag;
+    t.in = hs_input_open_memory(fx.bytes[ZST], fx.len[ZST], NULL);
+    t.out = hs_output_open_write(mem_write, &sink, HS_COMPRESS_GZIP, 0, 2, NULL);
+    cr_assert(t.in && t.out);
+    cr_assert_eq(pthread_create(&th, NULL, run_job, &t), 0);
+    for (waited = 0; atomic_load(&flag.calls) == 0 && waited < 10000; waited++)
+        usleep(1000);
+    atomic_store(&flag.stop, 1);
+    cr_assert_eq(pthread_join(th, NULL), 0);
+    cr_expect_eq(t.rc, HS_EXIT_CANCELLED, "%d %s", t.rc, t.report);
+    cr_expect(has(t.report, "\"status\":\"cancelled\""), "%s", t.report);
+    cr_expect(has(t.report, "\"message\":\"input: decompressed byte "), "%s", t.report);
+    hs_free(t.report);
+    hs_input_close(t.in);
+    hs_output_close(t.out);
+    free(sink.data);
+    fixture_free(&fx);
+}
+
+/* The names: in the report's "name" fields (JSON-escaped) and in the
+ * messages where "input" and "output" stood. */
+Test(io_api, job_names_in_report_and_messages)
+{
+    fixture fx;
+    mem_sink sink = {NULL, 0, 0, 0};
+    hs_job job;
+    hs_input *in;
+    hs_output *out;
+    char *report;
+
+    fixture_make(&fx);
+    memset(&job, 0, sizeof job);
+    job.size = sizeof job;
+    job.in_name = "heap \"1\".hprof.gz";
+    job.out_name = "heap-1.hprof";
+    in = hs_input_open_memory(fx.bytes[GZ], fx.len[GZ], NULL);
+    out = hs_output_open_write(mem_write, &sink, HS_COMPRESS_NONE, 0, 1, NULL);
+    cr_assert_eq(hs_job_run(&job, in, out, &report), 0, "%s", report);
+    cr_expect(has(report, "\"input\":{\"name\":\"heap \\\"1\\\".hprof.gz\","), "%s", report);
+    cr_expect(has(report, "\"output\":{\"name\":\"heap-1.hprof\","), "%s", report);
+    hs_free(report);
+    hs_input_close(in);
+    hs_output_close(out);
+    /* a cut input: the message names it */
+    in = hs_input_open_memory(fx.bytes[GZ], fx.len[GZ] / 2, NULL);
+    out = hs_output_open_write(mem_write, &sink, HS_COMPRESS_NONE, 0, 1, NULL);
+    cr_assert_eq(hs_job_run(&job, in, out, &report), 3, "%s", report);
+    cr_expect(has(report, "\"message\":\"heap \\\"1\\\".hprof.gz: gzip data is truncated"), "%s",
+              report);
+    hs_free(report);
+    hs_input_close(in);
+    hs_output_close(out);
+    /* a failing write: the message names the output */
+    in = hs_input_open_memory(fx.bytes[PLAIN], fx.len[PLAIN], NULL);
+    out = hs_output_open_write(failing_write, NULL, HS_COMPRESS_NONE, 0, 1, NULL);
+    cr_assert_eq(hs_job_run(&job, in, out, &report), 4, "%s", report);
+    cr_expect(has(report, "\"message\":\"heap-1.hprof: "), "%s", report);
+    hs_free(report);
+    hs_input_close(in);
+    hs_output_close(out);
+    /* an audit names its input too */
+    job.audit = 1;
+    in = hs_input_open_memory(fx.bytes[PLAIN], fx.len[PLAIN], NULL);
+    cr_assert_eq(hs_job_run(&job, in, NULL, &report), 7, "%s", report);
+    cr_expect(has(report, "\"input\":{\"name\":\"heap \\\"1\\\".hprof.gz\","), "%s", report);
+    cr_expect(has(report, "\"output\":null"), "%s", report);
+    hs_free(report);
+    hs_input_close(in);
+    free(sink.data);
+    fixture_free(&fx);
+}
+
+/* A caller built before progress and the names sized its hs_job up to
+ * `salvage`: what lies past it (set here on purpose, a callback that
+ * would cancel at once and names) is never read. */
+Test(io_api, job_sized_before_progress_runs_as_before)
+{
+    fixture fx;
+    mem_sink sink = {NULL, 0, 0, 0};
+    progress_log log;
+    hs_job job;
+    hs_input *in;
+    hs_output *out;
+    char *report;
+
+    fixture_make(&fx);
+    memset(&log, 0, sizeof log);
+    log.cancel_at = 1;
+    memset(&job, 0, sizeof job);
+    job.size = offsetof(hs_job, progress);
+    job.progress = log_progress;
+    job.progress_ctx = &log;
+    job.in_name = "named.hprof";
+    job.out_name = "named.out";
+    in = hs_input_open_memory(fx.bytes[GZ], fx.len[GZ], NULL);
+    out = hs_output_open_write(mem_write, &sink, HS_COMPRESS_NONE, 0, 1, NULL);
+    cr_assert_eq(hs_job_run(&job, in, out, &report), 0, "%s", report);
+    cr_expect_eq(log.n, 0, "the callback was called %d times", log.n);
+    cr_expect(has(report, "\"input\":{\"name\":null,"), "%s", report);
+    cr_expect(has(report, "\"output\":{\"name\":null,"), "%s", report);
+    cr_expect(!has(report, "named.hprof") && !has(report, "named.out"), "%s", report);
+    cr_assert(sink.len == fx.want_len && memcmp(sink.data, fx.want, sink.len) == 0);
+    hs_free(report);
+    hs_input_close(in);
+    hs_output_close(out);
+    in = hs_input_open_memory(fx.bytes[GZ], fx.len[GZ] / 2, NULL);
+    out = hs_output_open_write(mem_write, &sink, HS_COMPRESS_NONE, 0, 1, NULL);
+    cr_assert_eq(hs_job_run(&job, in, out, &report), 3, "%s", report);
+    cr_expect(has(report, "\"message\":\"input: gzip data is truncated"), "%s", report);
     hs_free(report);
     hs_input_close(in);
     hs_output_close(out);

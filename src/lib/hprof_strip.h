@@ -662,6 +662,21 @@ HS_API hs_status hs_rules_mapping_input(hs_rules *rules, hs_input *in, uint64_t 
 
 /* ---- one whole run, as the CLI makes it ---- */
 
+/* A job's progress (hs_job.progress): called on the thread running
+ * hs_job_run as the filter's progress callback is (hs_filter_set_progress:
+ * each time at least 1 MiB more input was read, and once more at the end
+ * with the final counts, whatever the outcome), with the bytes read from
+ * the input as it is (compressed, for a .gz or .zst input; the report's
+ * "input.compressed_bytes"), the HPROF bytes decompressed from it
+ * ("input.hprof_bytes", hs_stats.bytes_in) and the HPROF bytes handed to
+ * the output ("output.hprof_bytes", bytes_out). All three only grow. A
+ * non-zero return cancels the run: hs_job_run returns HS_EXIT_CANCELLED
+ * (8) and its report says "cancelled" (the final call's return is
+ * ignored). To cancel from another thread, set a flag there that the
+ * callback returns. */
+typedef int (*hs_job_progress_fn)(void *ctx, uint64_t in_bytes, uint64_t in_hprof_bytes,
+                                  uint64_t out_hprof_bytes);
+
 typedef struct {
     size_t size;              /* sizeof(hs_job) as the caller knows it: later fields read as 0 */
     const char *preset;       /* NULL: "default" */
@@ -674,20 +689,31 @@ typedef struct {
     int histogram;            /* non-zero: the class histogram in the report */
     int audit;                /* non-zero: audit the input, write no output (out may be NULL) */
     int salvage;              /* non-zero: --salvage */
+    /* Added after the first hs_job (0.2): a caller whose size ends at
+     * `salvage` gets none of them, as before. */
+    hs_job_progress_fn progress; /* NULL: none; non-zero return: cancel */
+    void *progress_ctx;          /* progress's first argument */
+    const char *in_name;         /* the input's name in messages and the report */
+    const char *out_name;        /* the output's; NULL: "input", "output", null */
 } hs_job;
 
 /* Runs `job` from `in` into `out` and returns the run's exit status, the
  * CLI's exit codes (0 ok, 1 bad input, 2 usage, 3 truncated, 4 I/O, 5 a
- * memory cap, 6 salvaged, 7 audit findings: hprof-strip(1) EXIT STATUS).
+ * memory cap, 6 salvaged, 7 audit findings: hprof-strip(1) EXIT STATUS;
+ * and 8, HS_EXIT_CANCELLED, when job->progress cancelled it).
  * `out` must have been opened with job->compress (hs_output_open_*; its
  * level is the output's own); job->threads (0: one per core) also decides
  * whether a gzip input is inflated on a thread of its own. The output is
  * finished (hs_output_finish) after a good run. When `report` is not NULL,
  * *report gets the JSON report of the run, the same document `--stats-file`
- * writes (with its "schema" version; the input's and output's "name" null:
- * no file names are known here), NUL-terminated, to free with hs_free(); it is
- * written for failed runs too (NULL only when out of memory). A NULL `job`
- * or `in`, or a NULL `out` without audit, is exit 2. */
+ * writes (with its "schema" version; the input's and output's "name" are
+ * job->in_name and out_name, null when NULL), NUL-terminated, to free with
+ * hs_free(); it is written for failed runs too (NULL only when out of
+ * memory). Messages name the input job->in_name ("input" when NULL) and
+ * the output job->out_name ("output"). A NULL `job` or `in`, or a NULL
+ * `out` without audit, is exit 2. Nothing of the caller's is closed or
+ * removed, whatever the outcome: a failed or cancelled run leaves `out`
+ * unfinished, what it wrote written. */
 HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **report);
 HS_API void hs_free(void *p); /* what hs_job_run allocated; NULL is fine */
 

@@ -9,8 +9,11 @@
  * terminal progress, signals, the spill file (held instances here count
  * toward the memory cap instead).
  *
- * The messages are the CLI's, the input named "input" where the CLI names
- * its file, and the output "output".
+ * The messages are the CLI's, the input named job->in_name where the CLI
+ * names its file ("input" without one), and the output job->out_name
+ * ("output"). The job's progress callback rides on the filter's, adding
+ * the compressed bytes read; its non-zero return cancels the run as
+ * hs_filter_cancel does (exit 8, "cancelled").
  */
 #define _POSIX_C_SOURCE 200809L
 #include "hasher.h"
@@ -20,6 +23,7 @@
 #include "output.h"
 #include "report.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +31,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const g_in = "input";
-static const char *const g_out = "output";
-
 typedef struct {
     hs_job job;          /* the caller's, zero past its size */
+    const char *in_name; /* in messages: job.in_name, else "input" */
+    const char *out_name;
     hs_report r;
     hs_input *in;
     hs_output *out;
@@ -98,20 +101,20 @@ static void dump_message(run *j, hs_status s, const hs_error *e)
                            : "";
 
     if (hs_input_format(j->in) == HS_IN_PLAIN)
-        hs_report_fail(&j->r, s, e, "%s: %s%s", g_in, msg, hint);
+        hs_report_fail(&j->r, s, e, "%s: %s%s", j->in_name, msg, hint);
     else if (strncmp(msg, lead, sizeof lead - 1) == 0)
-        hs_report_fail(&j->r, s, e, "%s: decompressed byte %s%s", g_in, msg + sizeof lead - 1,
-                       hint);
+        hs_report_fail(&j->r, s, e, "%s: decompressed byte %s%s", j->in_name,
+                       msg + sizeof lead - 1, hint);
     else
-        hs_report_fail(&j->r, s, e, "%s: in the decompressed dump: %s%s", g_in, msg, hint);
+        hs_report_fail(&j->r, s, e, "%s: in the decompressed dump: %s%s", j->in_name, msg, hint);
 }
 
 static void failure(run *j, hs_status s, const hs_error *e)
 {
     if (s == HS_E_READ && hs_input_error(j->in))
-        hs_report_fail(&j->r, s, e, "%s: %s", g_in, hs_input_error(j->in));
+        hs_report_fail(&j->r, s, e, "%s: %s", j->in_name, hs_input_error(j->in));
     else if (s == HS_E_WRITE)
-        hs_report_fail(&j->r, s, e, "%s: %s: %s", g_out, e->message,
+        hs_report_fail(&j->r, s, e, "%s: %s: %s", j->out_name, e->message,
                        j->out ? hs_output_error(j->out) : "");
     else
         dump_message(j, s, e);
@@ -141,13 +144,13 @@ static int damage(run *j, hs_status s, const hs_error *e)
     cut = hs_input_damage(j->in) == HS_DAMAGE_TRUNCATED;
     if (salvaged && cut)
         hs_report_salvage(&j->r, HS_E_TRUNCATED, e,
-                          "%s: %s; the decompressed dump ends there, at byte %llu: %s%s", g_in,
-                          hs_input_error(j->in), (unsigned long long)end, cut_detail(s, e),
-                          s == HS_OK ? " (salvaged)" : "");
+                          "%s: %s; the decompressed dump ends there, at byte %llu: %s%s",
+                          j->in_name, hs_input_error(j->in), (unsigned long long)end,
+                          cut_detail(s, e), s == HS_OK ? " (salvaged)" : "");
     else
         hs_report_fail(&j->r, cut ? HS_E_TRUNCATED : HS_E_MALFORMED, e,
-                       "%s: %s; the decompressed dump ends there, at byte %llu: %s%s", g_in,
-                       hs_input_error(j->in), (unsigned long long)end, cut_detail(s, e),
+                       "%s: %s; the decompressed dump ends there, at byte %llu: %s%s",
+                       j->in_name, hs_input_error(j->in), (unsigned long long)end, cut_detail(s, e),
                        salvaged ? " (salvage wrote the complete records before it)"
                        : cut    ? " (salvage writes the complete records before the cut)"
                                 : "");
@@ -156,6 +159,16 @@ static int damage(run *j, hs_status s, const hs_error *e)
     if (salvaged && cut)
         return EXIT_SALVAGED;
     return cut ? EXIT_TRUNCATED : EXIT_BAD_INPUT;
+}
+
+/* The filter's progress, told to the job's callback with the input's own
+ * bytes (compressed) too: read on this thread, as the filter's reads are. */
+static int progress(void *ctx, uint64_t in, uint64_t out)
+{
+    run *j = ctx;
+
+    assert(j->job.progress);
+    return j->job.progress(j->job.progress_ctx, hs_input_raw_bytes(j->in), in, out) != 0;
 }
 
 /* The filter from the input to the output: the exit code, the failure
@@ -178,6 +191,8 @@ static int filter(run *j, int want_report)
     opt.findings = j->job.audit;
     if (!(j->filter = hs_filter_create(j->rules, &opt, NULL)))
         return hs_report_fail(&j->r, HS_E_NOMEM, NULL, "out of memory");
+    if (j->job.progress && hs_filter_set_progress(j->filter, progress, j) != HS_OK)
+        return hs_report_fail(&j->r, HS_E_USAGE, NULL, "the filter would take no progress");
     src = hs_input_source_threads(j->in, j->threads > 1);
     if (j->job.audit || !j->out) {
         dst.write = discard;
@@ -192,7 +207,7 @@ static int filter(run *j, int want_report)
     finished = (s == HS_OK || s == HS_SALVAGED) && (!j->out || hs_output_end(j->out) == 0);
     if ((s == HS_OK || s == HS_SALVAGED) && !finished)
         return hs_report_fail(&j->r, HS_E_WRITE, NULL, "%s: writing the output failed: %s",
-                              g_out, hs_output_error(j->out));
+                              j->out_name, hs_output_error(j->out));
     if (hs_input_damage(j->in))
         return damage(j, s, e);
     rc = hs_status_exit(s);
@@ -201,9 +216,9 @@ static int filter(run *j, int want_report)
     if (s == HS_SALVAGED)
         j->keep_output = 1;
     if (s == HS_SALVAGED && rc == EXIT_SALVAGED)
-        hs_report_salvage(&j->r, e->code, e, "%s: %s", g_in, e->message);
+        hs_report_salvage(&j->r, e->code, e, "%s: %s", j->in_name, e->message);
     else if (s == HS_SALVAGED)
-        hs_report_fail(&j->r, e->code, e, "%s (invalid, not cut): %s", g_in, e->message);
+        hs_report_fail(&j->r, e->code, e, "%s (invalid, not cut): %s", j->in_name, e->message);
     else if (s != HS_OK)
         failure(j, s, e);
     return rc;
@@ -223,12 +238,12 @@ static int after(run *j, int rc)
         return rc;
     hs_filter_stats(j->filter, &st);
     if ((w = hs_input_warning(j->in)) != NULL)
-        hs_report_warn(&j->r, "%s: %s", g_in, w);
+        hs_report_warn(&j->r, "%s: %s", j->in_name, w);
     if (!st.heap_dumps && rc == EXIT_OK)
         hs_report_warn(&j->r,
                        "%s holds no heap dump (valid HPROF, but no object in it: nothing "
                        "was stripped)",
-                       g_in);
+                       j->in_name);
     for (i = 0; (w = hs_filter_warning(j->filter, i)) != NULL; i++)
         hs_report_warn(&j->r, "%s", w);
     n = hs_filter_histogram(j->filter, &rows);
@@ -344,7 +359,7 @@ static char *render(const run *j, int rc)
 
     if (!fp)
         return NULL;
-    bad = hs_report_write_json(fp, &j->r, rc, NULL, NULL, j->job.audit);
+    bad = hs_report_write_json(fp, &j->r, rc, j->job.in_name, j->job.out_name, j->job.audit);
     if (fclose(fp) != 0 || bad) {
         free(doc);
         return NULL;
@@ -370,6 +385,8 @@ HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **re
     if (job)
         memcpy(&j->job, job,
                job->size && job->size < sizeof j->job ? job->size : sizeof j->job);
+    j->in_name = j->job.in_name ? j->job.in_name : "input";
+    j->out_name = j->job.out_name ? j->job.out_name : "output";
     j->in = in;
     j->out = j->job.audit ? NULL : out; /* (the copy: fields past size are 0) */
     if (!job || !in || (!out && !j->job.audit))
