@@ -808,6 +808,9 @@ Test(io_api, job_cancelled_from_progress)
     /* the second call cancelled; then the last word, whose return is ignored */
     cr_expect_eq(log.n, 3, "%d calls", log.n);
     cr_expect(log.in[2] < fx.len[PLAIN], "%llu", (unsigned long long)log.in[2]);
+    /* a plain input's own bytes are the dump's (mapped: not the pages given back) */
+    cr_expect(log.raw[0] == log.in[0] && log.raw[2] == log.in[2], "%llu %llu",
+              (unsigned long long)log.raw[2], (unsigned long long)log.in[2]);
     cr_expect(has(report, "\"exit_status\":8,"), "%s", report);
     cr_expect(has(report, "\"code\":-9,\"status\":\"cancelled\",\"retryable\":true"), "%s",
               report);

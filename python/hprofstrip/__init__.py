@@ -33,6 +33,7 @@ _OK, _SALVAGED, _AUDIT_FINDINGS = 0, 6, 7
 _STATUS = {
     -1: ("malformed", 1), -2: ("truncated", 3), -3: ("unsupported", 1), -4: ("read", 4),
     -5: ("write", 4), -6: ("limit", 5), -7: ("nomem", 5), -8: ("usage", 2),
+    -9: ("cancelled", 8),
 }
 _COMPRESS = {None: _lib.COMPRESS_NONE, "none": _lib.COMPRESS_NONE,
              "zstd": _lib.COMPRESS_ZSTD, "gzip": _lib.COMPRESS_GZIP}
@@ -42,8 +43,9 @@ class Error(Exception):
     """A run that failed.
 
     status      the report's error.status: "malformed", "unsupported",
-                "usage", "truncated", "read", "write", "limit", "nomem"
-    exit_status the command's exit status for it (1 to 5)
+                "usage", "truncated", "read", "write", "limit", "nomem",
+                or "cancelled" (a progress callable asked to stop)
+    exit_status the command's exit status for it (1 to 5; 8 cancelled)
     offset      the input byte where the problem was found, or None
     report      the run's JSON report (a dict), or None when the run never
                 started (an input that cannot be opened, an output refused)
@@ -58,7 +60,7 @@ class Error(Exception):
         self.offset = offset
         self.report = report
         if retryable is None:
-            retryable = status in ("read", "write", "nomem")
+            retryable = status in ("read", "write", "nomem", "cancelled")
         self.retryable = retryable
 
     def __reduce__(self):
@@ -188,6 +190,15 @@ class _Run:
         if not self.output:
             raise _open_error(err, "output")
 
+    def set_progress(self, job, progress):
+        """The progress callable on the job (kept alive with the run's
+        other callbacks); nothing for None."""
+        if progress is None:
+            return
+        cb = _streams.Progress(progress)
+        self.callbacks.append(cb)
+        job.progress = cb.fn
+
     def run(self, job):
         report_p = ctypes.c_void_p()
         rc = self.lib.hs_job_run(ctypes.byref(job), self.input, self.output,
@@ -305,7 +316,7 @@ def _name_in(report, side, x):
 
 
 def strip(src, dst, preset="default", rules=None, mapping=None, compress=None, level=None,
-          threads=None, histogram=False, *, salvage=False, force=False):
+          threads=None, histogram=False, *, salvage=False, force=False, progress=None):
     """Strips the dump `src` into `dst` and returns the run's JSON report
     (a dict, the document `hprof-strip --stats-file` writes).
 
@@ -331,6 +342,15 @@ def strip(src, dst, preset="default", rules=None, mapping=None, compress=None, l
                 no cut, the dump before it is written and kept too, and an
                 Error raised all the same (status "malformed", its report's
                 output.kept true), as the command exits 1 keeping it
+    progress    a callable, progress(in_bytes, in_hprof_bytes,
+                out_hprof_bytes), called on this thread about every MiB of
+                dump read and once at the end with the report's totals
+                (input.compressed_bytes, or the file's bytes when plain;
+                input.hprof_bytes; output.hprof_bytes). A truthy return
+                stops the run: Error, status "cancelled", exit_status 8.
+                Another thread cancels through it (return an Event's
+                is_set()). An exception it raises stops the run too and is
+                raised from strip().
 
     Raises Error when the run fails (the output removed).
     """
@@ -340,6 +360,7 @@ def strip(src, dst, preset="default", rules=None, mapping=None, compress=None, l
     reads = _identities(src, mapping, rules if isinstance(rules, os.PathLike) else None)
     run = _Run(lib)
     try:
+        run.set_progress(job, progress)
         run.open_input(src)
         run.open_output(dst, job.compress, job.level, job.threads, reads, _input_mode(src),
                         force)
@@ -379,16 +400,18 @@ def strip(src, dst, preset="default", rules=None, mapping=None, compress=None, l
         run.close()
 
 
-def audit(src, rules=None, mapping=None):
+def audit(src, rules=None, mapping=None, *, progress=None):
     """Audits `src` (a path or binary file object, plain or compressed):
     what the privacy preset would still have to remove. Returns the JSON
     report; its "audit" member says the verdict ("clean": True or False,
     and where the data is), its exit_status is 0 (clean) or 7 (findings).
-    Raises Error only when the run fails (a broken input, say)."""
+    progress: as strip()'s. Raises Error only when the run fails (a broken
+    input, say) or is cancelled."""
     lib = _lib.load()
     job = _job("privacy", rules, mapping, audit=True)
     run = _Run(lib)
     try:
+        run.set_progress(job, progress)
         run.open_input(src)
         rc, report = run.run(job)
         run.reraise()

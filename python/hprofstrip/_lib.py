@@ -30,9 +30,16 @@ class HsError(ctypes.Structure):
     ]
 
 
+# int (*progress)(void *ctx, uint64_t in_bytes, uint64_t in_hprof_bytes,
+#                 uint64_t out_hprof_bytes): hs_job_progress_fn
+PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64,
+                               ctypes.c_uint64)
+
+
 class HsJob(ctypes.Structure):
     """hs_job: one whole run, as the CLI makes it. `size` tells the library
-    how much of the struct this package knows (later fields read as 0)."""
+    how much of the struct this package knows (later fields read as 0; a
+    library older than `progress` ignores it and the names)."""
     _fields_ = [
         ("size", ctypes.c_size_t),
         ("preset", ctypes.c_char_p),
@@ -45,6 +52,11 @@ class HsJob(ctypes.Structure):
         ("histogram", ctypes.c_int),
         ("audit", ctypes.c_int),
         ("salvage", ctypes.c_int),
+        # added after the first hs_job
+        ("progress", PROGRESS_FN),
+        ("progress_ctx", ctypes.c_void_p),
+        ("in_name", ctypes.c_char_p),
+        ("out_name", ctypes.c_char_p),
     ]
 
 

@@ -103,3 +103,27 @@ class Writer(Callback):
             if self.error is None:
                 self.error = e
             return -1
+
+
+class Progress(Callback):
+    """A progress callable as the job's progress callback: called with the
+    input's bytes read (compressed ones for a .gz or .zst), the HPROF bytes
+    decompressed and the HPROF bytes written so far; a truthy return
+    cancels the run, and so does an exception, kept to be re-raised."""
+
+    def __init__(self, fn):
+        super().__init__()
+        if not callable(fn):
+            raise TypeError("hprofstrip: progress is a callable (in_bytes, in_hprof_bytes, "
+                            "out_hprof_bytes) -> bool")
+        self.user = fn
+        self.fn = _lib.PROGRESS_FN(self._progress)
+
+    def _progress(self, ctx, in_bytes, in_hprof_bytes, out_hprof_bytes):
+        if self.error is not None:
+            return 1
+        try:
+            return 1 if self.user(in_bytes, in_hprof_bytes, out_hprof_bytes) else 0
+        except BaseException as e:  # noqa: B902 - KeyboardInterrupt too, re-raised
+            self.error = e
+            return 1

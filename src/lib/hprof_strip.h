@@ -666,8 +666,9 @@ HS_API hs_status hs_rules_mapping_input(hs_rules *rules, hs_input *in, uint64_t 
  * hs_job_run as the filter's progress callback is (hs_filter_set_progress:
  * each time at least 1 MiB more input was read, and once more at the end
  * with the final counts, whatever the outcome), with the bytes read from
- * the input as it is (compressed, for a .gz or .zst input; the report's
- * "input.compressed_bytes"), the HPROF bytes decompressed from it
+ * the input as it is (compressed, for a .gz or .zst input: the report's
+ * "input.compressed_bytes"; a plain input's are the next count), the
+ * HPROF bytes decompressed from it
  * ("input.hprof_bytes", hs_stats.bytes_in) and the HPROF bytes handed to
  * the output ("output.hprof_bytes", bytes_out). All three only grow. A
  * non-zero return cancels the run: hs_job_run returns HS_EXIT_CANCELLED

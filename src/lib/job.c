@@ -162,13 +162,16 @@ static int damage(run *j, hs_status s, const hs_error *e)
 }
 
 /* The filter's progress, told to the job's callback with the input's own
- * bytes (compressed) too: read on this thread, as the filter's reads are. */
+ * bytes (compressed) too: read on this thread, as the filter's reads are.
+ * A plain input's are the dump's (a mapped file's raw count is the pages
+ * given back, which lag behind). */
 static int progress(void *ctx, uint64_t in, uint64_t out)
 {
     run *j = ctx;
+    uint64_t raw = hs_input_format(j->in) == HS_IN_PLAIN ? in : hs_input_raw_bytes(j->in);
 
     assert(j->job.progress);
-    return j->job.progress(j->job.progress_ctx, hs_input_raw_bytes(j->in), in, out) != 0;
+    return j->job.progress(j->job.progress_ctx, raw, in, out) != 0;
 }
 
 /* The filter from the input to the output: the exit code, the failure
