@@ -6,7 +6,8 @@
 # library exports every 0.1 function, and the program's output bytes and
 # hs_stats counters equal the CLI's (its --stats-file report) on every
 # fixture and preset, while the guards after its hs_options and hs_stats
-# stay untouched (tests/abi/prog01.c).
+# stay untouched (tests/abi/prog01.c). And the same for a program of the
+# first hs_job (tests/abi/hprof_strip-0.2-job1.h, tests/abi/progjob1.c).
 # Usage: tests/abi.sh ./hprof-strip BUILD_DIR   (CC, CFLAGS, LDFLAGS from
 # the environment: the Makefile passes its own, sanitizers included)
 set -u
@@ -81,4 +82,39 @@ expect_grep "truncated input: input byte" "$T/err" "prog01, cut dump"
 expect_rc 2 "prog01, unknown preset"
 expect_grep "unknown preset 'nosuch'" "$T/err" "prog01, unknown preset"
 expect_no_grep "--" "$T/err" "prog01, unknown preset: no CLI option named"
+
+# ---- the first hs_job -------------------------------------------------------
+# A program built against the header whose hs_job ended at `salvage`
+# (tests/abi/hprof_strip-0.2-job1.h, before progress and the names), its
+# job followed by bytes that would crash a library reading past its size
+# (tests/abi/progjob1.c): the CLI's bytes and counters, names null.
+mkdir -p "$T/inc1"
+cp tests/abi/hprof_strip-0.2-job1.h "$T/inc1/hprof_strip.h"
+# shellcheck disable=SC2086
+$CC -std=c11 -Wall -Wextra -Werror ${CFLAGS:-} -I"$T/inc1" tests/abi/progjob1.c \
+    -o "$T/progjob1" ${LDFLAGS:-} -L"$build" -lhprofstrip 2>"$T/err"; rc=$?
+expect_rc 0 "progjob1 against the first hs_job's header"
+[ "$rc" -eq 0 ] || { cat "$T/err" >&2; finish; exit 1; }
+for run in "fixtures/jvm17-jcmd-gz1.hprof.gz privacy zstd -z" \
+    "fixtures/jvm17-64bit.hprof default none" \
+    "fixtures/android-art2025-ahat-test-dump.hprof android-app gzip --gzip"; do
+    # shellcheck disable=SC2086
+    set -- $run
+    "$bin" -q -T 2 -p "$2" ${4:-} "$1" -o "$T/cli.out" -f --stats-file "$T/cli.json" 2>"$T/err"
+    rc=$?
+    expect_rc 0 "CLI -p $2 ${4:-} $1"
+    "$T/progjob1" "$1" "$T/lib.out" "$2" "$3" "$T/lib.json" 2>"$T/err"; rc=$?
+    expect_rc 0 "progjob1 $1 $2 $3: $(cat "$T/err")"
+    cmp -s "$T/cli.out" "$T/lib.out" && ok || bad "progjob1 $1 -p $2 $3: output differs"
+    counters "$T/cli.json" >"$T/a"
+    counters "$T/lib.json" >"$T/b"
+    cmp -s "$T/a" "$T/b" && ok ||
+        bad "progjob1 $1 -p $2: counters differ: $(diff "$T/a" "$T/b" | head -5 | tr '\n' ' ')"
+    expect_grep '"input":{"name":null,' "$T/lib.json" "progjob1 $1: the input unnamed"
+    expect_grep '"output":{"name":null,' "$T/lib.json" "progjob1 $1: the output unnamed"
+done
+head -c 500000 fixtures/jvm17-jcmd-gz1.hprof.gz >"$T/cut.hprof.gz"
+"$T/progjob1" "$T/cut.hprof.gz" "$T/lib.out" default none "$T/lib.json" 2>"$T/err"; rc=$?
+expect_rc 3 "progjob1, a cut .gz"
+expect_grep '"message":"input: ' "$T/lib.json" "progjob1, a cut .gz: the input is \"input\""
 finish
