@@ -115,7 +115,7 @@ static long read_with_progress(void *ctx, void *buf, size_t cap)
 
     maybe_publish(r);
     n = hs_input_read(r->in, buf, cap);
-    hs_progress_update(&r->progress, hs_input_raw_bytes(r->in));
+    hs_progress_update(&r->progress, hs_input_bytes_read(r->in));
     return n;
 }
 
@@ -126,7 +126,7 @@ static long borrow_with_progress(void *ctx, const void **block)
 
     maybe_publish(r);
     n = hs_input_borrow(r->in, block);
-    hs_progress_update(&r->progress, hs_input_raw_bytes(r->in));
+    hs_progress_update(&r->progress, hs_input_bytes_read(r->in));
     return n;
 }
 
@@ -260,7 +260,7 @@ static void print_dump_message(hs_report *r, hs_status s, const hs_error *e, con
         msg = named;
     }
 
-    if (hs_input_format(in) == HS_IN_PLAIN)
+    if (hs_input_compression(in) == HS_COMPRESS_NONE)
         hs_report_fail(r, s, e, "%s: %s%s", name, msg, hint);
     else if (strncmp(msg, lead, sizeof lead - 1) == 0)
         hs_report_fail(r, s, e, "%s: decompressed byte %s%s", name, msg + sizeof lead - 1,
@@ -745,7 +745,7 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
         hs_stats now;
         hs_filter_stats(filter, &now);
         /* read in place: how far the filter got */
-        hs_progress_end(&rd->progress, src.data ? now.bytes_in : hs_input_raw_bytes(rd->in));
+        hs_progress_end(&rd->progress, src.data ? now.bytes_in : hs_input_bytes_read(rd->in));
     }
     return rc;
 }
@@ -815,7 +815,8 @@ static void keep_digests(hs_report *r, hs_hasher *h, hs_input *in, const hs_outp
     hs_hasher_digests(h, d);
     r->in_hashed = 1;
     r->in_sha = d[HS_HASH_IN_FILE];
-    r->in_hprof_sha = hs_input_format(in) == HS_IN_PLAIN ? d[HS_HASH_IN_FILE] : d[HS_HASH_IN_DUMP];
+    r->in_hprof_sha =
+        hs_input_compression(in) == HS_COMPRESS_NONE ? d[HS_HASH_IN_FILE] : d[HS_HASH_IN_DUMP];
     if (out) {
         r->out_hashed = 1;
         r->out_sha = d[HS_HASH_OUT_FILE];
@@ -838,8 +839,10 @@ static void keep_figures(hs_cli *cli, const hs_filter *filter, const reader *rd,
     }
     if (rd->in) {
         r->in_known = 1;
-        r->in_format = (int)hs_input_format(rd->in);
-        r->in_raw = hs_input_raw_bytes(rd->in);
+        r->in_format = hs_input_compression(rd->in) == HS_COMPRESS_GZIP   ? HS_IN_GZIP
+                       : hs_input_compression(rd->in) == HS_COMPRESS_ZSTD ? HS_IN_ZSTD
+                                                                          : HS_IN_PLAIN;
+        r->in_raw = hs_input_bytes_read(rd->in);
     }
     if (out) {
         r->out_known = 1;
@@ -863,7 +866,7 @@ static void keep_figures(hs_cli *cli, const hs_filter *filter, const reader *rd,
  * workers, started after, inherit this one (batch.h). */
 static void leave_inflater_a_core(const hs_input *in)
 {
-    if (hs_input_lends(in) && hs_input_format(in) == HS_IN_GZIP)
+    if (hs_input_lends(in) && hs_input_compression(in) == HS_COMPRESS_GZIP)
         (void)hs_run_as_batch();
 }
 
@@ -879,17 +882,17 @@ static int start_run(hs_cli *cli, reader *rd, int out_fd, hs_output **out, hs_fi
                      spill_file *spill)
 {
     hs_report *r = &cli->report;
-    int opened;
+    hs_error err;
 
-    if ((opened = hs_input_open(&rd->in, rd->fd)) != 0) {
-        if (!hs_input_error(rd->in)) {
+    if (!(rd->in = hs_input_open_fd(rd->fd, &err))) {
+        if (err.code == HS_E_NOMEM) {
             hs_report_fail(r, HS_E_NOMEM, NULL, "out of memory");
             return EXIT_LIMIT;
         }
-        /* -2: a zip, xz, ... named as such, which is not a heap dump: the
-         * input's fault (1, "unsupported"), not a read that may work again */
-        return hs_report_fail(r, opened == -2 ? HS_E_UNSUPPORTED : HS_E_READ, NULL, "%s: %s",
-                              cli->in_path ? cli->in_path : "stdin", hs_input_error(rd->in));
+        /* HS_E_UNSUPPORTED: a zip, xz, ... named as such, which is not a
+         * heap dump: the input's fault (1), not a read that may work again */
+        return hs_report_fail(r, err.code, NULL, "%s: %s", cli->in_path ? cli->in_path : "stdin",
+                              err.message);
     }
     /* a JSON report binds the bytes it describes: every byte read and
      * written is hashed (SHA-256) on its way, from the first */

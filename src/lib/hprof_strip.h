@@ -614,6 +614,13 @@ HS_API hs_input *hs_input_open_read(long (*read)(void *ctx, void *buf, size_t ca
 HS_API const hs_source *hs_input_source(hs_input *in);
 /* What the input is: HS_COMPRESS_NONE, _ZSTD or _GZIP (-1 for NULL). */
 HS_API int hs_input_compression(const hs_input *in);
+/* The input's own bytes taken so far (0.2), for progress: read from the
+ * descriptor or callback (compressed ones, for a .gz or .zst input; a
+ * reader thread's count of what it read ahead); of memory or a mapped
+ * file, those the run is done with (pages given back), which lag behind
+ * what was read by up to a window. Callable on the thread running the
+ * filter (from its progress callback, say). 0 for NULL. */
+HS_API uint64_t hs_input_bytes_read(const hs_input *in);
 /* After a run: what went wrong below the dump, or NULL. A gzip or zstd
  * layer cut short or corrupt ends the decompressed stream where the damage
  * is (the filter then sees a dump cut there: HS_E_TRUNCATED, or the

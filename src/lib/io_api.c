@@ -130,6 +130,11 @@ HS_API hs_input *hs_input_open_read(long (*read)(void *ctx, void *buf, size_t ca
     return r == 0 ? in : open_failed(in, r, NULL, err);
 }
 
+HS_API uint64_t hs_input_bytes_read(const hs_input *in)
+{
+    return in ? hs_input_raw_bytes(in) : 0;
+}
+
 /* ---- outputs --------------------------------------------------------------- */
 
 /* The CLI's defaults for what 0 means (see hprof_strip.h): level 0 the
