@@ -79,6 +79,12 @@ class Error(Exception):
                    err.get("retryable"))
 
 
+def _loaded_version():
+    """The loaded library's own version: "0.1.0" when it predates hs_version."""
+    fn = getattr(_lib.load(), "hs_version", None)
+    return fn().decode() if fn is not None else "0.1.0"
+
+
 def library_version():
     """The loaded library's version (hs_version()), or this package's
     when the library is older than hs_version."""
@@ -195,6 +201,12 @@ class _Run:
         other callbacks); nothing for None."""
         if progress is None:
             return
+        # hs_job grew `progress` in 0.3: an older library would read a
+        # job of the old size and never call it, a silent no-cancel
+        have = _loaded_version()
+        if tuple(int(x) for x in have.split(".")[:2]) < (0, 3):
+            raise Error(f"progress needs libhprofstrip 0.3 or later; the library loaded is {have}",
+                        "usage", 2)
         cb = _streams.Progress(progress)
         self.callbacks.append(cb)
         job.progress = cb.fn

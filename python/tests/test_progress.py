@@ -94,3 +94,17 @@ def test_cancel_from_another_thread(hs, tmp_path):
 def test_not_callable_is_refused(hs, tmp_path):
     with pytest.raises(TypeError):
         hs.strip(JVM, tmp_path / "out.hprof", progress=3)
+
+
+@pytest.mark.parametrize("old", ["0.1.0", "0.2.0"])
+def test_progress_refused_by_a_library_older_than_0_3(hs, tmp_path, monkeypatch, old):
+    # before 0.3 hs_job had no progress field: the callable would never be
+    # called and could never cancel, so the package refuses rather than run
+    monkeypatch.setattr(hs, "_loaded_version", lambda: old)
+    with pytest.raises(hs.Error) as e:
+        hs.strip(JVM, tmp_path / "out.hprof", progress=lambda *c: None)
+    assert e.value.status == "usage" and e.value.exit_status == 2
+    assert old in str(e.value)
+    assert not (tmp_path / "out.hprof").exists()
+    # without progress= the same library still strips
+    hs.strip(JVM, tmp_path / "out2.hprof")

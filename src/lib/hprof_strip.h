@@ -77,10 +77,10 @@ extern "C" {
  * number grows with each release that adds calls, the major one (the
  * soname's) would only with a break. */
 #define HS_VERSION_MAJOR 0
-#define HS_VERSION_MINOR 2
+#define HS_VERSION_MINOR 3
 #define HS_VERSION_PATCH 0
 #define HS_VERSION_NUMBER (HS_VERSION_MAJOR * 10000 + HS_VERSION_MINOR * 100 + HS_VERSION_PATCH)
-#define HS_VERSION_STRING "0.2.0"
+#define HS_VERSION_STRING "0.3.0"
 
 /* Marks the library's exported functions. The shared library is built with
  * -fvisibility=hidden, so these are its only dynamic symbols and the core's
@@ -614,7 +614,7 @@ HS_API hs_input *hs_input_open_read(long (*read)(void *ctx, void *buf, size_t ca
 HS_API const hs_source *hs_input_source(hs_input *in);
 /* What the input is: HS_COMPRESS_NONE, _ZSTD or _GZIP (-1 for NULL). */
 HS_API int hs_input_compression(const hs_input *in);
-/* The input's own bytes taken so far (0.2), for progress: read from the
+/* The input's own bytes taken so far (0.3), for progress: read from the
  * descriptor or callback (compressed ones, for a .gz or .zst input; a
  * reader thread's count of what it read ahead); of memory or a mapped
  * file, those the run is done with (pages given back), which lag behind
@@ -697,7 +697,7 @@ typedef struct {
     int histogram;            /* non-zero: the class histogram in the report */
     int audit;                /* non-zero: audit the input, write no output (out may be NULL) */
     int salvage;              /* non-zero: --salvage */
-    /* Added after the first hs_job (0.2): a caller whose size ends at
+    /* Added in 0.3, after the first hs_job: a caller whose size ends at
      * `salvage` gets none of them, as before. */
     hs_job_progress_fn progress; /* NULL: none; non-zero return: cancel */
     void *progress_ctx;          /* progress's first argument */
