@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +149,7 @@ static int exit_code(hs_status s)
 /* What the SIGBUS handler needs to name the place: set before the mapped
  * input is read, read only by the handler. */
 static const char *g_bus_name;
+static atomic_int g_bus_taken; /* on_sigbus entered: the one that ends the process */
 static const char *g_bus_unit; /* "input byte", or "compressed byte" */
 static const char *g_bus_base;
 static uint64_t g_bus_len;
@@ -183,6 +185,13 @@ static void on_sigbus(int sig, siginfo_t *info, void *uctx)
 
     (void)sig;
     (void)uctx;
+    /* the filter thread and the pager fault on the same missing pages: the
+     * first to get here says so and ends the process; a second would write
+     * the message again and could _exit while the first is still writing
+     * the report (a report file seen missing 1 run in 30) */
+    if (atomic_exchange(&g_bus_taken, 1))
+        for (;;)
+            pause();
     put_str(msg, sizeof msg, &at, "hprof-strip: ");
     put_str(msg, sizeof msg, &at, g_bus_name ? g_bus_name : "input");
     put_str(msg, sizeof msg, &at, ": the input file shrank while it was being read");
@@ -198,7 +207,8 @@ static void on_sigbus(int sig, siginfo_t *info, void *uctx)
     (void)ignored;
     /* the report too, as an I/O failure (stop.c: async-signal-safe) */
     msg[at - 1] = 0; /* the newline, or the last byte that fitted */
-    (void)hs_stop_write(0, EXIT_IO, HS_E_READ, msg + sizeof "hprof-strip: " - 1);
+    if (!hs_stop_write(0, EXIT_IO, HS_E_READ, msg + sizeof "hprof-strip: " - 1))
+        hs_stop_wait_for_other(); /* a stop by a signal is writing its report */
     hs_outfile_remove_on_signal();
     _exit(EXIT_IO);
 }

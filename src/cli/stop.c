@@ -278,6 +278,13 @@ int hs_stop_write(int sig, int exit_status, int code, const char *message)
     return write_stopped(&t);
 }
 
+void hs_stop_wait_for_other(void)
+{
+    if (atomic_load(&g_state) == 1)
+        for (;;)
+            pause();
+}
+
 /* Dies of `sig`: its default action, unblocked. Raised on this thread, it
  * is delivered when the handler returns (or at once outside one). */
 static void die_of(int sig)

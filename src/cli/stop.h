@@ -43,6 +43,10 @@ void hs_stop_publish(const char *doc, size_t head, size_t len);
  * every temporary file. Async-signal-safe. Returns 1, or 0 when another
  * stop or the run's own end got there first (then nothing is done). */
 int hs_stop_write(int sig, int exit_status, int code, const char *message);
+/* In a handler whose hs_stop_write returned 0: when a stop by a signal is
+ * at work (on another thread), waits for it to end the process, never
+ * returning; when it was the run's own end, returns. Async-signal-safe. */
+void hs_stop_wait_for_other(void);
 
 /* --timeout: in `seconds` (> 0; `arg` as the command line said it, and
  * `in_name` the input, for the message) the run stops as a signal would
