@@ -25,7 +25,8 @@
  * It checks each member's header, CRC-32 and length as zlib does, and
  * libzstd a frame's content checksum when it has one (-z writes one). With
  * hs_input_start_thread the decompressing runs on a thread of its own,
- * a few MiB ahead of the filter.
+ * a few MiB ahead of the filter, its blocks handed over through a ring
+ * (ring.h).
  *
  * Other compressed or archived formats (zip, xz, bzip2, lz4, 7z) are
  * recognised by their magic only, to say how to get the dump out of them.
@@ -127,8 +128,8 @@ struct hs_input {
     struct slot slot[SLOTS];
     long took;            /* the ring's status of the block the caller is in */
     size_t taken;         /* bytes of it already given out */
-    uint64_t raw_seen;    /* `raw` of the slot the caller is in */
-    int lent;             /* that slot is lent (hs_input_borrow) */
+    uint64_t raw_seen;    /* `raw` of the block the caller is in */
+    int lent;             /* that block is lent (hs_input_borrow) */
     int end_seen;         /* the caller took the end: err and damage are final */
     /* hs_input_hash: the bytes as read (mapped: put up to map_hashed,
      * before their pages are given back) and the dump decompressed */
@@ -830,7 +831,7 @@ typedef struct {
 /* The two threads' shared state, under mu (cv: a member is done, or the
  * reading is). Which member may go in which slot, and when the filter is
  * done with it, is the ring's. Members are numbered from
- * `first`, the first slot the reader thread fills here; `given` have been
+ * `first`, the first block the reader thread posts here; `given` have been
  * handed out and `posted` of them given to the filter. */
 typedef struct {
     hs_input *in;

@@ -7,7 +7,8 @@
  * its content checksum.
  *
  * gzip: libdeflate, compressing independent blocks in parallel, each a gzip
- * member of its own, written in order. The result is plain valid gzip (any
+ * member of its own, written in order: the blocks go to the workers and
+ * come back in order through a ring (ring.h). The result is plain valid gzip (any
  * reader decompresses all members back to back; HotSpot's own -gz dumps are
  * made the same way). zlib's streaming deflate would be one core at about a
  * third of libdeflate's speed per core, and the bottleneck of the pipeline.
