@@ -25,7 +25,8 @@
  * It checks each member's header, CRC-32 and length as zlib does, and
  * libzstd a frame's content checksum when it has one (-z writes one). With
  * hs_input_start_thread the decompressing runs on a thread of its own,
- * a few MiB ahead of the filter.
+ * a few MiB ahead of the filter, its blocks handed over through a ring
+ * (ring.h).
  *
  * Other compressed or archived formats (zip, xz, bzip2, lz4, 7z) are
  * recognised by their magic only, to say how to get the dump out of them.
@@ -46,6 +47,7 @@
 #include "input.h"
 #include "magic.h"
 #include "pager.h"
+#include "ring.h"
 #include "hasher.h"
 
 #include <assert.h>
@@ -73,11 +75,12 @@
 #define SLOTS 5
 #define SLOT_SIZE (1u << 20)
 
+/* A block's buffer; which blocks are filled, and how many bytes each
+ * holds, the ring says (its status: bytes, or the read's end: 0 the end,
+ * -1 an error). */
 struct slot {
     uint8_t *buf;
-    long len;       /* bytes, or the read's end: 0 the end, -1 an error */
     uint64_t raw;   /* compressed bytes read when it was filled */
-    int full;
 };
 
 struct hs_input {
@@ -117,16 +120,16 @@ struct hs_input {
     size_t map_len, map_skip, kept, page;
     hs_pager *pager; /* pages it ahead and gives them back, when started */
     /* the reader thread (hs_input_start_thread): it alone decompresses, into
-     * slot[] in turn; the caller takes them in the same order */
-    int threaded, stop;
+     * slot[] in turn, block k into slot[k % SLOTS], and posts them to the
+     * ring; the caller takes them in the same order (ring.h) */
+    int threaded;
     pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
+    hs_ring *ring;
     struct slot slot[SLOTS];
-    unsigned taking;      /* the slot the caller reads from */
+    long took;            /* the ring's status of the block the caller is in */
     size_t taken;         /* bytes of it already given out */
-    uint64_t raw_seen;    /* `raw` of the slot the caller is in */
-    int lent;             /* that slot is lent (hs_input_borrow) */
+    uint64_t raw_seen;    /* `raw` of the block the caller is in */
+    int lent;             /* that block is lent (hs_input_borrow) */
     int end_seen;         /* the caller took the end: err and damage are final */
     /* hs_input_hash: the bytes as read (mapped: put up to map_hashed,
      * before their pages are given back) and the dump decompressed */
@@ -728,42 +731,12 @@ static long decode(hs_input *in, uint8_t *buf, size_t cap)
     return n;
 }
 
-/* Under in->mu: waits until slot i is free; it, or NULL when told to
- * stop. */
-static struct slot *free_slot_locked(hs_input *in, unsigned i)
+/* Block k, holding `len` bytes (or the end), to the caller: its slot is
+ * filled. */
+static void post_block(hs_input *in, unsigned k, long len)
 {
-    struct slot *s = &in->slot[i % SLOTS];
-
-    while (s->full && !in->stop)
-        pthread_cond_wait(&in->cv, &in->mu);
-    return in->stop ? NULL : s;
-}
-
-static struct slot *free_slot(hs_input *in, unsigned i)
-{
-    struct slot *s;
-
-    pthread_mutex_lock(&in->mu);
-    s = free_slot_locked(in, i);
-    pthread_mutex_unlock(&in->mu);
-    return s;
-}
-
-/* Under in->mu: gives slot s, holding `len` (or the end), to the reader;
- * the caller wakes it. */
-static void fill_slot_locked(hs_input *in, struct slot *s, long len)
-{
-    s->len = len;
-    s->raw = raw_taken(in);
-    s->full = 1;
-}
-
-static void post_slot(hs_input *in, struct slot *s, long len)
-{
-    pthread_mutex_lock(&in->mu);
-    fill_slot_locked(in, s, len);
-    pthread_cond_broadcast(&in->cv);
-    pthread_mutex_unlock(&in->mu);
+    in->slot[k % SLOTS].raw = raw_taken(in);
+    hs_ring_post(in->ring, k, len);
 }
 
 /* ---- HotSpot's -gz dumps: members on two threads ----
@@ -855,8 +828,10 @@ typedef struct {
     int r, ok, done;
 } member_job;
 
-/* The two threads' shared state, under in->mu. Members are numbered from
- * `first`, the first slot the reader thread fills here; `given` have been
+/* The two threads' shared state, under mu (cv: a member is done, or the
+ * reading is). Which member may go in which slot, and when the filter is
+ * done with it, is the ring's. Members are numbered from
+ * `first`, the first block the reader thread posts here; `given` have been
  * handed out and `posted` of them given to the filter. */
 typedef struct {
     hs_input *in;
@@ -869,11 +844,13 @@ typedef struct {
     int reading;    /* a thread is reading after raw_len, unlocked */
     int failed;     /* member `posted` did not end where the next begins */
     int over;       /* no more members: the streaming path goes on */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
 } members;
 
-static void wait_on(hs_input *in)
+static void wait_on(members *m)
 {
-    pthread_cond_wait(&in->cv, &in->mu);
+    pthread_cond_wait(&m->cv, &m->mu);
 }
 
 /* Gives the filter every member inflated, in order, up to the first that
@@ -892,7 +869,7 @@ static void post_members(members *m)
             break;
         }
         in->raw_pos = j->b;
-        fill_slot_locked(in, &in->slot[j->n % SLOTS], (long)j->got);
+        post_block(in, j->n, (long)j->got);
         in->paired++;
         m->posted++;
     }
@@ -901,7 +878,7 @@ static void post_members(members *m)
     /* only on news: two threads waiting here must not wake each other for
      * nothing, over and over */
     if (m->posted != was || m->failed)
-        pthread_cond_broadcast(&in->cv);
+        pthread_cond_broadcast(&m->cv);
 }
 
 /* Reads more compressed bytes after raw_len, moving the member not handed
@@ -931,11 +908,11 @@ static int more_raw(members *m)
         m->past -= moved;
     }
     m->reading = 1;
-    pthread_mutex_unlock(&in->mu);
+    pthread_mutex_unlock(&m->mu);
     n = read_some(in, in->raw + len, in->raw_cap - len);
-    pthread_mutex_lock(&in->mu);
+    pthread_mutex_lock(&m->mu);
     m->reading = 0;
-    pthread_cond_broadcast(&in->cv);
+    pthread_cond_broadcast(&m->cv);
     if (n < 0)
         return -1; /* the streaming reader meets it again and says so */
     raw_got(in, (size_t)n);
@@ -959,8 +936,10 @@ static int try_again(members *m)
     return 1;
 }
 
-/* Under in->mu: the next member to inflate, or NULL when there is none
- * (m->over, or the filter stopped the reader). */
+/* Under m->mu: the next member to inflate, or NULL when there is none
+ * (m->over, or the filter stopped the ring). Every wait here is for the
+ * other thread, which wakes it when its member is done: also when the
+ * ring stopped it before it began. */
 static member_job *hand_out(members *m)
 {
     hs_input *in = m->in;
@@ -970,29 +949,29 @@ static member_job *hand_out(members *m)
         size_t b;
         int more;
         post_members(m);
-        if (in->stop || m->over)
+        if (m->over || hs_ring_stopped(in->ring))
             return NULL;
         if (m->failed) {
             if (m->running)
-                wait_on(in);
+                wait_on(m);
             else if (!try_again(m))
                 m->over = 1;
             continue;
         }
         if (m->given - m->posted == JOBS) {
-            wait_on(in);
+            wait_on(m);
             continue;
         }
         if (m->next == in->raw_len && in->raw_eof) { /* every member is out */
             if (m->posted < m->given)
-                wait_on(in);
+                wait_on(m);
             else
                 m->over = 1;
             continue;
         }
         if (!(b = member_end(in, m->past))) {
             if ((more = more_raw(m)) == 0)
-                wait_on(in);
+                wait_on(m);
             else if (more < 0)
                 m->over = 1;
             continue;
@@ -1034,21 +1013,20 @@ static void inflate_members(members *m, struct inflate_state *st)
     hs_input *in = m->in;
     member_job *j;
 
-    pthread_mutex_lock(&in->mu);
+    pthread_mutex_lock(&m->mu);
     while ((j = hand_out(m)) != NULL) {
-        /* the filter may still be reading the member JOBS back */
-        struct slot *s = free_slot_locked(in, j->n);
-        if (s) {
-            pthread_mutex_unlock(&in->mu);
-            inflate_member(in, st, j, s->buf);
-            pthread_mutex_lock(&in->mu);
-        }
+        pthread_mutex_unlock(&m->mu);
+        /* the filter may still be reading the member JOBS back; stopped,
+         * the member stays not ok, and hand_out sees the stop */
+        if (hs_ring_room(in->ring, j->n) == 0)
+            inflate_member(in, st, j, in->slot[j->n % SLOTS].buf);
+        pthread_mutex_lock(&m->mu);
         j->done = 1;
         m->running--;
-        pthread_cond_broadcast(&in->cv); /* the other may wait for it */
+        pthread_cond_broadcast(&m->cv); /* the other may wait for it */
     }
-    pthread_cond_broadcast(&in->cv); /* and for m->over */
-    pthread_mutex_unlock(&in->mu);
+    pthread_cond_broadcast(&m->cv); /* and for m->over */
+    pthread_mutex_unlock(&m->mu);
 }
 
 static void *helper_thread(void *arg)
@@ -1071,10 +1049,18 @@ static unsigned members_parallel(hs_input *in, unsigned first)
     m.in = in;
     m.first = first;
     m.next = m.past = in->raw_pos;
+    if (pthread_mutex_init(&m.mu, NULL) != 0)
+        return first;
+    if (pthread_cond_init(&m.cv, NULL) != 0) {
+        pthread_mutex_destroy(&m.mu);
+        return first; /* the streaming path does it all */
+    }
     helped = pthread_create(&helper, NULL, helper_thread, &m) == 0;
     inflate_members(&m, in->gz);
     if (helped)
         pthread_join(helper, NULL);
+    pthread_cond_destroy(&m.cv);
+    pthread_mutex_destroy(&m.mu);
     return first + m.posted;
 }
 
@@ -1093,49 +1079,48 @@ static void *reader_thread(void *arg)
         in->member_done = 1;
     }
     for (; end > 0; i++) {
-        struct slot *s = free_slot(in, i);
+        struct slot *s = &in->slot[i % SLOTS];
         long got = 0, n = 1;
-        if (!s)
-            break;
+        if (hs_ring_room(in->ring, i) != 0)
+            break; /* stopped */
         while (got < (long)SLOT_SIZE && (n = decode(in, s->buf + got, SLOT_SIZE - got)) > 0)
             got += n;
         if (got == 0)
-            end = n; /* nothing more: this slot says how it ended */
-        post_slot(in, s, got ? got : n);
+            end = n; /* nothing more: this block says how it ended */
+        post_block(in, i, got ? got : n);
     }
     return NULL;
 }
 
-/* The slot the caller is in, once the thread has filled it: it, or NULL
- * at the end (the slot holding it says how the input ended, and it stays
- * the end). */
+/* The slot of the block the caller is in, once the thread has filled it
+ * (its length in in->took): it, or NULL at the end (in->took says how the
+ * input ended, and it stays the end). */
 static struct slot *slot_to_take(hs_input *in)
 {
-    struct slot *s = &in->slot[in->taking % SLOTS];
+    unsigned k;
+    struct slot *s;
+    int r = hs_ring_take(in->ring, &k, &in->took);
 
-    pthread_mutex_lock(&in->mu);
-    while (!s->full)
-        pthread_cond_wait(&in->cv, &in->mu);
-    pthread_mutex_unlock(&in->mu);
+    /* only hs_input_close stops the ring, and the caller waits no more */
+    assert(r == 0);
+    (void)r;
+    s = &in->slot[k % SLOTS];
     in->raw_seen = s->raw;
-    if (s->len <= 0) {
-        /* the thread wrote err and damage before this slot, and no more */
+    if (in->took <= 0) {
+        /* the thread wrote err and damage before this block, and no more */
         in->end_seen = 1;
         return NULL;
     }
     return s;
 }
 
-/* Gives slot s back to the thread once all of it is taken. */
-static void give_back_if_taken(hs_input *in, struct slot *s)
+/* Gives the block the caller is in back to the thread once all of it is
+ * taken. */
+static void give_back_if_taken(hs_input *in)
 {
-    if (in->taken < (size_t)s->len)
+    if (in->taken < (size_t)in->took)
         return;
-    pthread_mutex_lock(&in->mu);
-    s->full = 0;
-    pthread_cond_broadcast(&in->cv);
-    pthread_mutex_unlock(&in->mu);
-    in->taking++;
+    hs_ring_release(in->ring);
     in->taken = 0;
 }
 
@@ -1145,13 +1130,13 @@ static long read_threaded(hs_input *in, uint8_t *buf, size_t cap)
     size_t k;
 
     if (!s)
-        return in->slot[in->taking % SLOTS].len;
-    k = (size_t)s->len - in->taken;
+        return in->took;
+    k = (size_t)in->took - in->taken;
     if (k > cap)
         k = cap;
     memcpy(buf, s->buf + in->taken, k);
     in->taken += k;
-    give_back_if_taken(in, s);
+    give_back_if_taken(in);
     return (long)k;
 }
 
@@ -1161,15 +1146,15 @@ long hs_input_borrow(void *ctx, const void **block)
     struct slot *s;
     long n;
 
-    if (in->lent) { /* the slot lent last is all taken */
-        give_back_if_taken(in, &in->slot[in->taking % SLOTS]);
+    if (in->lent) { /* the block lent last is all taken */
+        give_back_if_taken(in);
         in->lent = 0;
     }
     if (!(s = slot_to_take(in)))
-        return in->slot[in->taking % SLOTS].len;
+        return in->took;
     *block = s->buf + in->taken;
-    n = s->len - (long)in->taken;
-    in->taken = (size_t)s->len;
+    n = in->took - (long)in->taken;
+    in->taken = (size_t)in->took;
     in->lent = 1;
     in->out_total += (uint64_t)n;
     if (in->hash && n > 0 && in->format != HS_IN_PLAIN)
@@ -1180,7 +1165,6 @@ long hs_input_borrow(void *ctx, const void **block)
 void hs_input_drain(hs_input *in)
 {
     uint8_t buf[1u << 16];
-    struct slot *s;
 
     if (in->format == HS_IN_PLAIN)
         return;
@@ -1190,12 +1174,12 @@ void hs_input_drain(hs_input *in)
         return;
     }
     if (in->lent) {
-        give_back_if_taken(in, &in->slot[in->taking % SLOTS]);
+        give_back_if_taken(in);
         in->lent = 0;
     }
-    while ((s = slot_to_take(in)) != NULL) {
-        in->taken = (size_t)s->len;
-        give_back_if_taken(in, s);
+    while (slot_to_take(in) != NULL) {
+        in->taken = (size_t)in->took;
+        give_back_if_taken(in);
     }
 }
 
@@ -1217,15 +1201,11 @@ int hs_input_start_thread(hs_input *in)
     if (in->raw_total == in->raw_len && (in->block = hotspot_block(in->raw, in->raw_len)) != 0 &&
         raw_grow(in, PAR_RAW) == 0)
         in->gz2 = malloc(sizeof *in->gz2);
-    if (pthread_mutex_init(&in->mu, NULL) != 0)
+    if (!(in->ring = hs_ring_new(SLOTS, 0)))
         return -1;
-    if (pthread_cond_init(&in->cv, NULL) != 0) {
-        pthread_mutex_destroy(&in->mu);
-        return -1;
-    }
     if (pthread_create(&in->thread, NULL, reader_thread, in) != 0) {
-        pthread_cond_destroy(&in->cv);
-        pthread_mutex_destroy(&in->mu);
+        hs_ring_free(in->ring);
+        in->ring = NULL;
         return -1;
     }
     in->threaded = 1;
@@ -1247,13 +1227,10 @@ long hs_input_read(void *ctx, void *buf, size_t cap)
 /* Stops the reader thread: it finishes the block it is decompressing. */
 static void stop_thread(hs_input *in)
 {
-    pthread_mutex_lock(&in->mu);
-    in->stop = 1;
-    pthread_cond_broadcast(&in->cv);
-    pthread_mutex_unlock(&in->mu);
+    hs_ring_stop(in->ring);
     pthread_join(in->thread, NULL);
-    pthread_cond_destroy(&in->cv);
-    pthread_mutex_destroy(&in->mu);
+    hs_ring_free(in->ring);
+    in->ring = NULL;
     in->threaded = 0;
 }
 

@@ -7,7 +7,8 @@
  * its content checksum.
  *
  * gzip: libdeflate, compressing independent blocks in parallel, each a gzip
- * member of its own, written in order. The result is plain valid gzip (any
+ * member of its own, written in order: the blocks go to the workers and
+ * come back in order through a ring (ring.h). The result is plain valid gzip (any
  * reader decompresses all members back to back; HotSpot's own -gz dumps are
  * made the same way). zlib's streaming deflate would be one core at about a
  * third of libdeflate's speed per core, and the bottleneck of the pipeline.
@@ -19,6 +20,7 @@
 #include "be.h"
 #include "format.h"
 #include "hasher.h"
+#include "ring.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -35,10 +37,7 @@
 typedef struct {
     uint8_t *in, *out;
     size_t in_len, out_len;
-    int state; /* FREE, FULL (queued), DONE (compressed) */
 } gz_slot;
-
-enum { SLOT_FREE, SLOT_FULL, SLOT_DONE };
 
 struct hs_output {
     int fd;
@@ -59,14 +58,13 @@ struct hs_output {
     /* gzip */
     int level, nthreads;
     gz_slot *slots;
-    int nslots;
-    int fill;      /* slot being filled by the caller */
-    int next_out;  /* next slot to write, in order */
-    int next_work; /* next slot a worker takes */
-    int stop;
+    unsigned nslots;
+    /* with workers: the caller fills block `fill` (slot fill % nslots) and
+     * posts it to the ring, the workers compress the blocks posted, and
+     * the caller writes them in order as they come back (ring.h) */
+    unsigned fill;
+    hs_ring *ring;
     pthread_t *threads;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
     struct libdeflate_compressor *inline_c; /* single-threaded gzip */
 };
 
@@ -109,58 +107,53 @@ static void *gz_worker(void *arg)
 {
     hs_output *o = arg;
     struct libdeflate_compressor *c = libdeflate_alloc_compressor(o->level);
+    unsigned k;
 
-    pthread_mutex_lock(&o->mu);
-    for (;;) {
-        gz_slot *s;
-        while (!o->stop && o->slots[o->next_work].state != SLOT_FULL)
-            pthread_cond_wait(&o->cv, &o->mu);
-        if (o->slots[o->next_work].state != SLOT_FULL && o->stop)
-            break;
-        s = &o->slots[o->next_work];
-        o->next_work = (o->next_work + 1) % o->nslots;
-        s->state = SLOT_DONE + 1; /* taken */
-        pthread_mutex_unlock(&o->mu);
+    /* until gz_free stops the ring; a compressor not had fails each block
+     * (0 bytes), which the writer reports */
+    while (hs_ring_work(o->ring, &k) == 0) {
+        gz_slot *s = &o->slots[k % o->nslots];
         s->out_len = c ? libdeflate_gzip_compress(c, s->in, s->in_len, s->out,
                                                   libdeflate_gzip_compress_bound(c, GZ_BLOCK))
                        : 0;
-        pthread_mutex_lock(&o->mu);
-        s->state = SLOT_DONE;
-        pthread_cond_broadcast(&o->cv);
+        hs_ring_worked(o->ring, k, (long)s->out_len);
     }
-    pthread_mutex_unlock(&o->mu);
     libdeflate_free_compressor(c);
     return NULL;
 }
 
-/* Writes the oldest slot once compressed; the caller holds no lock. */
+/* Writes the oldest block once compressed, and gives its slot back. */
 static int gz_write_oldest(hs_output *o)
 {
-    gz_slot *s = &o->slots[o->next_out];
+    unsigned k;
+    long got;
+    gz_slot *s;
 
-    pthread_mutex_lock(&o->mu);
-    while (s->state != SLOT_DONE)
-        pthread_cond_wait(&o->cv, &o->mu);
-    pthread_mutex_unlock(&o->mu);
-    if (s->out_len == 0 && s->in_len) {
+    /* only gz_free stops the ring, after the last write */
+    if (hs_ring_take(o->ring, &k, &got) != 0) {
+        snprintf(o->err, sizeof o->err, "gzip compression failed");
+        return -1;
+    }
+    s = &o->slots[k % o->nslots];
+    assert(s->in_len && (size_t)got == s->out_len);
+    if (got == 0) {
         snprintf(o->err, sizeof o->err, "gzip compression failed");
         return -1;
     }
     if (fd_write_all(o, s->out, s->out_len) != 0)
         return -1;
-    s->state = SLOT_FREE;
     s->in_len = 0;
-    o->next_out = (o->next_out + 1) % o->nslots;
+    hs_ring_release(o->ring);
     return 0;
 }
 
-/* Hands the slot being filled to the workers and moves to the next one,
- * writing finished members on the way. */
+/* Hands the block being filled to the workers and moves to the next one,
+ * writing the oldest first when every slot is taken. */
 static int gz_submit(hs_output *o)
 {
-    gz_slot *s = &o->slots[o->fill];
+    gz_slot *s = &o->slots[o->fill % o->nslots];
 
-    if (o->nthreads <= 1) {
+    if (!o->ring) {
         s->out_len = libdeflate_gzip_compress(o->inline_c, s->in, s->in_len, s->out,
                                               libdeflate_gzip_compress_bound(o->inline_c,
                                                                              GZ_BLOCK));
@@ -171,20 +164,18 @@ static int gz_submit(hs_output *o)
         s->in_len = 0;
         return fd_write_all(o, s->out, s->out_len);
     }
-    pthread_mutex_lock(&o->mu);
-    s->state = SLOT_FULL;
-    pthread_cond_broadcast(&o->cv);
-    pthread_mutex_unlock(&o->mu);
-    o->fill = (o->fill + 1) % o->nslots;
-    if (o->slots[o->fill].state != SLOT_FREE)
-        return gz_write_oldest(o);
-    return 0;
+    assert(s->in_len > 0);
+    hs_ring_post(o->ring, o->fill++, (long)s->in_len);
+    if (hs_ring_held(o->ring) == o->nslots && gz_write_oldest(o) != 0)
+        return -1;
+    /* the caller alone releases: the next slot is free now, no wait */
+    return hs_ring_room(o->ring, o->fill);
 }
 
 static int gz_write(hs_output *o, const uint8_t *p, size_t len)
 {
     while (len) {
-        gz_slot *s = &o->slots[o->fill];
+        gz_slot *s = &o->slots[o->fill % o->nslots];
         size_t k = GZ_BLOCK - s->in_len;
         if (k > len)
             k = len;
@@ -200,10 +191,11 @@ static int gz_write(hs_output *o, const uint8_t *p, size_t len)
 
 static int gz_open(hs_output *o)
 {
-    int i;
+    unsigned i;
+    int t;
 
-    o->nslots = o->nthreads <= 1 ? 1 : 2 * o->nthreads;
-    o->slots = calloc((size_t)o->nslots, sizeof *o->slots);
+    o->nslots = o->nthreads <= 1 ? 1 : 2 * (unsigned)o->nthreads;
+    o->slots = calloc(o->nslots, sizeof *o->slots);
     if (!o->slots)
         return -1;
     o->inline_c = libdeflate_alloc_compressor(o->level);
@@ -217,14 +209,12 @@ static int gz_open(hs_output *o)
     }
     if (o->nthreads <= 1)
         return 0;
-    pthread_mutex_init(&o->mu, NULL);
-    pthread_cond_init(&o->cv, NULL);
     o->threads = calloc((size_t)o->nthreads, sizeof *o->threads);
-    if (!o->threads)
+    if (!o->threads || !(o->ring = hs_ring_new(o->nslots, 1)))
         return -1;
-    for (i = 0; i < o->nthreads; i++)
-        if (pthread_create(&o->threads[i], NULL, gz_worker, o) != 0) {
-            o->nthreads = i;
+    for (t = 0; t < o->nthreads; t++)
+        if (pthread_create(&o->threads[t], NULL, gz_worker, o) != 0) {
+            o->nthreads = t;
             return -1;
         }
     return 0;
@@ -232,40 +222,26 @@ static int gz_open(hs_output *o)
 
 static int gz_finish(hs_output *o)
 {
-    int i;
-
-    if (o->slots[o->fill].in_len && gz_submit(o) != 0)
+    if (o->slots[o->fill % o->nslots].in_len && gz_submit(o) != 0)
         return -1;
-    if (o->nthreads <= 1)
-        return 0;
-    for (i = 0; i < o->nslots; i++) {
-        int busy;
-
-        /* A worker sets state under the mutex: read it there too (TSan). */
-        pthread_mutex_lock(&o->mu);
-        busy = o->slots[o->next_out].state != SLOT_FREE;
-        pthread_mutex_unlock(&o->mu);
-        if (busy && gz_write_oldest(o) != 0)
+    while (o->ring && hs_ring_held(o->ring))
+        if (gz_write_oldest(o) != 0)
             return -1;
-    }
     return 0;
 }
 
 static void gz_free(hs_output *o)
 {
-    int i;
+    unsigned i;
+    int t;
 
-    if (o->threads) {
-        pthread_mutex_lock(&o->mu);
-        o->stop = 1;
-        pthread_cond_broadcast(&o->cv);
-        pthread_mutex_unlock(&o->mu);
-        for (i = 0; i < o->nthreads; i++)
-            pthread_join(o->threads[i], NULL);
-        free(o->threads);
-        pthread_mutex_destroy(&o->mu);
-        pthread_cond_destroy(&o->cv);
+    if (o->ring) {
+        hs_ring_stop(o->ring);
+        for (t = 0; t < o->nthreads; t++)
+            pthread_join(o->threads[t], NULL);
+        hs_ring_free(o->ring);
     }
+    free(o->threads);
     if (o->slots)
         for (i = 0; i < o->nslots; i++) {
             free(o->slots[i].in);

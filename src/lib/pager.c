@@ -5,8 +5,11 @@
  */
 #define _DEFAULT_SOURCE /* madvise */
 #include "pager.h"
+#include "ring.h"
 
+#include <assert.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -19,19 +22,26 @@
 /* How far behind the filter pages may stay mapped before it gives them
  * back itself. */
 #define BEHIND (4u << 20)
+/* The filter wakes the thread through a ring (ring.h): block k is "the
+ * filter has passed step k" (STEP bytes from where paging began), the
+ * filter its producer, the thread its consumer. The filter never waits:
+ * when the ring is full the thread is held up (the machine is busy), and
+ * the filter gives back pages itself past BEHIND, which the ring's reach
+ * matches. What there is to do the thread reads from `done` and `kept`,
+ * so a wake-up missed for a full ring costs nothing. */
+#define WAKES (BEHIND / STEP)
 
 struct hs_pager {
     uint8_t *map;
     size_t len, page;
-    /* under mu */
-    size_t done;     /* the filter has passed map[0..done) */
-    size_t kept;     /* pages before it are given back, or being given */
-    size_t mapped;   /* pages before it were mapped by the thread */
-    int idle, stop;
+    size_t base;            /* where paging began: step k starts at base + k*STEP */
+    _Atomic size_t done;    /* the filter has passed map[0..done) */
+    _Atomic size_t kept;    /* pages before it are given back, or being given */
+    size_t mapped;          /* the thread's: pages before it were mapped by it */
+    unsigned posted;        /* the filter's: steps it has woken the thread for */
+    hs_ring *ring;
     void (*hold)(void *); /* tests: called before each step is mapped */
     void *hold_arg;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
     pthread_t thread;
 };
 
@@ -61,27 +71,30 @@ static size_t ahead_of(const hs_pager *p, size_t done)
     return done + AHEAD < p->len ? done + AHEAD : p->len;
 }
 
-/* True when the thread has something to do with the filter at `done`. */
-static int work_for(const hs_pager *p, size_t done)
-{
-    return page_down(p, done) > p->kept || p->mapped + STEP <= ahead_of(p, done);
-}
-
-/* Claims the pages from `kept` up to `done` to give back (under mu), so
- * that two callers never give back the same new range (both may go over
- * the folio below it again: hs_pages_give_back); returns their count.
- * The claim may pass a step the thread is still mapping (it was preempted,
- * the filter went on): the thread gives back what it mapped behind `kept`
- * when the step ends, so memory stays flat however the two are scheduled. */
+/* Claims the pages from `kept` up to `done` to give back, so that two
+ * callers never give back the same new range (both may go over the folio
+ * below it again: hs_pages_give_back); returns their count. The claim may
+ * pass a step the thread is still mapping (it was preempted, the filter
+ * went on): the thread gives back what it mapped behind `kept` when the
+ * step ends, so memory stays flat however the two are scheduled. */
 static size_t claim(hs_pager *p, size_t done, size_t *from)
 {
-    size_t give = page_down(p, done);
+    size_t give = page_down(p, done), was = atomic_load(&p->kept);
 
-    *from = p->kept;
-    if (give <= p->kept)
-        return 0;
-    p->kept = give;
+    do {
+        *from = was;
+        if (give <= was)
+            return 0;
+    } while (!atomic_compare_exchange_weak(&p->kept, &was, give));
     return give - *from;
+}
+
+static void give_back_passed(hs_pager *p)
+{
+    size_t from, n = claim(p, atomic_load(&p->done), &from);
+
+    if (n)
+        hs_pages_give_back(p->map, from, from + n);
 }
 
 /* Maps the pages ahead of the filter a step at a time (touching one byte of
@@ -91,61 +104,51 @@ static size_t claim(hs_pager *p, size_t done, size_t *from)
 static void map_ahead(hs_pager *p)
 {
     for (;;) {
-        size_t from, to, want, at, back_to = 0;
-        pthread_mutex_lock(&p->mu);
-        want = ahead_of(p, p->done);
+        size_t from, to, want, at, kept, back_to = 0;
+        size_t done = atomic_load(&p->done);
+        want = ahead_of(p, done);
         from = p->mapped;
-        if (from < p->kept)
-            from = p->kept;
-        if (from < p->done)
-            from = p->done;
-        if (p->stop || from >= want) {
-            pthread_mutex_unlock(&p->mu);
+        if (from < (kept = atomic_load(&p->kept)))
+            from = kept;
+        if (from < done)
+            from = done;
+        if (from >= want || hs_ring_stopped(p->ring))
             return;
-        }
         to = want - from > STEP ? from + STEP : want;
-        pthread_mutex_unlock(&p->mu);
         if (p->hold)
             p->hold(p->hold_arg);
         for (at = from; at < to; at += p->page)
             (void)*(volatile const uint8_t *)(p->map + at);
-        pthread_mutex_lock(&p->mu);
         p->mapped = to;
         /* the filter gave back part of this step while it was mapped: the
          * pages touched after that, with the rest of their folios, are the
-         * thread's to give back */
-        if (p->kept > from) {
+         * thread's to give back (kept is read after the touching: a claim
+         * after this reads gives back after the touching too) */
+        if ((kept = atomic_load(&p->kept)) > from) {
             size_t end = (to + FOLIO_MAX - 1) / FOLIO_MAX * FOLIO_MAX;
-            back_to = p->kept < end ? p->kept : end;
+            back_to = kept < end ? kept : end;
         }
-        pthread_mutex_unlock(&p->mu);
         if (back_to)
             hs_pages_give_back(p->map, from, back_to);
     }
 }
 
+/* Maps the first steps ahead, then, at each step the filter passes, gives
+ * back the pages behind it and maps on; until stopped. */
 static void *pager_thread(void *arg)
 {
     hs_pager *p = arg;
+    unsigned k;
+    long passed;
 
-    for (;;) {
-        size_t from, n;
-        pthread_mutex_lock(&p->mu);
-        while (!p->stop && !work_for(p, p->done)) {
-            p->idle = 1;
-            pthread_cond_wait(&p->cv, &p->mu);
-        }
-        p->idle = 0;
-        if (p->stop) {
-            pthread_mutex_unlock(&p->mu);
-            return NULL;
-        }
-        n = claim(p, p->done, &from);
-        pthread_mutex_unlock(&p->mu);
-        if (n)
-            hs_pages_give_back(p->map, from, from + n);
+    map_ahead(p);
+    while (hs_ring_take(p->ring, &k, &passed) == 0) {
+        assert(passed > 0);
+        give_back_passed(p);
+        hs_ring_release(p->ring);
         map_ahead(p);
     }
+    return NULL;
 }
 
 hs_pager *hs_pager_start(uint8_t *map, size_t len, size_t page, size_t kept)
@@ -165,19 +168,16 @@ hs_pager *hs_pager_start_held(uint8_t *map, size_t len, size_t page, size_t kept
     p->map = map;
     p->len = len;
     p->page = page;
-    p->kept = p->mapped = p->done = kept;
-    if (pthread_mutex_init(&p->mu, NULL) != 0)
-        goto fail_mu;
-    if (pthread_cond_init(&p->cv, NULL) != 0)
-        goto fail_cv;
+    p->base = p->mapped = kept;
+    atomic_init(&p->kept, kept);
+    atomic_init(&p->done, kept);
+    if (!(p->ring = hs_ring_new(WAKES, 0)))
+        goto fail;
     if (pthread_create(&p->thread, NULL, pager_thread, p) != 0)
-        goto fail_thread;
+        goto fail;
     return p;
-fail_thread:
-    pthread_cond_destroy(&p->cv);
-fail_cv:
-    pthread_mutex_destroy(&p->mu);
-fail_mu:
+fail:
+    hs_ring_free(p->ring);
     free(p);
     return NULL;
 }
@@ -185,17 +185,18 @@ fail_mu:
 void hs_pager_advance(hs_pager *p, size_t done)
 {
     size_t from = 0, n = 0;
+    unsigned steps;
 
-    pthread_mutex_lock(&p->mu);
-    if (done > p->done) {
-        p->done = done;
-        /* the thread is held up (the machine is busy): memory stays flat */
-        if (done - p->kept > BEHIND)
-            n = claim(p, done, &from);
-        else if (p->idle)
-            pthread_cond_signal(&p->cv);
-    }
-    pthread_mutex_unlock(&p->mu);
+    if (done <= atomic_load(&p->done))
+        return; /* only the filter stores it: no race to lose */
+    atomic_store(&p->done, done);
+    steps = (unsigned)((done - p->base) / STEP);
+    /* a wake-up for each step passed, while the ring has room */
+    while (p->posted != steps && hs_ring_held(p->ring) < WAKES)
+        hs_ring_post(p->ring, p->posted++, 1);
+    /* the thread is held up (the machine is busy): memory stays flat */
+    if (done - atomic_load(&p->kept) > BEHIND)
+        n = claim(p, done, &from);
     if (n)
         hs_pages_give_back(p->map, from, from + n);
 }
@@ -204,12 +205,8 @@ void hs_pager_stop(hs_pager *p)
 {
     if (!p)
         return;
-    pthread_mutex_lock(&p->mu);
-    p->stop = 1;
-    pthread_cond_signal(&p->cv);
-    pthread_mutex_unlock(&p->mu);
+    hs_ring_stop(p->ring);
     pthread_join(p->thread, NULL);
-    pthread_cond_destroy(&p->cv);
-    pthread_mutex_destroy(&p->mu);
+    hs_ring_free(p->ring);
     free(p);
 }
