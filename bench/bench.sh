@@ -8,6 +8,7 @@
 #   BENCH_SIZE_MB=200 BENCH_RUNS=1 sh bench/bench.sh   # quick check
 #   BENCH_WORK=/dev/shm/hs-bench sh bench/bench.sh     # inputs on tmpfs
 #   BENCH_ONLY=many sh bench/bench.sh    # -j 2 -o DIR against one at a time alone
+#   BENCH_ONLY=mix sh bench/bench.sh     # the small-object mixes alone (issue #38)
 #
 # Inputs, prepared once into bench/work/ (or $BENCH_WORK) and reused
 # (delete them to rebuild):
@@ -31,6 +32,19 @@
 #                        -gz=1` writes it (the comment is what lets the
 #                        reader inflate two members at a time)
 #   jvm-<N>mb.hprof.zst  the JVM dump, zstd -3 (one frame)
+#   mix-<MIX>-s<SEED>-<M>mb.hprof  issue #38's small-object shapes: HotSpot
+#                        dumps of BENCH_MIX_MB MiB (default N/4, at least
+#                        16) from tools/makedump.sh --mix MIX --seed SEED,
+#                        MIX instances (many small instances, few arrays)
+#                        and strings (many short strings), seeds 1 and 2
+#   android-mix-<MIX>-s<SEED>-<M>mb.hprof  each of them made ART-style
+#                        by artdump (default fractions). On these eight,
+#                        -p default, privacy and android-app also run with
+#                        --histogram and with --mapping bench/small-mix.map
+#                        (which renames MakeDump's classes), against the
+#                        same run without; the issue #38 table gives the
+#                        worst ratio of each target and names its row. No
+#                        shape is left out for being slow.
 #
 # The page cache of a virtual machine may be trimmed by its host between
 # runs (seen here: half of a 1 GB file gone within 20 s), which makes every
@@ -286,7 +300,9 @@ many_report() {
         }' "$MANY_RAW"
 }
 
-if [ "${BENCH_ONLY:-}" = many ]; then
+ONLY=${BENCH_ONLY:-}
+case $ONLY in ''|many|mix) ;; *) die "BENCH_ONLY must be many or mix" ;; esac
+if [ "$ONLY" = many ]; then
     bench_many
     many_report | tee "$WORK/many.md"
     rm -f "$WORK/time.out" "$WORK/cmd.err" "$STRIP" ${BASE:+"$BASE"} ${ZBASE:+"$ZBASE"}
@@ -298,7 +314,7 @@ fi
 # never leaves a half-written input to be reused later.
 
 jvm=$WORK/jvm-${SIZE_MB}mb.hprof
-if [ ! -s "$jvm" ]; then
+if [ "$ONLY" != mix ] && [ ! -s "$jvm" ]; then
     say "making $jvm"
     tools/makedump.sh "$SIZE_MB" "$jvm"
 fi
@@ -316,15 +332,36 @@ art_input() {
     mv "$WORK/.android.tmp.hprof" "$out"
 }
 
+# issue #38's small-object mixes: two mixes, two seeds, each also ART-style
+MIX_MB=${BENCH_MIX_MB:-$((SIZE_MB / 4 < 16 ? 16 : SIZE_MB / 4))}
+case $MIX_MB in ''|*[!0-9]*) die "BENCH_MIX_MB must be a whole number" ;; esac
+MIX_MAP=bench/small-mix.map
+mix_inputs=""
+for mx in instances strings; do
+    for sd in 1 2; do
+        src=$WORK/mix-$mx-s$sd-${MIX_MB}mb.hprof
+        if [ ! -s "$src" ]; then
+            say "making $src"
+            tools/makedump.sh --mix "$mx" --seed "$sd" "$MIX_MB" "$src" >"$WORK/makedump.log" 2>&1 ||
+                { cat "$WORK/makedump.log" >&2; die "makedump failed"; }
+        fi
+        art_input "$src" "$WORK/android-mix-$mx-s$sd-${MIX_MB}mb.hprof"
+        mix_inputs="$mix_inputs $mx:$sd"
+    done
+done
+
 android=$WORK/android-${SIZE_MB}mb.hprof
-art_input "$jvm" "$android"
+[ "$ONLY" = mix ] || art_input "$jvm" "$android"
 
 oom=$WORK/jvm-oom-500mb-byte-array.hprof
-if [ ! -s "$oom" ]; then
+if [ "$ONLY" = mix ]; then
+    : # the mixes alone: no other input is made
+elif [ ! -s "$oom" ]; then
     say "decompressing $OOM_GZ"
     gzip -dc "$OOM_GZ" > "$oom.tmp" && mv "$oom.tmp" "$oom"
 fi
 
+if [ "$ONLY" != mix ]; then
 # the small-object shape (issue #13), half the size: it is the slow one
 SMALL_MB=$((SIZE_MB / 2 < 8 ? 8 : SIZE_MB / 2))
 smallobj=$WORK/small-${SMALL_MB}mb.hprof
@@ -366,6 +403,7 @@ jvm_zst=$jvm.zst
 if [ ! -s "$jvm_zst" ]; then
     say "making $jvm_zst"
     zstd -q -3 -c "$jvm" > "$jvm_zst.tmp" && mv "$jvm_zst.tmp" "$jvm_zst"
+fi
 fi
 
 # ---- Measuring ------------------------------------------------------------
@@ -413,6 +451,14 @@ bench_input() {
             run_once "$name" "hprof-strip $mode" "$STRIP $mode < $input > /dev/null"
             [ -z "$BASE" ] || run_once "$name" "base: hprof-strip $mode" "$BASE $mode < $input > /dev/null"
         done < "$MODES_OK"
+        # issue #38: each preset with --histogram and with --mapping, beside
+        # the same run without (above, in the same round)
+        if [ "${5:-}" = mix ]; then
+            for pre in default privacy android-app; do
+                run_once "$name" "hprof-strip -p $pre --histogram" "$STRIP -q -p $pre --histogram < $input > /dev/null"
+                run_once "$name" "hprof-strip -p $pre --mapping" "$STRIP -q -p $pre --mapping $MIX_MAP < $input > /dev/null"
+            done
+        fi
         # through a pipe, as in a pipeline, against cat | cat
         run_once "$name" "hprof-strip -p default | cat" "$STRIP -p default < $input | cat > /dev/null"
         if [ "${4:-}" = android ]; then
@@ -465,6 +511,15 @@ bench_packed_input() {
     done
 }
 
+# the mixes of issue #38 first: they are what it is about
+for ms in $mix_inputs; do
+    mx=${ms%:*}; sd=${ms#*:}
+    f=$WORK/mix-$mx-s$sd-${MIX_MB}mb.hprof
+    bench_input "$(basename "$f")" "$f" "HotSpot 17 dump from tools/makedump.sh --mix $mx --seed $sd $MIX_MB" "" mix
+    f=$WORK/android-mix-$mx-s$sd-${MIX_MB}mb.hprof
+    bench_input "$(basename "$f")" "$f" "that dump made ART-style by artdump (default fractions)" android mix
+done
+if [ "$ONLY" != mix ]; then
 bench_input "$(basename "$jvm")" "$jvm" "HotSpot 17 dump from tools/makedump.sh $SIZE_MB"
 bench_packed_input "$(basename "$jvm_gz")" "$jvm_gz" "the JVM dump, gzip -6 (one member)" gzip
 bench_packed_input "$(basename "$jvm_gzm")" "$jvm_gzm" \
@@ -488,6 +543,7 @@ if [ -n "$android" ]; then
 fi
 bench_input "$(basename "$small")" "$small" "HotSpot 17 dump from tools/makedump.sh 64"
 bench_many
+fi
 
 # ---- Report ---------------------------------------------------------------
 
@@ -717,6 +773,69 @@ gz_cores() {
         }' "$RAW"
 }
 
+# Issue #38's targets on the small-object mixes (inputs named mix-* and
+# android-mix-*), each as its worst row, named: android-app against
+# hprof-conv -z to /dev/null on every ART input (the mixes and the rest),
+# each preset with --histogram and with --mapping against the same run
+# without (the median of the ratios of runs that ran in the same round,
+# and its one-sided 95 % lower bound, bench/paired.awk), and the peak RSS
+# of android-app (held roots are what grows) and of any row on the mixes.
+targets38() {
+    awk -F '\t' '
+'"$AWK_MEDIAN"'
+'"$AWK_PAIRED"'
+        { t[$1, $2] = t[$1, $2] " " $3; if (!($1 in seen)) { seen[$1] = 1; order[++ni] = $1 }
+          if ($1 ~ /^(android-)?mix-/ && $2 ~ /^hprof-strip/ && $4 + 0 > r[$1, $2]) r[$1, $2] = $4 + 0 }
+        function m(i, l) { return ((i, l) in t) ? median(t[i, l]) : 0 }
+        function row(what, v, goal, ok) { printf "| %s | %.2f | %s | %s |\n", what, v, goal, ok ? "yes" : "no" }
+        END {
+            print "| target | measured | goal | met |"
+            print "|---|---:|---|---|"
+            worst = -1
+            for (i = 1; i <= ni; i++) {
+                in_ = order[i]
+                app = m(in_, "hprof-strip -p android-app"); conv = m(in_, "hprof-conv -z > /dev/null")
+                if (!app || !conv) continue
+                if (in_ ~ /^android-mix-/) row("hprof-conv -z / android-app on " in_ ", to /dev/null", conv / app, "at least 2", conv / app >= 2)
+                if (worst < 0 || conv / app < worst) { worst = conv / app; worst_at = in_ }
+            }
+            if (worst >= 0) row("**worst** hprof-conv -z / android-app to /dev/null, every ART input (" worst_at ")", worst, "at least 2", worst >= 2)
+            np = split("default privacy android-app", pre, " ")
+            split("--histogram --mapping", opt, " ")
+            for (o = 1; o <= 2; o++) {
+                w = -1
+                for (i = 1; i <= ni; i++) {
+                    in_ = order[i]
+                    if (in_ !~ /^(android-)?mix-/) continue
+                    iw = -1
+                    for (k = 1; k <= np; k++) {
+                        a = "hprof-strip -p " pre[k] " " opt[o]; b = "hprof-strip -p " pre[k]
+                        if (!((in_, a) in t) || !((in_, b) in t) || !paired(t[in_, a], t[in_, b])) continue
+                        if (iw < 0 || pr_med > iw) { iw = pr_med; iw_low = pr_low; iw_at = pre[k] }
+                    }
+                    if (iw < 0) continue
+                    row(sprintf("`%s` / without on %s, worst preset (%s; lower bound %s)", opt[o], in_, iw_at, iw_low ? sprintf("%.2f", iw_low) : "none"), iw, "at most 1.15", iw <= 1.15)
+                    if (iw > w) { w = iw; w_low = iw_low; w_at = "-p " iw_at " on " in_ }
+                }
+                if (w >= 0) row(sprintf("**worst** `%s` / without (%s; lower bound %s)", opt[o], w_at, w_low ? sprintf("%.2f", w_low) : "none"), w, "at most 1.15", w <= 1.15)
+            }
+            ra = 0; rr = 0
+            for (k in r) {
+                split(k, p, SUBSEP)
+                if (p[2] ~ /-p android-app/ && r[k] > ra) { ra = r[k]; ra_at = p[2] " on " p[1] }
+                if (r[k] > rr) { rr = r[k]; rr_at = p[2] " on " p[1] }
+            }
+            if (ra) printf "| **worst** peak RSS of android-app on the mixes (%s) | %.1f MiB | under 32 MiB | %s |\n", ra_at, ra / 1024, ra / 1024 < 32 ? "yes" : "no"
+            if (rr) printf "| peak RSS of any row on the mixes (%s) | %.1f MiB | (for information) | |\n", rr_at, rr / 1024
+        }' "$RAW"
+}
+
+if [ "$ONLY" = mix ]; then
+    { report; echo "## Targets (issue #38)"; echo; targets38; } | tee "$WORK/mix.md"
+    rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$STRIP" ${BASE:+"$BASE"} ${ZBASE:+"$ZBASE"}
+    exit 0
+fi
 { report; echo "## Targets (issue #6)"; echo; targets; echo; echo "## Targets (issue #13)"; echo; targets13
+  echo; echo "## Targets (issue #38)"; echo; targets38
   echo; gz_cores; echo; many_report; } | tee bench/RESULTS.md
 rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$STRIP" ${BASE:+"$BASE"} ${ZBASE:+"$ZBASE"}

@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "helpers.h"
+#include "fastpath.h"
 
 #include <criterion/criterion.h>
 #include <criterion/hooks.h>
@@ -86,8 +87,47 @@ run_result run_with_rules(const uint8_t *in, size_t len, const hs_rules *rules,
     return run_capped(in, len, rules, opt, chunk, 0);
 }
 
+/* The histogram's rows of `f` as text, one line each (malloc'd), or NULL. */
+static char *rows_text(const hs_filter *f)
+{
+    const hs_class_count *rows;
+    size_t n = hs_filter_histogram(f, &rows), k, len = 0;
+    char *t;
+
+    if (!n)
+        return NULL;
+    t = malloc(n * 400 + 1);
+    if (!t)
+        abort();
+    t[0] = 0;
+    for (k = 0; k < n; k++)
+        len += (size_t)snprintf(t + len, 400, "%.300s %u %llu %llu %llu %llu\n", rows[k].name,
+                                (unsigned)rows[k].heap, (unsigned long long)rows[k].instances_in,
+                                (unsigned long long)rows[k].bytes_in,
+                                (unsigned long long)rows[k].instances_out,
+                                (unsigned long long)rows[k].bytes_out);
+    return t;
+}
+
+static run_result run_any(const uint8_t *in, size_t len, const hs_rules *rules,
+                          const hs_options *opt, size_t chunk, size_t out_cap, int fast,
+                          char **rows);
+
 run_result run_capped(const uint8_t *in, size_t len, const hs_rules *rules,
                       const hs_options *opt, size_t chunk, size_t out_cap)
+{
+    return run_any(in, len, rules, opt, chunk, out_cap, 1, NULL);
+}
+
+run_result run_paths(const uint8_t *in, size_t len, const hs_rules *rules,
+                     const hs_options *opt, size_t chunk, int fast, char **rows)
+{
+    return run_any(in, len, rules, opt, chunk, 0, fast, rows);
+}
+
+static run_result run_any(const uint8_t *in, size_t len, const hs_rules *rules,
+                          const hs_options *opt, size_t chunk, size_t out_cap, int fast,
+                          char **rows)
 {
     run_result r;
     mem_src src = {in, len, 0, chunk & ~CHUNK_LENT, -1, NULL};
@@ -108,11 +148,14 @@ run_result run_capped(const uint8_t *in, size_t len, const hs_rules *rules,
         s.borrow = mem_borrow;
         s.read = NULL;
     }
+    hs_fast_path(f, fast);
     r.status = hs_filter_run(f, &s, &k);
     mem_src_free(&src);
     if (r.status != HS_OK)
         r.err = *hs_filter_error(f);
     hs_filter_stats(f, &r.st);
+    if (rows)
+        *rows = rows_text(f);
     hs_filter_free(f);
     r.out = sink.data;
     r.out_len = sink.len;

@@ -70,6 +70,12 @@ run_result run_capped(const uint8_t *in, size_t len, const hs_rules *rules,
                       const hs_options *opt, size_t chunk, size_t out_cap);
 run_result run_preset_capped(const uint8_t *in, size_t len, const char *preset,
                              const hs_options *opt, size_t chunk, size_t out_cap);
+/* As run_with_rules, with fastpath.c's runs on or off (`fast`, see
+ * hs_fast_path), and the histogram's rows (hs_options.histogram) as text
+ * in *rows when `rows` is not NULL: one line each, name, heap and counts
+ * (malloc'd; NULL when there are none). */
+run_result run_paths(const uint8_t *in, size_t len, const hs_rules *rules,
+                     const hs_options *opt, size_t chunk, int fast, char **rows);
 void run_result_free(run_result *r);
 
 /* ---- files ------------------------------------------------------------- */

@@ -7,9 +7,10 @@
  * hs_fast_path), must give the same status, the same bytes and the same
  * counters, the memory peaks included.
  *
- * test_runs.c compares runs with a histogram, which forces the walk too;
- * this one turns the fast path off and nothing else, so it also covers the
- * staging, findings and hashing options the histogram does not mix with.
+ * test_runs.c compares runs with a histogram against the walk with one
+ * (runs count it too), over more rule sets; this one runs every preset
+ * with and without a histogram, and the staging, findings and hashing
+ * options. With a histogram, its rows must be the same both ways.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -19,36 +20,6 @@
 #include "helpers.h"
 #include "rules.h"
 
-/* A run of `rules` over `in` (read `chunk` bytes at a time, CHUNK_MAPPED:
- * in place) with the fast path on or off. */
-static run_result run_path(const uint8_t *in, size_t len, const hs_rules *rules,
-                           const hs_options *opt, size_t chunk, int fast)
-{
-    run_result r;
-    mem_src src = {in, len, 0, chunk == CHUNK_MAPPED ? 0 : chunk, -1, NULL};
-    mem_sink sink = {NULL, 0, 0, 0};
-    hs_source s = {.read = mem_read, .ctx = &src};
-    hs_sink k = {mem_write, &sink};
-    hs_filter *f = hs_filter_create(rules, opt, NULL);
-
-    cr_assert(f);
-    memset(&r, 0, sizeof r);
-    if (chunk == CHUNK_MAPPED) {
-        s.data = len ? in : (const void *)"";
-        s.size = len;
-        s.read = NULL;
-    }
-    hs_fast_path(f, fast);
-    r.status = hs_filter_run(f, &s, &k);
-    if (r.status != HS_OK)
-        r.err = *hs_filter_error(f);
-    hs_filter_stats(f, &r.st);
-    hs_filter_free(f);
-    r.out = sink.data;
-    r.out_len = sink.len;
-    return r;
-}
-
 /* Both paths over one input; returns the sub-records written. */
 static uint64_t both_paths(const char *path, const uint8_t *in, size_t len, const char *preset,
                            const hs_options *opt, size_t chunk)
@@ -56,12 +27,13 @@ static uint64_t both_paths(const char *path, const uint8_t *in, size_t len, cons
     hs_rules *rules = hs_rules_create(NULL);
     hs_error err;
     run_result a, b;
+    char *rows_a = NULL, *rows_b = NULL;
     uint64_t out;
 
     cr_assert(rules);
     cr_assert_eq(hs_rules_preset(rules, preset, &err), HS_OK, "%s", err.message);
-    a = run_path(in, len, rules, opt, chunk, 1);
-    b = run_path(in, len, rules, opt, chunk, 0);
+    a = run_paths(in, len, rules, opt, chunk, 1, &rows_a);
+    b = run_paths(in, len, rules, opt, chunk, 0, &rows_b);
     cr_expect_eq(a.status, b.status, "%s -p %s chunk %zu: status %d fast, %d walked (%s)", path,
                  preset, chunk, a.status, b.status, a.err.message);
     cr_expect_str_eq(a.err.message, b.err.message, "%s -p %s: messages differ", path, preset);
@@ -75,6 +47,15 @@ static uint64_t both_paths(const char *path, const uint8_t *in, size_t len, cons
     HS_STATS_COUNTERS(SAME_COUNTER)
 #undef SAME_COUNTER
     cr_expect(memcmp(&a.st, &b.st, sizeof a.st) == 0, "%s -p %s: hs_stats differ", path, preset);
+    cr_expect((rows_a == NULL) == (rows_b == NULL), "%s -p %s: rows in one histogram only", path,
+              preset);
+    if (opt->histogram && b.status == HS_OK)
+        cr_expect(rows_b != NULL, "%s -p %s: no histogram rows", path, preset);
+    if (rows_a && rows_b)
+        cr_expect_str_eq(rows_a, rows_b, "%s -p %s chunk %zu: histogram rows differ", path, preset,
+                         chunk);
+    free(rows_a);
+    free(rows_b);
     out = a.st.subrecords_out;
     run_result_free(&a);
     run_result_free(&b);
@@ -150,6 +131,10 @@ Test(fastpath, same_bytes_and_stats_on_every_dump_and_preset, .timeout = 900)
             /* --to-jvm, reading: runs end where the window does */
             opt.to_jvm = 1;
             total += both_paths(paths[k], in, len, hs_preset_name(j), &opt, 65537);
+            /* the histogram, counted in runs as in the walk (issue #38) */
+            memset(&opt, 0, sizeof opt);
+            opt.histogram = 1;
+            total += both_paths(paths[k], in, len, hs_preset_name(j), &opt, CHUNK_MAPPED);
         }
         /* --audit's counting and findings (which see every zeroed byte) */
         memset(&opt, 0, sizeof opt);

@@ -2,9 +2,10 @@
 /*
  * test_runs.c - fastpath.c walks most objects in runs (hs_fast_run), a fast
  * path that must do exactly what sub_record() would: the same bytes out
- * and the same counters. A histogram makes every sub-record take the slow
- * path (run_mode 0) without changing the output, so a run with one is the
- * oracle for the same run without.
+ * and the same counters. The oracle is the same run with the runs turned
+ * off (hs_fast_path) and a histogram, which must not change the output;
+ * the runs then count the histogram too, and their rows must be the walk's
+ * to the byte.
  *
  * Also hs_rules_zero_below(), which tells runs which arrays they may zero,
  * and the layouts cached for scrubbing instance fields in runs.
@@ -57,22 +58,27 @@ Test(runs, zero_below_follows_rule_order)
     }
 }
 
-/* Runs `rules_text` over `in` twice, with and without runs, and checks
- * that output and counters agree; returns how many sub-records went out. */
+/* Runs `rules_text` over `in` with runs and without a histogram, with
+ * neither runs nor histogram's walk alone (the oracle: runs off and a
+ * histogram), and with runs and a histogram, and checks that outputs and
+ * counters agree, and that the two histograms are the same rows; returns
+ * how many sub-records went out. */
 static uint64_t same_with_and_without_runs(const char *path, const uint8_t *in, size_t len,
                                            const char *rules_text, int to_jvm, size_t chunk)
 {
     hs_rules *rules = rules_of(rules_text);
     hs_options fast, slow;
-    run_result a, b;
+    run_result a, b, c;
+    char *rows_b = NULL, *rows_c = NULL;
     uint64_t out;
 
     memset(&fast, 0, sizeof fast);
     fast.to_jvm = to_jvm;
     slow = fast;
     slow.histogram = 1;
-    a = run_with_rules(in, len, rules, &fast, chunk);
-    b = run_with_rules(in, len, rules, &slow, chunk);
+    a = run_paths(in, len, rules, &fast, chunk, 1, NULL);
+    b = run_paths(in, len, rules, &slow, chunk, 0, &rows_b);
+    c = run_paths(in, len, rules, &slow, chunk, 1, &rows_c);
     cr_expect_eq(a.status, b.status, "%s [%s] to_jvm %d: status %d vs %d (%s)", path, rules_text,
                  to_jvm, a.status, b.status, a.err.message);
     cr_expect(a.out_len == b.out_len && memcmp(a.out, b.out, a.out_len) == 0,
@@ -86,9 +92,26 @@ static uint64_t same_with_and_without_runs(const char *path, const uint8_t *in, 
                      (unsigned long long)b.st.name);
     HS_STATS_COUNTERS(HS_COUNTER_CHECK)
 #undef HS_COUNTER_CHECK
+    /* the histogram counted in runs: everything the walk's run gives */
+    cr_expect_eq(c.status, b.status, "%s [%s] to_jvm %d, histogram: status %d vs %d", path,
+                 rules_text, to_jvm, c.status, b.status);
+    cr_expect(c.out_len == b.out_len && memcmp(c.out, b.out, c.out_len) == 0,
+              "%s [%s] to_jvm %d, histogram: outputs differ", path, rules_text, to_jvm);
+    cr_expect(memcmp(&c.st, &b.st, sizeof c.st) == 0, "%s [%s] to_jvm %d, histogram: hs_stats "
+              "differ", path, rules_text, to_jvm);
+    cr_expect((rows_b == NULL) == (rows_c == NULL), "%s [%s]: rows in one histogram only", path,
+              rules_text);
+    if (b.status == HS_OK)
+        cr_expect(rows_b != NULL, "%s [%s] to_jvm %d: no histogram rows", path, rules_text, to_jvm);
+    if (rows_b && rows_c)
+        cr_expect_str_eq(rows_c, rows_b, "%s [%s] to_jvm %d: histogram rows differ with runs",
+                         path, rules_text, to_jvm);
     out = a.st.subrecords_out;
+    free(rows_b);
+    free(rows_c);
     run_result_free(&a);
     run_result_free(&b);
+    run_result_free(&c);
     hs_rules_free(rules);
     return out;
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # makedump.sh - write a real HotSpot heap dump of roughly SIZE_MB MiB.
 #
-#   tools/makedump.sh [--seed N] [--big-frac F] [--small] SIZE_MB OUT.hprof
+#   tools/makedump.sh [--seed N] [--big-frac F] [--small] [--mix M] SIZE_MB OUT.hprof
 #
 # Runs tools/makedump/MakeDump.java (compiled once into build/makedump/) on
 # the local `java` (17) with -Xmx chosen from SIZE_MB. The heap imitates an
@@ -13,6 +13,11 @@
 # of the dump do not (addresses, JDK internals). --small makes the other
 # common shape: no big arrays (--big-frac 0), so the dump is dominated by
 # small instances and short strings and arrays (over 20 M sub-records per GB).
+# --mix M says what the small objects are: app (the default: the mix above),
+# instances (many small instances with few arrays: linked nodes, boxed
+# numbers, Instants, small records, held 1024 to an Object[]) or strings
+# (many short Strings of 2 to 24 characters, each with its byte[]); with
+# instances or strings, --big-frac defaults to 0 (no big arrays), as --small.
 #
 # The dump is written next to OUT under a temporary name and renamed when
 # complete; OUT is replaced if it exists. A ~1 GiB dump takes well under a
@@ -28,16 +33,23 @@ JAVAC=${JAVAC:-javac}
 die() { echo "makedump: $*" >&2; exit 2; }
 
 opts=""
+big0=0
 while [ $# -gt 0 ]; do
     case $1 in
         --seed|--big-frac) [ $# -ge 2 ] || die "$1 needs a value"; opts="$opts $1 $2"; shift 2 ;;
         --small) opts="$opts --big-frac 0"; shift ;;
-        -h|--help) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        --mix) [ $# -ge 2 ] || die "$1 needs a value"
+               case $2 in app) ;; instances|strings) big0=1 ;; *) die "--mix must be app, instances or strings" ;; esac
+               opts="$opts --mix $2"; shift 2 ;;
+        -h|--help) sed -n '2,25s/^# \{0,1\}//p' "$0"; exit 0 ;;
         -*) die "unknown option $1" ;;
         *) break ;;
     esac
 done
-[ $# -eq 2 ] || die "usage: makedump.sh [--seed N] [--big-frac F] [--small] SIZE_MB OUT.hprof"
+[ $# -eq 2 ] || die "usage: makedump.sh [--seed N] [--big-frac F] [--small] [--mix M] SIZE_MB OUT.hprof"
+# --mix instances|strings: no big arrays unless --big-frac says otherwise
+# (MakeDump takes the last --big-frac given)
+case " $opts " in *" --big-frac "*) ;; *) [ "$big0" = 0 ] || opts="--big-frac 0$opts" ;; esac
 size=$1
 out=$2
 case $size in ''|*[!0-9]*) die "SIZE_MB must be a whole number: $size" ;; esac

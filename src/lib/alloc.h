@@ -14,8 +14,9 @@
 void hs_alloc_init(hs_alloc *dst, const hs_alloc *a);
 void *hs_malloc(const hs_alloc *a, size_t size);
 void *hs_calloc(const hs_alloc *a, size_t size);
-/* Like realloc, built on alloc/free because hs_alloc has no realloc hook:
- * `old_size` bytes are copied. On failure `p` is left untouched. */
+/* Like realloc: with the default allocator (metered or not) realloc
+ * itself; with a caller's, which has no realloc hook, alloc, a copy of
+ * `old_size` bytes and free. On failure `p` is left untouched. */
 void *hs_realloc(const hs_alloc *a, void *p, size_t old_size, size_t new_size);
 /* hs_free is also the public header's (what hs_job_run allocated): the
  * library's own is another symbol under the same name in its sources, two

@@ -96,13 +96,14 @@ int hs_fast_root_dropped_ahead(const F *f, size_t at, uint64_t id)
  * the next segment (walk_hold). */
 
 /* The run's mode: 0 when the fast path is off, when a feature looks at
- * every object (histogram, the held start of the dump, scrubbing without
- * cached layouts) or the segment is not ready, 1 to skip objects (their heap is dropped), 2 to copy them
- * while roots are held for their objects, 3 to copy objects and roots
- * (none are held), 4 as 3 with instance fields scrubbed. */
+ * every object (the held start of the dump, scrubbing without cached
+ * layouts) or the segment is not ready, 1 to skip objects (their heap is
+ * dropped), 2 to copy them while roots are held for their objects, 3 to
+ * copy objects and roots (none are held), 4 as 3 with instance fields
+ * scrubbed. The histogram counts in every mode (run_histo). */
 static int run_mode(const F *f)
 {
-    if (f->fast.off || f->c.opt.histogram || hs_enc_staging(&f->enc) ||
+    if (f->fast.off || hs_enc_staging(&f->enc) ||
         (f->caps.scrub && !f->scrub.masks))
         return 0;
     if (f->caps.hold_roots) /* walk_hold() sees to the segment */
@@ -180,6 +181,33 @@ static inline void run_heap_info(F *f, const uint8_t *p)
     hs_enc_set_heap(&f->enc, f->c.opt.to_jvm ? 0 : f->cur_heap, hs_be_id(p + 5, f->c.idsize));
 }
 
+/* The histogram's row of the object at `p` (`i`-byte ids) in the heap
+ * mixed in by `heap_mix` (hs_histo_key), and its bytes as histo_count() in
+ * heap.c counts them: the fields of an instance, the elements of an array.
+ * NULL when the class has no row yet: sub_record() makes it (that may
+ * fail, a run must not). */
+static inline hs_class_count *run_histo(F *f, const uint8_t *p, unsigned i, uint32_t heap,
+                                        uint64_t *bytes)
+{
+    uint64_t key;
+
+    switch (p[0]) {
+    case HS_SUB_INSTANCE_DUMP:
+        key = hs_be_id(p + 1 + i + 4, i);
+        *bytes = hs_be32(p + 1 + 2 * i + 4);
+        break;
+    case HS_SUB_OBJ_ARRAY_DUMP:
+        key = hs_be_id(p + 1 + i + 4 + 4, i);
+        *bytes = (uint64_t)hs_be32(p + 1 + i + 4) * i;
+        break;
+    default: /* a primitive array with its data (the only other in a run) */
+        assert(p[0] == HS_SUB_PRIM_ARRAY_DUMP);
+        key = HS_HISTO_PRIM | p[1 + i + 8];
+        *bytes = (uint64_t)hs_be32(p + 1 + i + 4) * hs_prim_size(p[1 + i + 8]);
+    }
+    return hs_histo_row(&f->histo, hs_histo_key(key, heap));
+}
+
 /* What a run did, counted in locals: stores to f's counters could alias
  * anything, and would make the compiler reload f's fields every object. */
 typedef struct {
@@ -253,24 +281,30 @@ static int run_release(F *f, const int mode, size_t pos, uint64_t id, uint64_t s
 }
 
 /* Walks from window position `pos` up to `lim` and returns where the run
- * ends. `i` and `mode` are constants where it is inlined, so the id reads
- * and the mode tests fold away. `room` is what the open segment can take. */
+ * ends. `i`, `mode` and `histo` are constants where it is inlined, so the
+ * id reads and the mode tests fold away. `room` is what the open segment
+ * can take. With `histo`, each object is counted in its histogram row, in
+ * or out as heap.c would (out unless its heap is dropped: a run copies
+ * only what sub_record() would keep, and zeroes rather than drops). */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos, const size_t lim,
-                              uint64_t room, run_counts *n)
+static inline size_t run_walk(F *f, const unsigned i, const int mode, const int histo, size_t pos,
+                              const size_t lim, uint64_t room, run_counts *n)
 {
     const uint8_t *const buf = hs_reader_window(&f->c.rd);
     const size_t head = 1 + 2 * (size_t)i + 8; /* the longest object header */
     const int hold = mode < 3; /* roots are held: every object is looked up */
     hs_rootq *const q = &f->roots.q;
     uint64_t win_lo = q->win_lo, win_len = q->win_hi - q->win_lo; /* see hs_rootq_clear */
+    /* a run stays in one heap (walk_hold takes the switches) */
+    const uint32_t heap = histo && f->version == 3 ? f->cur_heap : 0;
 
     while (lim - pos >= head) {
         const uint8_t *p = buf + pos;
         size_t lead = 0; /* a root right before its object, dropped with it */
-        uint64_t size, id;
+        uint64_t size, id, hbytes = 0;
+        hs_class_count *row = NULL;
 
         /* Each size is read from the bytes just reached, so the walk is
          * a chain of loads the hardware cannot run ahead of, and its
@@ -282,6 +316,10 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
             size = head + (uint64_t)hs_be32(p + 1 + 2 * i + 4);
             if (!m || m->size != size - head || size > lim - pos || size > room)
                 break;
+            if (histo && !(row = run_histo(f, p, i, heap, &hbytes)))
+                break;
+            if (histo)
+                hs_histo_add(row, hbytes, 1);
             room -= size;
             run_scrub(f, pos, head, m);
             n->out++;
@@ -314,6 +352,8 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
             size = run_zero_size(f, p, i);
         if (!size || size > lim - pos - lead) /* heap switches: walk_hold() */
             break;
+        if (histo && !(row = run_histo(f, p + lead, i, heap, &hbytes)))
+            break;
         id = hs_be_id(p + lead + 1, i);
         /* held roots and kept Thread objects: sub_record() decides */
         if (hold && id - win_lo >= win_len) {
@@ -334,6 +374,8 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
             if (p[0] == HS_SUB_PRIM_ARRAY_DUMP) /* only zeroed ones get here */
                 n->zeroed += run_zero(f, pos, i, size);
         }
+        if (histo)
+            hs_histo_add(row, hbytes, mode != 1);
         n->objects[p[lead] & 3]++;
         pos += lead + (size_t)size;
     }
@@ -345,22 +387,31 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, size_t pos
     return pos;
 }
 
-/* run_walk() specialised by id size and mode. Inlined, so that `n` is
- * always the caller's local (see run_counts). */
+/* run_walk() specialised by id size and mode, with the histogram or
+ * without. Inlined, so that `n` is always the caller's local (see
+ * run_counts). */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
 static inline size_t walk(F *f, int mode, size_t pos, size_t lim, uint64_t room, run_counts *n)
 {
-    switch (mode * 8 + (int)f->c.idsize) {
-    case 1 * 8 + 4: return run_walk(f, 4, 1, pos, lim, room, n);
-    case 2 * 8 + 4: return run_walk(f, 4, 2, pos, lim, room, n);
-    case 3 * 8 + 4: return run_walk(f, 4, 3, pos, lim, room, n);
-    case 4 * 8 + 4: return run_walk(f, 4, 4, pos, lim, room, n);
-    case 1 * 8 + 8: return run_walk(f, 8, 1, pos, lim, room, n);
-    case 2 * 8 + 8: return run_walk(f, 8, 2, pos, lim, room, n);
-    case 3 * 8 + 8: return run_walk(f, 8, 3, pos, lim, room, n);
-    default: return run_walk(f, 8, 4, pos, lim, room, n);
+    switch ((f->c.opt.histogram ? 64 : 0) + mode * 8 + (int)f->c.idsize) {
+    case 1 * 8 + 4: return run_walk(f, 4, 1, 0, pos, lim, room, n);
+    case 2 * 8 + 4: return run_walk(f, 4, 2, 0, pos, lim, room, n);
+    case 3 * 8 + 4: return run_walk(f, 4, 3, 0, pos, lim, room, n);
+    case 4 * 8 + 4: return run_walk(f, 4, 4, 0, pos, lim, room, n);
+    case 1 * 8 + 8: return run_walk(f, 8, 1, 0, pos, lim, room, n);
+    case 2 * 8 + 8: return run_walk(f, 8, 2, 0, pos, lim, room, n);
+    case 3 * 8 + 8: return run_walk(f, 8, 3, 0, pos, lim, room, n);
+    case 4 * 8 + 8: return run_walk(f, 8, 4, 0, pos, lim, room, n);
+    case 64 + 1 * 8 + 4: return run_walk(f, 4, 1, 1, pos, lim, room, n);
+    case 64 + 2 * 8 + 4: return run_walk(f, 4, 2, 1, pos, lim, room, n);
+    case 64 + 3 * 8 + 4: return run_walk(f, 4, 3, 1, pos, lim, room, n);
+    case 64 + 4 * 8 + 4: return run_walk(f, 4, 4, 1, pos, lim, room, n);
+    case 64 + 1 * 8 + 8: return run_walk(f, 8, 1, 1, pos, lim, room, n);
+    case 64 + 2 * 8 + 8: return run_walk(f, 8, 2, 1, pos, lim, room, n);
+    case 64 + 3 * 8 + 8: return run_walk(f, 8, 3, 1, pos, lim, room, n);
+    default: return run_walk(f, 8, 4, 1, pos, lim, room, n);
     }
 }
 

@@ -4,6 +4,7 @@
  */
 #include "histo.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,11 +130,10 @@ hs_status hs_histo_prune(hs_histo *h, hs_ctx *c)
 hs_status hs_histo_count(hs_histo *h, hs_ctx *c, uint64_t key, uint32_t heap, uint64_t bytes,
                          int kept)
 {
-    /* the heap mixed in: one row per class and heap */
-    uint64_t k = key ^ (uint64_t)heap * 0x9E3779B97F4A7C15ull, *v = hs_idmap_get(&h->rows_at, k);
-    hs_class_count *r;
+    const uint64_t k = hs_histo_key(key, heap);
+    hs_class_count *r = hs_histo_row(h, k);
 
-    if (!v) {
+    if (!r) {
         if (h->nrows == h->cap) {
             size_t cap = h->cap ? h->cap * 2 : 256;
             hs_class_count *rows = hs_realloc(h->alloc, h->rows, h->nrows * sizeof *rows,
@@ -154,15 +154,10 @@ hs_status hs_histo_count(hs_histo *h, hs_ctx *c, uint64_t key, uint32_t heap, ui
         if (hs_idmap_put(&h->rows_at, k, ++h->nrows) != HS_OK)
             return nomem(c);
         HS_TRY(held_changed(h, c));
-        v = hs_idmap_get(&h->rows_at, k);
+        r = hs_histo_row(h, k);
+        assert(r);
     }
-    r = &h->rows[*v - 1];
-    r->instances_in++;
-    r->bytes_in += bytes;
-    if (kept) {
-        r->instances_out++;
-        r->bytes_out += bytes;
-    }
+    hs_histo_add(r, bytes, kept);
     return HS_OK;
 }
 
@@ -246,5 +241,6 @@ hs_status hs_histo_finish(hs_histo *h, hs_ctx *c)
         h->rows[i].name = h->text + at[i];
     hs_free(h->alloc, at);
     qsort(h->rows, h->nrows, sizeof *h->rows, by_bytes);
+    memset(h->cache, 0, sizeof h->cache); /* the rows moved */
     return HS_OK;
 }

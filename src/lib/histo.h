@@ -17,9 +17,21 @@
 #include "ctx.h"
 #include "idmap.h"
 
+/* A slot of the rows' cache: row index + 1 (0: empty) of mixed key `k`. */
+typedef struct {
+    uint64_t k;
+    size_t row;
+} hs_histo_slot;
+
+#define HS_HISTO_CACHE_BITS 8
+
 typedef struct {
     const hs_alloc *alloc;
-    hs_idmap rows_at;  /* class key * 31 + heap -> row index + 1 */
+    hs_idmap rows_at;  /* class key ^ heap mix -> row index + 1 */
+    /* the rows last counted, by mixed key: a heap of small objects has a
+     * few hundred classes, and fastpath.c's runs count each object here
+     * rather than in rows_at (rows are only appended: indexes stay) */
+    hs_histo_slot cache[1u << HS_HISTO_CACHE_BITS];
     hs_class_count *rows;
     uint64_t *keys;    /* each row's class key */
     size_t nrows, cap;
@@ -44,6 +56,43 @@ hs_status hs_histo_prune(hs_histo *h, hs_ctx *c);
  * set) in `heap`, of `bytes`, read; `kept` when it is written too. */
 hs_status hs_histo_count(hs_histo *h, hs_ctx *c, uint64_t key, uint32_t heap, uint64_t bytes,
                          int kept);
+/* The mixed key of class key `key` in `heap` (one row per class and heap). */
+static inline uint64_t hs_histo_key(uint64_t key, uint32_t heap)
+{
+    return key ^ (uint64_t)heap * 0x9E3779B97F4A7C15ull;
+}
+/* The cache slot of mixed key `k`. */
+static inline hs_histo_slot *hs_histo_slot_of(hs_histo *h, uint64_t k)
+{
+    return &h->cache[(k * 0xD6E8FEB86659FD93ull) >> (64 - HS_HISTO_CACHE_BITS)];
+}
+/* The row of mixed key `k` when it exists (looked up in rows_at and cached
+ * on a miss), else NULL: a new row is hs_histo_count's to make, as that
+ * may fail. For fastpath.c's runs, which must not fail half way. */
+static inline hs_class_count *hs_histo_row(hs_histo *h, uint64_t k)
+{
+    hs_histo_slot *s = hs_histo_slot_of(h, k);
+    uint64_t *v;
+
+    if (s->row && s->k == k)
+        return &h->rows[s->row - 1];
+    if (!(v = hs_idmap_get(&h->rows_at, k)))
+        return NULL;
+    s->k = k;
+    s->row = (size_t)*v;
+    return &h->rows[*v - 1];
+}
+/* Counts an object of `bytes` in row `r`, as hs_histo_count does. */
+static inline void hs_histo_add(hs_class_count *r, uint64_t bytes, int kept)
+{
+    r->instances_in++;
+    r->bytes_in += bytes;
+    if (kept) {
+        r->instances_out++;
+        r->bytes_out += bytes;
+    }
+}
+
 /* Names every row; sorts by input bytes, most first. */
 hs_status hs_histo_finish(hs_histo *h, hs_ctx *c);
 

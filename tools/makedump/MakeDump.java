@@ -3,7 +3,7 @@
  * MakeDump - fills the Java heap with an application-like object graph and
  * writes a real HotSpot heap dump of roughly the requested size.
  *
- * Usage: java -XmxNNNm -cp DIR MakeDump [--seed N] [--big-frac F] SIZE_MB OUT.hprof
+ * Usage: java -XmxNNNm -cp DIR MakeDump [--seed N] [--big-frac F] [--mix M] SIZE_MB OUT.hprof
  *
  *   SIZE_MB      wanted dump size in MiB (roughly; the estimate below is
  *                usually within a few percent)
@@ -12,6 +12,12 @@
  *   --big-frac F share of the dump given to big primitive arrays (default
  *                0.72). Small objects add String and small-array payloads,
  *                so primitive-array payload ends up around 75-80% of the file.
+ *   --mix M      what the small objects are: app (default, the scenarios
+ *                below), instances (many small instances, few arrays: linked
+ *                nodes with primitive fields, boxed numbers, Instants, small
+ *                records; one Object[] per 1024 of them), or strings (many
+ *                short Strings of 2 to 24 characters, each with its byte[],
+ *                held 1024 to an ArrayList). Use with --big-frac 0.
  *
  * Run it through tools/makedump.sh, which compiles it, picks -Xmx and
  * writes the dump atomically.
@@ -144,6 +150,9 @@ public final class MakeDump {
     static final ArrayDeque<Object> CHUNKS = new ArrayDeque<>();
     static final List<BufferPool> POOLS = new ArrayList<>();
     static final List<Object> WORKER_DATA = new ArrayList<>();
+    /* --mix instances / strings: blocks of 1024 small objects */
+    static final List<Object[]> BLOCKS = new ArrayList<>();
+    static final List<List<String>> SHORT = new ArrayList<>();
 
     /* ---- Word lists for text. ---- */
     static final String[] WORDS = {
@@ -478,7 +487,103 @@ public final class MakeDump {
         }
     }
 
+    /* ---- --mix instances: small instances, few arrays. ---- */
+
+    static final class Node {
+        long key;
+        int count;
+        short kind;
+        byte flags;
+        Node next;
+        Object value;
+        static final long EST = inst(8 + 4 + 2 + 1, 2);
+    }
+
+    static final class Point {
+        int x, y;
+        Point(int x, int y) { this.x = x; this.y = y; }
+        static final long EST = inst(8, 0);
+    }
+
+    static final class Pair {
+        Object first, second;
+        Pair(Object a, Object b) { first = a; second = b; }
+        static final long EST = inst(0, 2);
+    }
+
+    Object[] block;
+    int blockUsed;
+    Node lastNode;
+    List<String> shortList;
+
+    /** Holds `o` in the current block of 1024, starting a new one when full. */
+    void hold(Object o) {
+        if (block == null || blockUsed == block.length) {
+            block = new Object[1024];
+            blockUsed = 0;
+            BLOCKS.add(block);
+            smallEst += OARR + 1024L * ID + ID;
+        }
+        block[blockUsed++] = o;
+    }
+
+    void instanceStep() {
+        int r = rnd.nextInt(100);
+        if (r < 40) {                          /* a chain of nodes */
+            Node n = new Node();
+            smallEst += Node.EST;
+            n.key = rnd.nextLong();
+            n.count = rnd.nextInt(1000);
+            n.kind = (short) rnd.nextInt(40);
+            n.flags = (byte) rnd.nextInt(256);
+            n.next = rnd.nextInt(4) == 0 ? null : lastNode;
+            n.value = rnd.nextInt(3) == 0 ? boxed() : new Point(rnd.nextInt(), rnd.nextInt());
+            if (n.value instanceof Point) smallEst += Point.EST;
+            lastNode = n;
+            if (rnd.nextInt(8) == 0) hold(n);
+        } else if (r < 60) {
+            hold(boxed());
+        } else if (r < 75) {
+            hold(Instant.ofEpochMilli(1_600_000_000_000L + rnd.nextLong(100_000_000_000L)));
+            smallEst += inst(8 + 4, 0);
+        } else if (r < 90) {
+            hold(new Pair(new Point(rnd.nextInt(100), rnd.nextInt(100)), boxed()));
+            smallEst += Pair.EST + Point.EST;
+        } else {
+            hold(new Point(rnd.nextInt(), rnd.nextInt()));
+            smallEst += Point.EST;
+        }
+    }
+
+    /* ---- --mix strings: many short strings. ---- */
+
+    void stringStep() {
+        if (shortList == null || shortList.size() == 1024) {
+            shortList = new ArrayList<>(1024);
+            SHORT.add(shortList);
+            countArrayList(1024);
+        }
+        String s;
+        switch (rnd.nextInt(4)) {
+            case 0: s = pick(WORDS) + rnd.nextInt(1000); break;
+            case 1: s = String.format("%016x", rnd.nextLong()).substring(0, 2 + rnd.nextInt(14)); break;
+            case 2: s = pick(FIRST); break;
+            default: s = sentence(2, 24);
+        }
+        shortList.add(str(s));
+    }
+
+    String mix = "app";
+
     void smallStep() {
+        if (mix.equals("instances")) {
+            instanceStep();
+            return;
+        }
+        if (mix.equals("strings")) {
+            stringStep();
+            return;
+        }
         int r = rnd.nextInt(100);
         if (r < 30) {
             Customer c = customer();
@@ -615,18 +720,20 @@ public final class MakeDump {
 
     static void usage(String msg) {
         if (msg != null) System.err.println("MakeDump: " + msg);
-        System.err.println("usage: MakeDump [--seed N] [--big-frac F] SIZE_MB OUT.hprof");
+        System.err.println("usage: MakeDump [--seed N] [--big-frac F] [--mix app|instances|strings] SIZE_MB OUT.hprof");
         System.exit(2);
     }
 
     public static void main(String[] args) throws Exception {
         long seed = 1;
         double bigFrac = 0.72;
+        String mix = "app";
         List<String> pos = new ArrayList<>();
         try {
             for (int i = 0; i < args.length; i++) {
                 if (args[i].equals("--seed") && i + 1 < args.length) seed = Long.parseLong(args[++i]);
                 else if (args[i].equals("--big-frac") && i + 1 < args.length) bigFrac = Double.parseDouble(args[++i]);
+                else if (args[i].equals("--mix") && i + 1 < args.length) mix = args[++i];
                 else if (args[i].startsWith("--")) usage("unknown option " + args[i]);
                 else pos.add(args[i]);
             }
@@ -642,6 +749,8 @@ public final class MakeDump {
         }
         if (sizeMb < 8) usage("SIZE_MB must be at least 8");
         if (!(bigFrac >= 0 && bigFrac <= 0.95)) usage("--big-frac must be within 0..0.95");
+        if (!mix.equals("app") && !mix.equals("instances") && !mix.equals("strings"))
+            usage("--mix must be app, instances or strings");
         String out = pos.get(1);
         if (!out.endsWith(".hprof")) usage("OUT must end in .hprof");
         if (new File(out).exists()) usage(out + " exists");
@@ -650,10 +759,14 @@ public final class MakeDump {
         long target = (sizeMb << 20) - BASELINE;
         long bigBudget = (long) (target * bigFrac);
         long smallBudget = target - bigBudget;
+        /* the estimates of --mix instances come out some 40 % above the
+         * dump HotSpot writes (shared boxes, headers): measured, corrected */
+        if (mix.equals("instances")) smallBudget = smallBudget * 14 / 10;
         /* Buffers up to 16 MiB, smaller for small dumps so there are many of them. */
         long maxBig = Math.max(64 << 10, Math.min(16L << 20, bigBudget / 24));
 
         MakeDump g = new MakeDump(seed);
+        g.mix = mix;
         for (String p : new String[] { "http-io", "image-cache", "jdbc-rows", "metrics", "scratch" })
             POOLS.add(new BufferPool(p));
 
