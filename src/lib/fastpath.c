@@ -182,30 +182,15 @@ static inline void run_heap_info(F *f, const uint8_t *p)
 }
 
 /* The histogram's row of the object at `p` (`i`-byte ids) in the heap
- * mixed in by `heap_mix` (hs_histo_key), and its bytes as histo_count() in
- * heap.c counts them: the fields of an instance, the elements of an array.
- * NULL when the class has no row yet: sub_record() makes it (that may
- * fail, a run must not). */
+ * `heap` (mixed in by hs_histo_key), and its bytes in *bytes
+ * (hs_histo_object, as heap.c counts them). NULL when the class has no
+ * row yet: sub_record() makes it (that may fail, a run must not). */
 static inline hs_class_count *run_histo(F *f, const uint8_t *p, unsigned i, uint32_t heap,
                                         uint64_t *bytes)
 {
-    uint64_t key;
-
-    switch (p[0]) {
-    case HS_SUB_INSTANCE_DUMP:
-        key = hs_be_id(p + 1 + i + 4, i);
-        *bytes = hs_be32(p + 1 + 2 * i + 4);
-        break;
-    case HS_SUB_OBJ_ARRAY_DUMP:
-        key = hs_be_id(p + 1 + i + 4 + 4, i);
-        *bytes = (uint64_t)hs_be32(p + 1 + i + 4) * i;
-        break;
-    default: /* a primitive array with its data (the only other in a run) */
-        assert(p[0] == HS_SUB_PRIM_ARRAY_DUMP);
-        key = HS_HISTO_PRIM | p[1 + i + 8];
-        *bytes = (uint64_t)hs_be32(p + 1 + i + 4) * hs_prim_size(p[1 + i + 8]);
-    }
-    return hs_histo_row(&f->histo, hs_histo_key(key, heap));
+    assert(p[0] == HS_SUB_INSTANCE_DUMP || p[0] == HS_SUB_OBJ_ARRAY_DUMP ||
+           p[0] == HS_SUB_PRIM_ARRAY_DUMP);
+    return hs_histo_row(&f->histo, hs_histo_key(hs_histo_object(p, i, bytes), heap));
 }
 
 /* What a run did, counted in locals: stores to f's counters could alias

@@ -110,22 +110,13 @@ static hs_status heap_rules(F *f, int *dropped)
     return hs_roots_release(&f->roots, &f->str, &f->enc, id, *dropped);
 }
 
-/* The histogram's count of the object at hs_cur() (`payload` bytes). */
-static hs_status histo_count(F *f, uint64_t payload, int kept)
+/* The histogram's count of the object at hs_cur() (its bytes from its
+ * header: hs_histo_object, as fastpath.c's runs count). */
+static hs_status histo_count(F *f, int kept)
 {
-    const uint8_t *p = hs_cur(&f->enc);
-    const unsigned i = f->c.idsize;
-    uint64_t key;
+    uint64_t bytes, key = hs_histo_object(hs_cur(&f->enc), f->c.idsize, &bytes);
 
-    switch (p[0]) {
-    case HS_SUB_INSTANCE_DUMP: key = hs_be_id(p + 1 + i + 4, i); break;
-    case HS_SUB_OBJ_ARRAY_DUMP: key = hs_be_id(p + 1 + i + 4 + 4, i); break;
-    default: /* primitive arrays, with or without data */
-        key = HS_HISTO_PRIM | p[1 + i + 8];
-        payload = (uint64_t)hs_be32(p + 1 + i + 4) * hs_prim_size(p[1 + i + 8]);
-    }
-    return hs_histo_count(&f->histo, &f->c, key, f->version == 3 ? f->cur_heap : 0, payload,
-                          kept);
+    return hs_histo_count(&f->histo, &f->c, key, f->version == 3 ? f->cur_heap : 0, bytes, kept);
 }
 
 /* An instance or array: dropped with its heap, or copied. */
@@ -137,7 +128,7 @@ static hs_status object(F *f, uint64_t off, size_t hdr, uint64_t payload)
     prefetch_next(f, hdr + payload);
     HS_TRY(heap_rules(f, &dropped));
     if (f->c.opt.histogram)
-        HS_TRY(histo_count(f, payload, !dropped));
+        HS_TRY(histo_count(f, !dropped));
     if (dropped) {
         f->c.st.objects_dropped++;
         return hs_skip_stream(&f->enc, hdr + payload, "a dropped object", NULL);
@@ -274,7 +265,7 @@ static hs_status nodata_to_jvm(F *f, uint64_t off, size_t hdr)
     HS_TRY(within(f, off, hdr));
     HS_TRY(heap_rules(f, &dropped));
     if (f->c.opt.histogram)
-        HS_TRY(histo_count(f, payload, !dropped));
+        HS_TRY(histo_count(f, !dropped));
     if (dropped) {
         f->c.st.objects_dropped++;
         return hs_drop(&f->enc, hdr);
@@ -355,8 +346,8 @@ static hs_status prim_array(F *f, uint64_t off, size_t hdr)
         if (f->caps.hold_roots)
             dropped = f->cur_heap_dropped &&
                       !hs_roots_kept_thread(&f->roots, hs_be_id(p + 1, i));
-        HS_TRY(histo_count(f, payload,
-                     !dropped && hs_rules_array(f->rules, type, payload).action != HS_ARR_DROP));
+        HS_TRY(histo_count(f, !dropped &&
+                                  hs_rules_array(f->rules, type, payload).action != HS_ARR_DROP));
     }
     if (f->caps.hold_roots) {
         int dropped;

@@ -14,7 +14,9 @@
 #ifndef HS_HISTO_H
 #define HS_HISTO_H
 
+#include "be.h"
 #include "ctx.h"
+#include "format.h"
 #include "idmap.h"
 
 /* A slot of the rows' cache: row index + 1 (0: empty) of mixed key `k`. */
@@ -97,5 +99,25 @@ static inline void hs_histo_add(hs_class_count *r, uint64_t bytes, int kept)
 hs_status hs_histo_finish(hs_histo *h, hs_ctx *c);
 
 #define HS_HISTO_PRIM (1ull << 63)
+
+/* The histogram's class key of the object sub-record at `p` (`i`-byte ids,
+ * its header whole) and, in *bytes, what it counts for: an instance's
+ * field bytes, an array's elements (a primitive array's whether its data
+ * follows or not). heap.c's sub-records and fastpath.c's runs both count
+ * through it, so the two paths cannot disagree on a row. */
+static inline uint64_t hs_histo_object(const uint8_t *p, unsigned i, uint64_t *bytes)
+{
+    switch (p[0]) {
+    case HS_SUB_INSTANCE_DUMP:
+        *bytes = hs_be32(p + 1 + 2 * i + 4);
+        return hs_be_id(p + 1 + i + 4, i);
+    case HS_SUB_OBJ_ARRAY_DUMP:
+        *bytes = (uint64_t)hs_be32(p + 1 + i + 4) * i;
+        return hs_be_id(p + 1 + i + 4 + 4, i);
+    default:
+        *bytes = (uint64_t)hs_be32(p + 1 + i + 4) * hs_prim_size(p[1 + i + 8]);
+        return HS_HISTO_PRIM | p[1 + i + 8];
+    }
+}
 
 #endif
