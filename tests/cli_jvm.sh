@@ -111,7 +111,7 @@ rc=$?
 expect_rc 0 "--jvm (live)"
 empty_tmp "$TD" "--jvm (live)"
 [ -s "$T/live.hprof" ] && ok || bad "--jvm wrote no output"
-schema "$T/live.json" exit_status=0 error=null
+schema "$T/live.json" exit_status=0 error=null input.name="\"jvm:$JVM\""
 jcmd "$JVM" GC.heap_dump "$T/file.hprof" >"$T/jcmd.out" 2>&1
 grep -q "Heap dump file created" "$T/jcmd.out" || bad "jcmd into a file: $(cat "$T/jcmd.out")"
 "$BIN" --histogram --stats-file "$T/file.json" "$T/file.hprof" -o "$T/file.stripped.hprof" \
@@ -189,7 +189,8 @@ TMPDIR=$TD "$BIN" --jvm "$gone" -o "$T/x.hprof" --stats-file "$T/gone.json" 2>"$
 rc=$?
 expect_rc 9 "--jvm of no process"
 expect_grep "no such process" "$T/err" "--jvm of no process"
-schema "$T/gone.json" exit_status=9 error.status='"jvm-target"' error.retryable=false
+schema "$T/gone.json" exit_status=9 error.status='"jvm-target"' error.retryable=false \
+    input.name="\"jvm:$gone\""
 [ ! -e "$T/x.hprof" ] && ok || bad "--jvm of no process: output written"
 empty_tmp "$TD" "--jvm of no process"
 

@@ -146,6 +146,41 @@ rc=0
 expect_rc 0 "--stats-file - with many"
 [ "$(wc -l <"$T/r2.jsonl")" -eq 2 ] && ok || bad "JSONL on stdout: $(wc -l <"$T/r2.jsonl") lines"
 
+# --- what a single run prints at its end, per input, never interleaved:
+# each child's --stats=json line, --stats table and histogram go to a
+# file of its own, copied to stderr whole by the parent (#37)
+D=$T/ends
+mkdir "$D"
+rc=0
+TMPDIR=$T/endtmp
+mkdir "$TMPDIR"
+TMPDIR=$TMPDIR "$BIN" -q -j 2 --stats=json "$IN/bad.hprof" $ALL -o "$D" -f 2>"$T/ends.err" ||
+    rc=$?
+expect_rc 1 "--stats=json with many"
+$PY -c 'import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+got = sorted((d["input"]["name"], d["exit_status"]) for d in docs)
+want = sorted([(n, 1 if n.endswith("bad.hprof") else 0) for n in sys.argv[2:]])
+assert got == want, (got, want)' "$T/ends.err" "$IN/bad.hprof" $ALL 2>"$T/py" &&
+    ok || bad "--stats=json with many: one whole line per input: $(cat "$T/py")"
+[ -z "$(ls "$T/endtmp")" ] && ok || bad "--stats=json with many left $(ls "$T/endtmp")"
+# the table: headed by its input's name, its lines together
+"$BIN" -q --stats "$IN/a.hprof" -o /dev/null 2>"$T/one.err"
+lines=$(grep -c '^  ' "$T/one.err")
+[ "$lines" -gt 30 ] && ok || bad "--stats: a table of $lines lines"
+rc=0
+"$BIN" -j 2 --stats --histogram $ALL -o "$D" -f 2>"$T/ends.err" || rc=$?
+expect_rc 0 "--stats --histogram with many"
+for f in $ALL; do
+    k=$(grep -n "^hprof-strip: $f: [0-9]* .*bytes in" "$T/ends.err" | cut -d: -f1)
+    [ -n "$k" ] && ok || { bad "--stats with many: no table headed $f"; continue; }
+    # the table's lines straight after its heading, none of another's
+    sed -n "$((k + 1)),$((k + lines))p" "$T/ends.err" | grep -vc '^  ' >"$T/n" || true
+    [ "$(cat "$T/n")" = 0 ] && ok || bad "--stats with many: $f's table is cut"
+    expect_grep "^hprof-strip: $f: classes by input bytes" "$T/ends.err" \
+        "--histogram with many: $f's heading"
+done
+
 # --- two inputs, one output name: the second fails, the first's stays
 mkdir "$T/other" "$T/clash"
 cp "$IN/d" "$T/other/a.hprof"

@@ -7,6 +7,7 @@
 #define HS_CLI_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "hprof_strip.h"
 #include "output.h"
@@ -44,11 +45,22 @@ struct hs_cli {
     const char *timeout; /* --timeout SECONDS as given (NULL: none) */
     double timeout_s;
     long jvm_pid;       /* --jvm PID (jvm.c), else 0 */
+    char jvm_name[32];  /* --jvm's input in messages and the report: "jvm:PID" */
     int jvm_all;        /* --jvm-all: jcmd's -all (unreachable objects too) */
     /* the input's own verdict once read, before the output is put in place
      * (--jvm: what jcmd said); returns the run's exit code */
     int (*input_done)(hs_cli *cli, int rc);
+    /* where the --stats table, the histogram and --stats=json's document
+     * go: standard error, but a child of many.c's writes them to a file
+     * of its own, which the parent copies to standard error whole, so
+     * that two inputs' tables never interleave (0: stderr) */
+    int stats_fd;
 };
+
+/* The input's name in messages: its path, jvm:PID, or "stdin". */
+const char *hs_cli_in_name(const hs_cli *cli);
+/* ... and in the JSON report, where standard input is null. */
+const char *hs_cli_report_in_name(const hs_cli *cli);
 
 /* --timeout stopped the run (timeout(1)'s status, not a library status) */
 #define HS_EXIT_TIMEOUT 124
@@ -77,13 +89,15 @@ int hs_cli_report_close(hs_cli *cli, int rc);
 int hs_cli_load_mapping(hs_rules *rules, const char *path, uint64_t max_held);
 
 /* report.c (the JSON report and the exit codes are the library's: report.h) */
-void hs_cli_print_stats(const hs_stats *st);
+/* The --stats table to `to`; `name` (NULL: none) heads it, for many.c. */
+void hs_cli_print_stats(FILE *to, const hs_stats *st, const char *name);
 /* "1234567 (1.2 MiB)": a byte count with its size in binary units (just
  * the count below 1 KiB). Returns `buf`. */
 const char *hs_report_human(char *buf, size_t cap, uint64_t bytes);
 /* "SIGTERM" for SIGTERM, NULL for a signal not in the list. */
 const char *hs_signal_name(int sig);
-/* The histogram's top `top` rows by input bytes, on stderr. */
-void hs_cli_print_histogram(const hs_report *r, size_t top);
+/* The histogram's top `top` rows by input bytes, to `to`; `name` as
+ * hs_cli_print_stats's. */
+void hs_cli_print_histogram(FILE *to, const hs_report *r, size_t top, const char *name);
 
 #endif

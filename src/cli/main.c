@@ -481,6 +481,7 @@ static int jvm_option(hs_cli *cli, const char *arg)
     if (cli->jvm_pid && cli->jvm_pid != n)
         return usage_error("--jvm given twice: one JVM a run, not", arg);
     cli->jvm_pid = n;
+    snprintf(cli->jvm_name, sizeof cli->jvm_name, "jvm:%ld", n);
     return EXIT_OK;
 }
 
@@ -686,7 +687,7 @@ static int run_one(hs_cli *cli, int rc)
         rc = orc;
     /* the deadline counts from here: the mapping's loading is the run's */
     if (rc == EXIT_OK && cli->timeout &&
-        hs_stop_timeout(cli->timeout, cli->timeout_s, cli->in_path ? cli->in_path : "stdin") != 0)
+        hs_stop_timeout(cli->timeout, cli->timeout_s, hs_cli_in_name(cli)) != 0)
         rc = hs_report_fail(&cli->report, HS_E_NOMEM, NULL, "--timeout: cannot start a timer: %s",
                             strerror(errno));
     if (rc == EXIT_OK && map && !cli->audit)

@@ -157,29 +157,44 @@ static void put_json_string(FILE *to, const char *s)
     fputc('"', to);
 }
 
-/* Input i's line: its child's report, or (a child that wrote none: killed
- * by SIGKILL, crashed) a short one saying how it ended. */
-static void put_report(FILE *to, const char *path, const hs_cli *cli, int i, int rc)
+/* The whole of the file at `path` (malloc'd, *len bytes; NULL when it is
+ * empty, missing or out of memory). */
+static char *slurp(const char *path, size_t *len)
 {
     FILE *fp = fopen(path, "rb");
     char *doc = NULL;
-    size_t len = 0, cap = 0, k;
+    size_t cap = 0, k;
 
+    *len = 0;
     while (fp) {
-        if (len == cap) {
+        if (*len == cap) {
             char *grown = realloc(doc, cap ? 2 * cap : 65536);
             if (!grown)
                 break;
             doc = grown;
             cap = cap ? 2 * cap : 65536;
         }
-        if ((k = fread(doc + len, 1, cap - len, fp)) == 0)
+        if ((k = fread(doc + *len, 1, cap - *len, fp)) == 0)
             break;
-        len += k;
+        *len += k;
     }
     if (fp)
         fclose(fp);
-    if (len) {
+    if (!*len) {
+        free(doc);
+        doc = NULL;
+    }
+    return doc;
+}
+
+/* Input i's line: its child's report at `path`, or (a child that wrote
+ * none: killed by SIGKILL, crashed) a short one saying how it ended. */
+static void put_report(FILE *to, const char *path, const hs_cli *cli, int i, int rc)
+{
+    size_t len;
+    char *doc = slurp(path, &len);
+
+    if (doc) {
         put_one_line(to, doc, len);
     } else {
         fprintf(to, "{\"schema\":1,\"tool\":{\"name\":\"hprof-strip\",\"version\":\"%s\"},"
@@ -191,6 +206,39 @@ static void put_report(FILE *to, const char *path, const hs_cli *cli, int i, int
         fputs("}}\n", to);
     }
     free(doc);
+}
+
+/* Whether a child writes what a single run prints on standard error at
+ * its end (the --stats table, the histogram, --stats=json's document) to
+ * a file of its own: the parent copies it whole (say_end), so that two
+ * inputs' never interleave. */
+static int ends_said(const hs_cli *cli)
+{
+    return cli->stats || (cli->histogram && !cli->quiet);
+}
+
+/* Input i's end, as its child wrote it (ends_said), copied to standard
+ * error in one write, once the child is gone: --stats=json's line (one
+ * saying how it ended when the child wrote none), or its tables. */
+static void say_end(const hs_cli *cli, const char *tmpdir, int i, int rc)
+{
+    char path[4200], *doc = NULL, *text;
+    size_t len = 0;
+    FILE *fp;
+
+    snprintf(path, sizeof path, "%s/%d.end", tmpdir, i);
+    if (cli->stats == 2) {
+        if (!(fp = open_memstream(&doc, &len)))
+            return;
+        put_report(fp, path, cli, i, rc);
+        if (fclose(fp) == 0 && len)
+            fwrite(doc, 1, len, stderr);
+        free(doc);
+    } else if ((text = slurp(path, &len)) != NULL) {
+        fwrite(text, 1, len, stderr);
+        free(text);
+    }
+    (void)unlink(path);
 }
 
 /* How bad an exit status is, for the worst of many (the man page, EXIT
@@ -229,8 +277,9 @@ static void remove_dir(const char *dir)
 
 /* The child's side: input i's run, as a single run would do it. */
 static void run_child(hs_cli *cli, int (*one)(hs_cli *, int), int i, char **outs,
-                      const int *clash, const char *report_path, int threads)
+                      const int *clash, const char *tmpdir, int threads)
 {
+    char report_path[4200], end_path[4200];
     struct sigaction sa;
     sigset_t set;
     size_t k;
@@ -251,7 +300,16 @@ static void run_child(hs_cli *cli, int (*one)(hs_cli *, int), int i, char **outs
     cli->out_path = outs[i];
     cli->out_positional = 0;
     cli->threads = threads;
-    cli->stats_file = report_path;
+    if (cli->stats_file) {
+        snprintf(report_path, sizeof report_path, "%s/%d.json", tmpdir, i);
+        cli->stats_file = report_path;
+    }
+    if (ends_said(cli)) {
+        snprintf(end_path, sizeof end_path, "%s/%d.end", tmpdir, i);
+        cli->stats_fd = open(end_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (cli->stats_fd < 0) /* said on standard error, then, as a single run does */
+            cli->stats_fd = 0;
+    }
     if (cli->progress < 0) /* several bars on one terminal say nothing */
         cli->progress = 0;
     if (clash[i] >= 0)
@@ -404,7 +462,7 @@ int hs_cli_many(hs_cli *cli, int (*one)(hs_cli *cli, int rc))
     int owner[MAX_JOBS], rc;
     char **outs = calloc((size_t)n, sizeof *outs);
     int *clash = calloc((size_t)n, sizeof *clash), *status = calloc((size_t)n, sizeof *status);
-    char tmpdir[4096] = "", path[4200];
+    char tmpdir[4096] = "";
     const char *t = getenv("TMPDIR");
     struct sigaction sa;
     sigset_t set, old;
@@ -421,8 +479,9 @@ int hs_cli_many(hs_cli *cli, int (*one)(hs_cli *cli, int rc))
         rc = EXIT_LIMIT;
         goto done;
     }
-    /* the children's reports, each in a file of its own, gathered here */
-    if (cli->stats_file) {
+    /* the children's reports and ends, each in a file of its own,
+     * gathered here */
+    if (cli->stats_file || ends_said(cli)) {
         snprintf(tmpdir, sizeof tmpdir, "%s/hprof-strip-many-XXXXXX", t && *t ? t : "/tmp");
         if (!mkdtemp(tmpdir)) {
             fprintf(stderr, "%s: %s: %s\n", g_prog, tmpdir, strerror(errno));
@@ -461,12 +520,9 @@ int hs_cli_many(hs_cli *cli, int (*one)(hs_cli *cli, int rc))
             /* the fork and the slot as one step for a stop: forwarded to
              * every child there is */
             pthread_sigmask(SIG_BLOCK, &set, &old);
-            if (cli->stats_file)
-                snprintf(path, sizeof path, "%s/%d.json", tmpdir, started);
             p = fork();
             if (p == 0)
-                run_child(cli, one, started, outs, clash, cli->stats_file ? path : NULL,
-                          threads);
+                run_child(cli, one, started, outs, clash, tmpdir, threads);
             if (p > 0) {
                 g_pid[k] = p;
                 owner[k] = started;
@@ -480,8 +536,11 @@ int hs_cli_many(hs_cli *cli, int (*one)(hs_cli *cli, int rc))
             pthread_sigmask(SIG_SETMASK, &old, NULL);
             continue;
         }
-        if ((i = reap(cli, owner, status, jobs)) >= 0)
+        if ((i = reap(cli, owner, status, jobs)) >= 0) {
             running--;
+            if (ends_said(cli))
+                say_end(cli, tmpdir, i, status[i]);
+        }
     }
     for (i = 0; i < started; i++)
         if (severity(status[i]) > severity(worst))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * report.c - the --stats table and the histogram on stderr, for people; the
+ * report.c - the --stats table and the histogram, for people; the
  * JSON document for pipelines is the library's (src/lib/report.c). The table
  * lists the counters from HS_STATS_COUNTERS, so it cannot miss one.
  */
@@ -32,7 +32,7 @@ const char *hs_report_human(char *buf, size_t cap, uint64_t bytes)
 }
 
 /* One counter's line: its JSON name, its value, what it counts. */
-static void print_counter(const char *name, int kind, uint64_t v, const char *what)
+static void print_counter(FILE *to, const char *name, int kind, uint64_t v, const char *what)
 {
     char buf[64];
 
@@ -42,11 +42,11 @@ static void print_counter(const char *name, int kind, uint64_t v, const char *wh
         snprintf(buf, sizeof buf, "none");
     else
         snprintf(buf, sizeof buf, "%llu", U(v));
-    fprintf(stderr, "  %-28s %-22s %s\n", name, buf, what);
+    fprintf(to, "  %-28s %-22s %s\n", name, buf, what);
 }
 
 /* Duplicated arrays, found before scrubbing (counts only, no content). */
-static void print_dups(const hs_stats *st)
+static void print_dups(FILE *to, const hs_stats *st)
 {
     unsigned t, j;
     uint64_t n = 0, bytes = 0;
@@ -54,36 +54,37 @@ static void print_dups(const hs_stats *st)
 
     for (t = 4; t < 12; t++)
         n += st->dup_arrays[t], bytes += st->dup_bytes[t];
-    fprintf(stderr, "  duplicates: %llu arrays repeat an earlier one, taking %s bytes", U(n),
+    fprintf(to, "  duplicates: %llu arrays repeat an earlier one, taking %s bytes", U(n),
             hs_report_human(buf, sizeof buf, bytes));
     for (t = 4; t < 12; t++)
         if (st->dup_arrays[t])
-            fprintf(stderr, "%s %s[] %llu (%llu bytes)", t == 4 ? ":" : ";", hs_basic_type_name(t),
+            fprintf(to, "%s %s[] %llu (%llu bytes)", t == 4 ? ":" : ";", hs_basic_type_name(t),
                     U(st->dup_arrays[t]), U(st->dup_bytes[t]));
-    fprintf(stderr, "\n");
+    fprintf(to, "\n");
     for (j = 0; j < 5 && st->dup_top[j].copies; j++)
-        fprintf(stderr, "    %s[] of %llu bytes: %llu extra %s, wasting %s bytes\n",
+        fprintf(to, "    %s[] of %llu bytes: %llu extra %s, wasting %s bytes\n",
                 hs_basic_type_name(st->dup_top[j].type), U(st->dup_top[j].length_bytes),
                 U(st->dup_top[j].copies), st->dup_top[j].copies == 1 ? "copy" : "copies",
                 hs_report_human(buf, sizeof buf, st->dup_top[j].wasted));
 }
 
-void hs_cli_print_stats(const hs_stats *st)
+void hs_cli_print_stats(FILE *to, const hs_stats *st, const char *name)
 {
     char in[64], out[64];
 
-    fprintf(stderr, "hprof-strip: %s bytes in, %s out: %.1f%% of the input\n",
+    fprintf(to, "hprof-strip: %s%s%s bytes in, %s out: %.1f%% of the input\n",
+            name ? name : "", name ? ": " : "",
             hs_report_human(in, sizeof in, st->bytes_in),
             hs_report_human(out, sizeof out, st->bytes_out),
             st->bytes_in ? 100.0 * (double)st->bytes_out / (double)st->bytes_in : 0.0);
-#define PRINT_(name, kind, what) print_counter(#name, kind, st->name, what);
+#define PRINT_(name, kind, what) print_counter(to, #name, kind, st->name, what);
     HS_STATS_COUNTERS(PRINT_)
 #undef PRINT_
     /* a count of non-zero bytes reads like a leak; it is what was removed */
     if (st->nonzero_array_bytes || st->nonzero_field_bytes)
-        fprintf(stderr, "  (the nonzero_* bytes held data in the input that the rules "
+        fprintf(to, "  (the nonzero_* bytes held data in the input that the rules "
                         "zeroed: it is not in the output)\n");
-    print_dups(st);
+    print_dups(to, st);
 }
 
 /* The name of an Android heap, for the histogram. */
@@ -98,18 +99,19 @@ static const char *heap_name(uint32_t heap)
     }
 }
 
-void hs_cli_print_histogram(const hs_report *r, size_t top)
+void hs_cli_print_histogram(FILE *to, const hs_report *r, size_t top, const char *name)
 {
     char in[48], out[48];
     size_t i;
 
-    fprintf(stderr, "hprof-strip: classes by input bytes (%zu in all%s)\n", r->n_histo,
+    fprintf(to, "hprof-strip: %s%sclasses by input bytes (%zu in all%s)\n", name ? name : "",
+            name ? ": " : "", r->n_histo,
             r->n_histo > top ? "; the JSON report lists every one" : "");
-    fprintf(stderr, "  %12s %22s %12s %22s  %s\n", "instances in", "bytes in", "out",
+    fprintf(to, "  %12s %22s %12s %22s  %s\n", "instances in", "bytes in", "out",
             "bytes out", "class");
     for (i = 0; i < r->n_histo && i < top; i++) {
         const hs_class_count *c = &r->histo[i];
-        fprintf(stderr, "  %12llu %22s %12llu %22s  %s%s%s\n", U(c->instances_in),
+        fprintf(to, "  %12llu %22s %12llu %22s  %s%s%s\n", U(c->instances_in),
                 hs_report_human(in, sizeof in, c->bytes_in), U(c->instances_out),
                 hs_report_human(out, sizeof out, c->bytes_out), c->name,
                 r->histo_heaps ? " @" : "", r->histo_heaps ? heap_name(c->heap) : "");

@@ -76,7 +76,7 @@ static void publish_report(hs_cli *cli, const reader *rd)
         return;
     hs_report_json_head(fp, &copy, cli->audit);
     head = ftell(fp);
-    hs_report_json_tail(fp, &copy, cli->in_path, cli->out_path, cli->audit);
+    hs_report_json_tail(fp, &copy, hs_cli_report_in_name(cli), cli->out_path, cli->audit);
     if (fclose(fp) == 0 && head > 0)
         hs_stop_publish(doc, (size_t)head, len);
     free(doc);
@@ -299,7 +299,7 @@ static const char *out_name(const hs_cli *cli)
 static void report_failure(hs_cli *cli, hs_status s, const hs_error *e, hs_input *in,
                            hs_output *out, const spill_file *spill, uint64_t read)
 {
-    const char *name = cli->in_path ? cli->in_path : "stdin";
+    const char *name = hs_cli_in_name(cli);
     hs_report *r = &cli->report;
 
     if (hs_input_shrank(in))
@@ -336,7 +336,7 @@ static const char *cut_detail(hs_status s, const hs_error *e)
 static int report_damage(hs_cli *cli, hs_status s, const hs_error *e, hs_input *in,
                          hs_output *out, const spill_file *spill)
 {
-    const char *name = cli->in_path ? cli->in_path : "stdin";
+    const char *name = hs_cli_in_name(cli);
     uint64_t end = hs_input_dump_bytes(in);
     int salvaged = cli->opt.salvage && (s == HS_OK || s == HS_SALVAGED), cut;
 
@@ -490,7 +490,7 @@ static void print_findings(const hs_report *r)
  * otherwise. */
 static int audit_report(hs_cli *cli, const hs_stats *st)
 {
-    const char *name = cli->in_path ? cli->in_path : "stdin";
+    const char *name = hs_cli_in_name(cli);
     int clean = !st->nonzero_array_bytes && !st->nonzero_field_bytes && !st->strings_dropped &&
                 !st->unknown_records_dropped && !st->nonzero_string_bytes;
 
@@ -548,7 +548,7 @@ static int rules_change_nothing(const hs_rules *rules)
  * keeps sizes: the small file is the compressed one). */
 static void warn_after_run(const hs_cli *cli, const hs_stats *st, int out_fd)
 {
-    const char *name = cli->in_path ? cli->in_path : "stdin";
+    const char *name = hs_cli_in_name(cli);
     int jvm = st->hprof_version == 1 || st->hprof_version == 2;
     struct stat ost;
 
@@ -569,9 +569,10 @@ static void warn_after_run(const hs_cli *cli, const hs_stats *st, int out_fd)
         S_ISREG(ost.st_mode) && st->bytes_in &&
         (double)st->bytes_out > 0.9 * (double)st->bytes_in && !rules_change_nothing(cli->rules))
         fprintf(stderr,
-                "%s: the output is %.0f%% of the input's size: zeroed data keeps its size; "
+                "%s: %s%sthe output is %.0f%% of the input's size: zeroed data keeps its size; "
                 "for a small file compress it: -z, or -o NAME.hprof.zst (or .gz)\n",
-                g_prog, 100.0 * (double)st->bytes_out / (double)st->bytes_in);
+                g_prog, cli->files ? name : "", cli->files ? ": " : "",
+                100.0 * (double)st->bytes_out / (double)st->bytes_in);
 }
 
 /* --audit asks what the privacy preset would remove, and writes no dump. */
@@ -696,7 +697,7 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
                         const spill_file *spill)
 {
     hs_report *r = &cli->report;
-    const char *name = cli->in_path ? cli->in_path : "stdin";
+    const char *name = hs_cli_in_name(cli);
     const hs_error *e;
     hs_source src;
     hs_sink dst;
@@ -770,12 +771,12 @@ static void report_warnings(hs_cli *cli, const hs_filter *filter, const hs_input
     size_t i;
 
     if ((w = hs_input_warning(in)) != NULL)
-        hs_report_warn(&cli->report, "%s: %s", cli->in_path ? cli->in_path : "stdin", w);
+        hs_report_warn(&cli->report, "%s: %s", hs_cli_in_name(cli), w);
     if (!st->heap_dumps && rc == EXIT_OK) /* (salvaged: said already) */
         hs_report_warn(&cli->report,
                        "%s holds no heap dump (valid HPROF, but no object in it: nothing "
                        "was stripped)",
-                       cli->in_path ? cli->in_path : "stdin");
+                       hs_cli_in_name(cli));
     for (i = 0; (w = hs_filter_warning(filter, i)) != NULL; i++)
         hs_report_warn(&cli->report, "%s", w);
 }
@@ -901,7 +902,7 @@ static int start_run(hs_cli *cli, reader *rd, int out_fd, hs_output **out, hs_fi
         }
         /* HS_E_UNSUPPORTED: a zip, xz, ... named as such, which is not a
          * heap dump: the input's fault (1), not a read that may work again */
-        return hs_report_fail(r, err.code, NULL, "%s: %s", cli->in_path ? cli->in_path : "stdin",
+        return hs_report_fail(r, err.code, NULL, "%s: %s", hs_cli_in_name(cli),
                               err.message);
     }
     /* a JSON report binds the bytes it describes: every byte read and
@@ -1083,6 +1084,12 @@ static double seconds(struct timeval tv)
 static hs_outfile g_report_file = {NULL, NULL, NULL, -1, 0, 0, -1};
 static int g_report_fd = -1; /* where it goes: that file, or standard output */
 
+/* --stats=json's destination: standard error, or many.c's file */
+static int stats_fd(const hs_cli *cli)
+{
+    return cli->stats_fd > 0 ? cli->stats_fd : STDERR_FILENO;
+}
+
 static int report_to_stdout(const hs_cli *cli)
 {
     return cli->stats_file && strcmp(cli->stats_file, "-") == 0;
@@ -1154,7 +1161,7 @@ int hs_cli_report_open(hs_cli *cli)
         hs_stop_report_to(g_report_fd, g_report_fd == STDOUT_FILENO ? NULL : &g_report_file);
     }
     if (cli->stats == 2)
-        hs_stop_report_to(STDERR_FILENO, NULL);
+        hs_stop_report_to(stats_fd(cli), NULL);
     publish_report(cli, NULL);
     return EXIT_OK;
 }
@@ -1187,7 +1194,8 @@ static int send_report(const hs_cli *cli, int rc, int fd, int stream)
 
     if (!fp)
         return -1;
-    bad = hs_report_write_json(fp, &cli->report, rc, cli->in_path, cli->out_path, cli->audit);
+    bad = hs_report_write_json(fp, &cli->report, rc, hs_cli_report_in_name(cli), cli->out_path,
+                               cli->audit);
     bad |= fclose(fp) != 0;
     bad = bad || (stream ? hs_stop_stream(fd, doc, len) : write_all(fd, doc, len)) != 0;
     e = errno;
@@ -1248,22 +1256,46 @@ int hs_cli_report_close(hs_cli *cli, int rc)
             rc = report_lost(rc);
         }
     }
-    if (cli->stats == 2 && send_report(cli, rc, STDERR_FILENO, 1) != 0)
+    if (cli->stats == 2 && send_report(cli, rc, stats_fd(cli), 1) != 0)
         rc = report_lost(rc); /* stderr failed: nowhere to say so */
     hs_stop_release();
     return rc;
 }
 
 /* The run itself, between hs_cli_report_open and hs_cli_report_close:
- * the dump, and the --stats table and the histogram on stderr. */
+ * the dump, and the --stats table and the histogram on stderr (or where
+ * many.c's child puts them, headed by the input's name). */
 int hs_cli_run(hs_cli *cli)
 {
     hs_report *r = &cli->report;
-    int rc = run_filter(cli);
+    int rc = run_filter(cli), stats = cli->stats == 1 && r->ran,
+        histo = cli->histogram && r->histo && !cli->quiet && cli->stats != 2, fd;
+    const char *name = cli->files ? hs_cli_in_name(cli) : NULL;
+    FILE *to = stderr;
 
-    if (cli->stats == 1 && r->ran)
-        hs_cli_print_stats(&r->st);
-    if (cli->histogram && r->histo && !cli->quiet && cli->stats != 2)
-        hs_cli_print_histogram(r, 20);
+    if ((stats || histo) && cli->stats_fd > 0 && (fd = dup(cli->stats_fd)) >= 0 &&
+        !(to = fdopen(fd, "w"))) {
+        close(fd);
+        to = stderr;
+    }
+    if (stats)
+        hs_cli_print_stats(to, &r->st, name);
+    if (histo)
+        hs_cli_print_histogram(to, r, 20, name);
+    if (to != stderr)
+        fclose(to);
     return rc;
+}
+
+const char *hs_cli_in_name(const hs_cli *cli)
+{
+    const char *name = hs_cli_report_in_name(cli);
+    return name ? name : "stdin";
+}
+
+const char *hs_cli_report_in_name(const hs_cli *cli)
+{
+    if (cli->in_path)
+        return cli->in_path;
+    return cli->jvm_pid && cli->jvm_name[0] ? cli->jvm_name : NULL;
 }
