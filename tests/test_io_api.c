@@ -706,6 +706,46 @@ Test(io_api, job_fields_past_size_read_as_zero)
     fixture_free(&fx);
 }
 
+/* A caller built with a newer header: the fields past this library's are
+ * read when 0 (its job runs), refused when set (it would not get them). */
+Test(io_api, job_fields_past_the_library_must_be_zero)
+{
+    fixture fx;
+    mem_sink sink = {NULL, 0, 0, 0};
+    struct {
+        hs_job job;
+        uint64_t newer; /* a field this library does not have */
+    } big;
+    hs_input *in;
+    hs_output *out;
+    char *report;
+
+    fixture_make(&fx);
+    memset(&big, 0, sizeof big);
+    big.job.size = sizeof big;
+    in = hs_input_open_memory(fx.bytes[PLAIN], fx.len[PLAIN], NULL);
+    out = hs_output_open_write(mem_write, &sink, HS_COMPRESS_NONE, 0, 1, NULL);
+    cr_assert_eq(hs_job_run(&big.job, in, out, &report), 0, "%s", report);
+    cr_assert(sink.len == fx.want_len && memcmp(sink.data, fx.want, sink.len) == 0);
+    hs_free(report);
+    hs_input_close(in);
+    hs_output_close(out);
+
+    big.newer = 1;
+    sink.len = 0;
+    in = hs_input_open_memory(fx.bytes[PLAIN], fx.len[PLAIN], NULL);
+    out = hs_output_open_write(mem_write, &sink, HS_COMPRESS_NONE, 0, 1, NULL);
+    cr_assert_eq(hs_job_run(&big.job, in, out, &report), HS_EXIT_USAGE, "%s", report);
+    cr_assert(has(report, "\"status\":\"usage\""), "%s", report);
+    cr_assert(has(report, "does not have"), "%s", report);
+    cr_assert_eq(sink.len, 0, "a refused job wrote %zu bytes", sink.len);
+    hs_free(report);
+    hs_input_close(in);
+    hs_output_close(out);
+    free(sink.data);
+    fixture_free(&fx);
+}
+
 /* ---- hs_job's progress, cancel and names ------------------------------------ */
 
 /* The number after `key` in the JSON object that starts at `side` in the

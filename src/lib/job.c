@@ -24,6 +24,7 @@
 #include "report.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,6 +371,23 @@ static char *render(const run *j, int rc)
     return doc;
 }
 
+/* The end of the last hs_job field this library knows. */
+#define JOB_KNOWN (offsetof(hs_job, out_name) + sizeof(const char *))
+_Static_assert(JOB_KNOWN == sizeof(hs_job), "JOB_KNOWN: a field was added after out_name");
+
+/* A caller built with a newer header set a field this library does not
+ * have: it would not get what it asked for (the header's rule, as
+ * hs_filter_create_ex's for hs_options). */
+static int unknown_field_set(const hs_job *job)
+{
+    size_t i;
+
+    for (i = JOB_KNOWN; i < job->size; i++)
+        if (((const unsigned char *)job)[i])
+            return 1;
+    return 0;
+}
+
 HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **report)
 {
     static run zero;
@@ -395,6 +413,11 @@ HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **re
     if (!job || !in || (!out && !j->job.audit))
         rc = hs_report_fail(&j->r, HS_E_USAGE, NULL, "hs_job_run: no %s",
                             !job ? "job" : !in ? "input" : "output");
+    else if (unknown_field_set(job))
+        rc = hs_report_fail(&j->r, HS_E_USAGE, NULL,
+                            "hs_job_run: the job sets a field this library version (%s) does "
+                            "not have",
+                            HS_VERSION_STRING);
     else if ((rc = make_rules(j)) == EXIT_OK && (rc = start(j, report != NULL)) == EXIT_OK) {
         rc = filter(j, report != NULL);
         rc = after(j, rc);
