@@ -312,9 +312,22 @@ def _job(preset, rules, mapping, compress=0, level=None, threads=None, histogram
     return job
 
 
+def _set_names(job, src, dst=None):
+    """The paths given, as the job's in_name and out_name (0.3): the
+    library's report and messages name them as the command's do. A file
+    object has no name to give (the report says null, as for a pipe)."""
+    if tuple(int(x) for x in _loaded_version().split(".")[:2]) < (0, 3):
+        return  # an older library reads no names: _name_in does its part
+    if _is_path(src):
+        job.in_name = os.fsencode(src)
+    if dst is not None and _is_path(dst):
+        job.out_name = os.fsencode(dst)
+
+
 def _name_in(report, side, x):
-    """The report names a path the library was given as a descriptor (it
-    says "-", as for standard input or output, knowing no name)."""
+    """For a library older than 0.3 (no hs_job.in_name, _set_names): the
+    report names a path the library was given as a descriptor (it says
+    "-", as for standard input or output, knowing no name)."""
     part = report.get(side) if report else None
     if isinstance(part, dict) and part.get("name") in (None, "-") and _is_path(x):
         part["name"] = os.fsdecode(x)
@@ -370,6 +383,7 @@ def strip(src, dst, preset="default", rules=None, mapping=None, compress=None, l
     job = _job(preset, rules, mapping, _compression(compress, dst), level, threads,
                histogram, salvage=salvage)
     reads = _identities(src, mapping, rules if isinstance(rules, os.PathLike) else None)
+    _set_names(job, src, dst)
     run = _Run(lib)
     try:
         run.set_progress(job, progress)
@@ -421,6 +435,7 @@ def audit(src, rules=None, mapping=None, *, progress=None):
     input, say) or is cancelled."""
     lib = _lib.load()
     job = _job("privacy", rules, mapping, audit=True)
+    _set_names(job, src)
     run = _Run(lib)
     try:
         run.set_progress(job, progress)

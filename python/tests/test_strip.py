@@ -417,3 +417,24 @@ def test_runs_in_parallel_threads(hs, cli, tmp_path):
         t.join()
     assert errors == []
     assert outs[0].getvalue() == outs[1].getvalue() == read(theirs)
+
+
+def test_the_library_names_the_files(hs, tmp_path, monkeypatch):
+    """The paths reach the library (hs_job.in_name, out_name): its report
+    and its messages name them, with the package's own renaming for older
+    libraries (_name_in) turned off."""
+    monkeypatch.setattr(hs, "_name_in", lambda *a: None)
+    out = tmp_path / "out.hprof"
+    report = hs.strip(JVM, out)
+    assert report["input"]["name"] == str(JVM)
+    assert report["output"]["name"] == str(out)
+    assert hs.audit(JVM)["input"]["name"] == str(JVM)
+    cut = tmp_path / "cut.hprof"
+    cut.write_bytes(read(JVM)[:100000])
+    with pytest.raises(hs.Error) as ei:
+        hs.strip(cut, tmp_path / "x.hprof")
+    assert ei.value.report["input"]["name"] == str(cut)
+    assert ei.value.args[0].startswith(str(cut) + ": "), ei.value.args[0]
+    # a file object has no name to give: null, as for a pipe
+    with open(JVM, "rb") as f:
+        assert hs.strip(f, tmp_path / "f.hprof")["input"]["name"] is None
