@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -335,6 +336,120 @@ Test(io_api, output_read_back_through_an_input)
         free(sink.data);
     }
     fixture_free(&fx);
+}
+
+/* hs_output_open_ex (0.3): level 0 as given is the format's own 0 (zstd's:
+ * libzstd's default, 3; gzip's: stored), level 0 not as given the
+ * default, as hs_output_open_fd's; a newer caller's field refused. */
+static mem_sink pack(const hs_output_params *p, const void *data, size_t n)
+{
+    mem_sink sink = {NULL, 0, 0, 0};
+    hs_error err;
+    hs_output *o = hs_output_open_ex(-1, mem_write, &sink, p, &err);
+
+    cr_assert(o, "%s", err.message);
+    cr_assert_eq(hs_output_sink(o)->write(hs_output_sink(o)->ctx, data, n), 0);
+    cr_assert_eq(hs_output_finish(o, &err), HS_OK, "%s", err.message);
+    hs_output_close(o);
+    return sink;
+}
+
+Test(io_api, output_params_say_level_0_itself)
+{
+    size_t n = 1u << 20, i;
+    uint8_t *data = malloc(n), *back;
+    hs_output_params p;
+    mem_sink z0, z3, zdef, g0, g1;
+
+    cr_assert(data);
+    for (i = 0; i < n; i++)
+        data[i] = (uint8_t)((i * 2654435761u) >> 29 ^ (i >> 12));
+    memset(&p, 0, sizeof p);
+    p.size = sizeof p;
+    p.threads = 1;
+    p.compress = HS_COMPRESS_ZSTD;
+    p.level_as_given = 1;
+    z0 = pack(&p, data, n);
+    p.level = 3;
+    z3 = pack(&p, data, n);
+    p.level = 1;
+    zdef = pack(&p, data, n); /* not a dump: the default is 3, so level 1 differs */
+    cr_assert(z0.len == z3.len && memcmp(z0.data, z3.data, z0.len) == 0,
+              "zstd level 0 as given is libzstd's 3: %zu and %zu bytes", z0.len, z3.len);
+    cr_assert(zdef.len != z3.len || memcmp(zdef.data, z3.data, z3.len) != 0);
+    p.compress = HS_COMPRESS_GZIP;
+    p.level = 0;
+    g0 = pack(&p, data, n);
+    p.level_as_given = 0; /* the default: gzip 1 */
+    g1 = pack(&p, data, n);
+    cr_assert(g0.len > n, "gzip level 0 is stored: %zu bytes of %zu", g0.len, n);
+    cr_assert(g1.len < n, "level 0 not as given is the default: %zu bytes of %zu", g1.len, n);
+    back = gunzip_all(g0.data, g0.len, n);
+    cr_assert(memcmp(back, data, n) == 0);
+    free(back);
+    free(z0.data), free(z3.data), free(zdef.data), free(g0.data), free(g1.data);
+    free(data);
+}
+
+Test(io_api, output_params_misuse_is_a_usage_error)
+{
+    struct {
+        hs_output_params p;
+        int newer; /* a parameter this library does not have */
+    } big;
+    mem_sink sink = {NULL, 0, 0, 0};
+    hs_error err;
+    hs_output *o;
+
+    cr_assert_null(hs_output_open_ex(1, NULL, NULL, NULL, &err));
+    cr_assert_eq(err.code, HS_E_USAGE);
+    memset(&big, 0, sizeof big);
+    big.p.size = sizeof big;
+    big.newer = 1;
+    cr_assert_null(hs_output_open_ex(-1, mem_write, &sink, &big.p, &err));
+    cr_assert_eq(err.code, HS_E_USAGE);
+    cr_assert(strstr(err.message, "does not have"), "%s", err.message);
+    big.newer = 0; /* zero past what the library knows: fine */
+    o = hs_output_open_ex(-1, mem_write, &sink, &big.p, &err);
+    cr_assert(o, "%s", err.message);
+    hs_output_close(o);
+    big.p.size = sizeof big.p;
+    cr_assert_null(hs_output_open_ex(-1, NULL, NULL, &big.p, &err)); /* nowhere to write */
+    cr_assert_eq(err.code, HS_E_USAGE);
+    big.p.compress = HS_COMPRESS_GZIP;
+    big.p.level = 13;
+    big.p.level_as_given = 1;
+    cr_assert_null(hs_output_open_ex(-1, mem_write, &sink, &big.p, &err));
+    cr_assert_eq(err.code, HS_E_USAGE);
+    cr_assert_str_eq(hs_output_error(NULL), "unknown error");
+    cr_assert_eq(hs_output_errno(NULL), 0);
+}
+
+/* A reader that went away: the write's errno is EPIPE (a CLI ends quietly
+ * on it, as gzip does); its words name it. */
+Test(io_api, output_errno_of_a_closed_pipe)
+{
+    int fds[2];
+    hs_output *o;
+    static uint8_t block[1 << 16];
+    int i, failed = 0;
+    void (*was)(int) = signal(SIGPIPE, SIG_IGN);
+
+    cr_assert_eq(pipe(fds), 0);
+    close(fds[0]);
+    o = hs_output_open_fd(fds[1], HS_COMPRESS_NONE, 0, 1, NULL);
+    cr_assert(o);
+    cr_assert_eq(hs_output_errno(o), 0);
+    cr_assert_str_eq(hs_output_error(o), "unknown error");
+    for (i = 0; i < 64 && !failed; i++)
+        failed = hs_output_sink(o)->write(hs_output_sink(o)->ctx, block, sizeof block) != 0;
+    failed |= hs_output_finish(o, NULL) != HS_OK;
+    cr_assert(failed);
+    cr_assert_eq(hs_output_errno(o), EPIPE);
+    cr_assert(strstr(hs_output_error(o), strerror(EPIPE)), "%s", hs_output_error(o));
+    hs_output_close(o);
+    close(fds[1]);
+    signal(SIGPIPE, was);
 }
 
 /* ---- failures ------------------------------------------------------------ */

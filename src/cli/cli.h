@@ -6,11 +6,11 @@
 #ifndef HS_CLI_H
 #define HS_CLI_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "hprof_strip.h"
-#include "output.h"
 #include "report.h"
 
 
@@ -22,8 +22,8 @@ struct hs_cli {
     hs_options opt;
     int force, stats;   /* stats: 0 none, 1 table, 2 JSON */
     int format_given;   /* -z/--gzip/--no-compress said, else from -o's name */
-    enum hs_output_format format;
-    int level;          /* compression level, or HS_OUTPUT_LEVEL_DEFAULT */
+    hs_compression format;
+    int level;          /* compression level as given, or HS_CLI_LEVEL_DEFAULT */
     int threads;        /* compression threads */
     int progress;       /* -1 auto (a terminal), 0 off, 1 on */
     uint64_t size;      /* --size: input size for the progress display */
@@ -61,6 +61,10 @@ struct hs_cli {
 const char *hs_cli_in_name(const hs_cli *cli);
 /* ... and in the JSON report, where standard input is null. */
 const char *hs_cli_report_in_name(const hs_cli *cli);
+
+/* No -z/--gzip level given: the format's own (hs_output_params.level 0);
+ * any number can be given (-z0 too), this one cannot. */
+#define HS_CLI_LEVEL_DEFAULT INT_MIN
 
 /* --timeout stopped the run (timeout(1)'s status, not a library status) */
 #define HS_EXIT_TIMEOUT 124

@@ -250,16 +250,16 @@ static int parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
-static const char *format_option(enum hs_output_format format)
+static const char *format_option(hs_compression format)
 {
-    return format == HS_OUT_ZSTD ? "-z" : format == HS_OUT_GZIP ? "--gzip" : "--no-compress";
+    return format == HS_COMPRESS_ZSTD ? "-z" : format == HS_COMPRESS_GZIP ? "--gzip" : "--no-compress";
 }
 
 /* The -z or --gzip given without a level ("-z" or "--zstd"), so that a
  * level written as a separate word ("-z 19") can be told from a file. */
 static const char *g_bare_format;
 
-static int set_format(hs_cli *cli, enum hs_output_format format, const char *level,
+static int set_format(hs_cli *cli, hs_compression format, const char *level,
                       const char *spelled)
 {
     char *end;
@@ -270,16 +270,16 @@ static int set_format(hs_cli *cli, enum hs_output_format format, const char *lev
                 format_option(format));
         return EXIT_USAGE;
     }
-    g_bare_format = level || format == HS_OUT_PLAIN ? NULL : spelled;
+    g_bare_format = level || format == HS_COMPRESS_NONE ? NULL : spelled;
     cli->format_given = 1;
     cli->format = format;
-    cli->level = HS_OUTPUT_LEVEL_DEFAULT;
+    cli->level = HS_CLI_LEVEL_DEFAULT;
     if (!level)
         return EXIT_OK;
     v = strtol(level, &end, 10);
-    if (*end || end == level || v < (format == HS_OUT_ZSTD ? -7 : 0) ||
-        v > (format == HS_OUT_ZSTD ? 19 : 12))
-        return usage_error(format == HS_OUT_ZSTD ? "zstd levels run from -7 to 19, not"
+    if (*end || end == level || v < (format == HS_COMPRESS_ZSTD ? -7 : 0) ||
+        v > (format == HS_COMPRESS_ZSTD ? 19 : 12))
+        return usage_error(format == HS_COMPRESS_ZSTD ? "zstd levels run from -7 to 19, not"
                                                  : "gzip levels run from 0 to 12, not",
                            level);
     cli->level = (int)v;
@@ -392,24 +392,24 @@ static int check_output_name(const hs_cli *cli)
 
     if (!o || !cli->format_given)
         return EXIT_OK;
-    if (cli->format != HS_OUT_PLAIN && ends_with(o, ".hprof")) {
+    if (cli->format != HS_COMPRESS_NONE && ends_with(o, ".hprof")) {
         fprintf(stderr,
                 "%s: %s writes %s, but the name '%s' says plain HPROF: name the output "
                 "'%s.%s', or drop %s (hprof-conv's -z, leaving the zygote heap out, is "
                 "-p android-app here)\n",
-                g_prog, format_option(cli->format), cli->format == HS_OUT_ZSTD ? "zstd" : "gzip",
-                o, o, cli->format == HS_OUT_ZSTD ? "zst" : "gz", format_option(cli->format));
+                g_prog, format_option(cli->format), cli->format == HS_COMPRESS_ZSTD ? "zstd" : "gzip",
+                o, o, cli->format == HS_COMPRESS_ZSTD ? "zst" : "gz", format_option(cli->format));
         return EXIT_USAGE;
     }
     named_gz = ends_with(o, ".gz");
     named_zst = ends_with(o, ".zst") || ends_with(o, ".zstd");
-    if ((cli->format == HS_OUT_ZSTD && named_gz) || (cli->format == HS_OUT_GZIP && named_zst)) {
+    if ((cli->format == HS_COMPRESS_ZSTD && named_gz) || (cli->format == HS_COMPRESS_GZIP && named_zst)) {
         fprintf(stderr,
                 "%s: %s writes %s, but the name '%s' says %s: drop %s, or name the output "
                 "*.%s\n",
-                g_prog, format_option(cli->format), cli->format == HS_OUT_ZSTD ? "zstd" : "gzip",
+                g_prog, format_option(cli->format), cli->format == HS_COMPRESS_ZSTD ? "zstd" : "gzip",
                 o, named_gz ? "gzip" : "zstd", format_option(cli->format),
-                cli->format == HS_OUT_ZSTD ? "zst" : "gz");
+                cli->format == HS_COMPRESS_ZSTD ? "zst" : "gz");
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -556,9 +556,9 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
             break;
         case 'f': cli->force = 1; break;
         case 'q': cli->quiet = cli->report.quiet = 1, cli->progress = 0; break;
-        case 'z': rc = set_format(cli, HS_OUT_ZSTD, optarg, argv[optind - 1]); break;
-        case OPT_GZIP: rc = set_format(cli, HS_OUT_GZIP, optarg, argv[optind - 1]); break;
-        case OPT_NO_COMPRESS: rc = set_format(cli, HS_OUT_PLAIN, NULL, NULL); break;
+        case 'z': rc = set_format(cli, HS_COMPRESS_ZSTD, optarg, argv[optind - 1]); break;
+        case OPT_GZIP: rc = set_format(cli, HS_COMPRESS_GZIP, optarg, argv[optind - 1]); break;
+        case OPT_NO_COMPRESS: rc = set_format(cli, HS_COMPRESS_NONE, NULL, NULL); break;
         case 'T':
         case 'j':
         case OPT_TIMEOUT:
@@ -709,7 +709,7 @@ int main(int argc, char **argv)
     /* before anything is opened: no file may become fd 0, 1 or 2 */
     hs_fill_std_fds();
     memset(&cli, 0, sizeof cli);
-    cli.level = HS_OUTPUT_LEVEL_DEFAULT;
+    cli.level = HS_CLI_LEVEL_DEFAULT;
     cli.progress = -1;
     cli.report.print = 1; /* failures and warnings on stderr too */
     cli.rules = hs_rules_create(NULL);

@@ -96,9 +96,9 @@ static char *output_name(const hs_cli *cli, const char *in)
         n -= 4;
     else if (ends_with(base, n, ".zstd"))
         n -= 5;
-    if (cli->format_given && cli->format == HS_OUT_ZSTD)
+    if (cli->format_given && cli->format == HS_COMPRESS_ZSTD)
         ext = ".zst";
-    else if (cli->format_given && cli->format == HS_OUT_GZIP)
+    else if (cli->format_given && cli->format == HS_COMPRESS_GZIP)
         ext = ".gz";
     out = malloc(d + 1 + n + sizeof ".hprof" + strlen(ext));
     if (!out)

@@ -23,6 +23,7 @@
 #include "hasher.h"
 #include "input.h"
 #include "io.h"
+#include "output.h"
 #include "progress.h"
 #include "stop.h"
 
@@ -239,9 +240,9 @@ static void choose_format(hs_cli *cli)
 {
     if (!cli->format_given && cli->out_path) {
         if (ends_with(cli->out_path, ".zst") || ends_with(cli->out_path, ".zstd"))
-            cli->format = HS_OUT_ZSTD;
+            cli->format = HS_COMPRESS_ZSTD;
         else if (ends_with(cli->out_path, ".gz"))
-            cli->format = HS_OUT_GZIP;
+            cli->format = HS_COMPRESS_GZIP;
     }
     if (cli->threads <= 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -565,7 +566,7 @@ static void warn_after_run(const hs_cli *cli, const hs_stats *st, int out_fd)
                 "nothing to drop beyond the default preset\n",
                 g_prog, name);
     /* advice, not a warning: kept out of a JSON report's way */
-    if (cli->format == HS_OUT_PLAIN && cli->stats != 2 && fstat(out_fd, &ost) == 0 &&
+    if (cli->format == HS_COMPRESS_NONE && cli->stats != 2 && fstat(out_fd, &ost) == 0 &&
         S_ISREG(ost.st_mode) && st->bytes_in &&
         (double)st->bytes_out > 0.9 * (double)st->bytes_in && !rules_change_nothing(cli->rules))
         fprintf(stderr,
@@ -587,7 +588,7 @@ static int check_audit(hs_cli *cli)
     }
     hs_rules_preset(cli->rules, "none", NULL);
     hs_rules_preset(cli->rules, "privacy", NULL);
-    cli->format = HS_OUT_PLAIN;
+    cli->format = HS_COMPRESS_NONE;
     return EXIT_OK;
 }
 
@@ -716,8 +717,12 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
         src.borrow = borrow_with_progress;
     if ((mapped = hs_input_mapped(rd->in, &mapped_len)) != NULL)
         catch_sigbus(name, src.data ? "input byte" : "compressed byte", mapped, mapped_len);
-    dst.write = cli->audit ? discard : hs_output_write;
-    dst.ctx = out;
+    if (cli->audit) {
+        dst.write = discard;
+        dst.ctx = NULL;
+    } else {
+        dst = *hs_output_sink(out);
+    }
     s = hs_filter_run(filter, &src, &dst);
     e = hs_filter_error(filter);
     /* A dump broken inside a compressed file: the rest of its frame or
@@ -726,7 +731,7 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
      * error to name (report_damage). */
     if (s == HS_E_MALFORMED || s == HS_E_UNSUPPORTED)
         hs_input_drain(rd->in);
-    finished = (s == HS_OK || s == HS_SALVAGED) && hs_output_end(out) == 0;
+    finished = (s == HS_OK || s == HS_SALVAGED) && hs_output_finish(out, NULL) == HS_OK;
     if (!finished && !cli->out_path && hs_output_errno(out) == EPIPE)
         die_of_sigpipe(cli, rd);
     if (!finished || s != HS_OK)
@@ -817,7 +822,7 @@ static int after_run(hs_cli *cli, const hs_filter *filter, const hs_input *in, i
 /* The digests, once the run is over (once only: not for a report
  * published while it runs): a plain side's HPROF is its file. */
 static void keep_digests(hs_report *r, hs_hasher *h, hs_input *in, const hs_output *out,
-                         enum hs_output_format out_format)
+                         hs_compression out_format)
 {
     hs_digest d[HS_HASH_STREAMS];
 
@@ -831,7 +836,7 @@ static void keep_digests(hs_report *r, hs_hasher *h, hs_input *in, const hs_outp
     if (out) {
         r->out_hashed = 1;
         r->out_sha = d[HS_HASH_OUT_FILE];
-        r->out_hprof_sha = out_format == HS_OUT_PLAIN ? d[HS_HASH_OUT_FILE] : d[HS_HASH_OUT_DUMP];
+        r->out_hprof_sha = out_format == HS_COMPRESS_NONE ? d[HS_HASH_OUT_FILE] : d[HS_HASH_OUT_DUMP];
     }
 }
 
@@ -860,7 +865,7 @@ static void keep_figures(hs_cli *cli, const hs_filter *filter, const reader *rd,
         r->out_format = (int)cli->format;
         r->out_raw = hs_output_written(out);
         if (filter && !cli->audit && rc == EXIT_IO &&
-            (cli->format == HS_OUT_PLAIN || hs_output_written(out) == 0) &&
+            (cli->format == HS_COMPRESS_NONE || hs_output_written(out) == 0) &&
             hs_output_written(out) < r->st.bytes_out)
             r->st.bytes_out = hs_output_written(out);
     }
@@ -893,6 +898,7 @@ static int start_run(hs_cli *cli, reader *rd, int out_fd, hs_output **out, hs_fi
                      spill_file *spill)
 {
     hs_report *r = &cli->report;
+    hs_output_params op;
     hs_error err;
 
     if (!(rd->in = hs_input_open_fd(rd->fd, &err))) {
@@ -919,9 +925,15 @@ static int start_run(hs_cli *cli, reader *rd, int out_fd, hs_output **out, hs_fi
         (void)hs_input_start_thread(rd->in);
         leave_inflater_a_core(rd->in);
     }
-    if (hs_output_open(out, out_fd, cli->format, cli->level, cli->threads) != 0) {
-        hs_report_fail(r, HS_E_NOMEM, NULL, "cannot start the compressor: %s",
-                       *out ? hs_output_error(*out) : "out of memory");
+    memset(&op, 0, sizeof op);
+    op.size = sizeof op;
+    op.compress = cli->format;
+    op.level_as_given = cli->level != HS_CLI_LEVEL_DEFAULT;
+    op.level = op.level_as_given ? cli->level : 0;
+    op.threads = cli->threads;
+    if (!(*out = hs_output_open_ex(out_fd, NULL, NULL, &op, &err))) {
+        /* the range of levels is main.c's: only the compressor can fail */
+        hs_report_fail(r, HS_E_NOMEM, NULL, "%s", err.message);
         return EXIT_LIMIT;
     }
     if (rd->hash && !cli->audit)
@@ -1053,7 +1065,7 @@ static int run_filter(hs_cli *cli)
         keep_digests(&cli->report, rd.hash, rd.in, cli->audit ? NULL : out, cli->format);
     publish_report(cli, NULL);
     hs_filter_free(filter);
-    hs_output_free(out);
+    hs_output_close(out);
     hs_input_close(rd.in);
     hs_hasher_free(rd.hash);
     if (spill.fd >= 0)

@@ -655,6 +655,35 @@ HS_API hs_status hs_output_finish(hs_output *out, hs_error *err);
 HS_API uint64_t hs_output_written(const hs_output *out);
 HS_API void hs_output_close(hs_output *out); /* NULL is fine; never closes the fd */
 
+/* An output's parameters for hs_output_open_ex (0.3). Sized as hs_job is
+ * (its first field; later fields read as 0, bytes past the ones this
+ * library knows must be 0), so it can grow. */
+typedef struct {
+    size_t size;             /* sizeof(hs_output_params) as the caller knows it */
+    hs_compression compress; /* of the output */
+    int level;               /* as hs_output_open_fd's: 0 the default... */
+    int level_as_given;      /* ...unless this is non-zero: then `level` is the
+                                format's own, 0 included: zstd's 0 (libzstd's
+                                default, 3), gzip's 0 (stored, not compressed),
+                                as the CLI's -z0 and --gzip=0 */
+    int threads;             /* as hs_output_open_fd's */
+} hs_output_params;
+
+/* Opens an output with `p` (0.3): into `fd` when `write` is NULL, else
+ * through `write` and `ctx` (fd ignored), as hs_output_open_fd and
+ * hs_output_open_write do. NULL on failure, `err` filled: their errors,
+ * and HS_E_USAGE for a NULL `p` or a field this library does not have
+ * set. */
+HS_API hs_output *hs_output_open_ex(int fd, int (*write)(void *ctx, const void *buf, size_t len),
+                                    void *ctx, const hs_output_params *p, hs_error *err);
+/* Why the output failed, in words (a failed write's strerror, the
+ * compressor's message), "unknown error" when it has not; and the errno of
+ * the write that failed (EPIPE: the reader went away, as for a pipe to
+ * `head`; ENOSPC), 0 when none did or the failure was not a write's
+ * (0.3). NULL is fine: "unknown error" and 0. */
+HS_API const char *hs_output_error(const hs_output *out);
+HS_API int hs_output_errno(const hs_output *out);
+
 /* Loads the mapping file at `path` (plain, .gz or .zst) into `rules`, as
  * hs_rules_mapping_read does with `max_held` (0: 1 GiB): parsed as it is
  * read and decompressed. HS_E_READ when the file cannot be opened or read

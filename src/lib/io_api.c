@@ -13,6 +13,7 @@
 #include "output.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -138,9 +139,9 @@ HS_API uint64_t hs_input_bytes_read(const hs_input *in)
 /* ---- outputs --------------------------------------------------------------- */
 
 /* The CLI's defaults for what 0 means (see hprof_strip.h): level 0 the
- * format's own, threads 0 one per online core. */
+ * format's own (unless `as_given`), threads 0 one per online core. */
 static hs_output *open_output(int fd, int (*write)(void *ctx, const void *buf, size_t len),
-                              void *ctx, hs_compression c, int level, int threads,
+                              void *ctx, hs_compression c, int level, int as_given, int threads,
                               hs_error *err)
 {
     hs_output *o = NULL;
@@ -163,7 +164,9 @@ static hs_output *open_output(int fd, int (*write)(void *ctx, const void *buf, s
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n > 0 ? (int)n : 1;
     }
-    if (hs_output_open(&o, fd, f, level ? level : HS_OUTPUT_LEVEL_DEFAULT, threads) != 0) {
+    if (!as_given && level == 0)
+        level = HS_OUTPUT_LEVEL_DEFAULT;
+    if (hs_output_open(&o, fd, f, level, threads) != 0) {
         hs_io_fail(err, HS_E_NOMEM, "cannot start the compressor: %s",
                    o ? hs_output_error(o) : "out of memory");
         hs_output_free(o);
@@ -181,7 +184,7 @@ HS_API hs_output *hs_output_open_fd(int fd, hs_compression c, int level, int thr
         hs_io_fail(err, HS_E_USAGE, "hs_output_open_fd: descriptor %d", fd);
         return NULL;
     }
-    return open_output(fd, NULL, NULL, c, level, threads, err);
+    return open_output(fd, NULL, NULL, c, level, 0, threads, err);
 }
 
 HS_API hs_output *hs_output_open_write(int (*write)(void *ctx, const void *buf, size_t len),
@@ -192,7 +195,40 @@ HS_API hs_output *hs_output_open_write(int (*write)(void *ctx, const void *buf, 
         hs_io_fail(err, HS_E_USAGE, "hs_output_open_write: no write callback");
         return NULL;
     }
-    return open_output(-1, write, ctx, c, level, threads, err);
+    return open_output(-1, write, ctx, c, level, 0, threads, err);
+}
+
+/* The end of the last hs_output_params field this library knows. */
+#define PARAMS_KNOWN (offsetof(hs_output_params, threads) + sizeof(int))
+
+HS_API hs_output *hs_output_open_ex(int fd, int (*write)(void *ctx, const void *buf, size_t len),
+                                    void *ctx, const hs_output_params *p, hs_error *err)
+{
+    hs_output_params q;
+    size_t i;
+
+    if (!p) {
+        hs_io_fail(err, HS_E_USAGE, "hs_output_open_ex: no parameters");
+        return NULL;
+    }
+    /* a caller built with a newer header asking for what this library
+     * cannot do (the header's rule for sized structs) */
+    for (i = PARAMS_KNOWN; i < p->size; i++)
+        if (((const unsigned char *)p)[i]) {
+            hs_io_fail(err, HS_E_USAGE,
+                       "hs_output_open_ex: a parameter this library version does not have "
+                       "is set");
+            return NULL;
+        }
+    memset(&q, 0, sizeof q);
+    memcpy(&q, p, p->size && p->size < PARAMS_KNOWN ? p->size : PARAMS_KNOWN);
+    if (!write && fd < 0) {
+        hs_io_fail(err, HS_E_USAGE, "hs_output_open_ex: descriptor %d and no write callback",
+                   fd);
+        return NULL;
+    }
+    return open_output(write ? -1 : fd, write, ctx, q.compress, q.level, q.level_as_given,
+                       q.threads, err);
 }
 
 HS_API hs_status hs_output_finish(hs_output *out, hs_error *err)

@@ -420,12 +420,12 @@ int hs_output_is(const hs_output *o)
     return (int)o->format;
 }
 
-const char *hs_output_error(const hs_output *o)
+HS_API const char *hs_output_error(const hs_output *o)
 {
-    return o->err[0] ? o->err : "unknown error";
+    return o && o->err[0] ? o->err : "unknown error";
 }
 
-int hs_output_errno(const hs_output *o)
+HS_API int hs_output_errno(const hs_output *o)
 {
     return o ? o->err_no : 0;
 }

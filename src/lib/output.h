@@ -39,10 +39,7 @@ void hs_output_set_writer(hs_output *o, int (*wr)(void *ctx, const void *buf, si
                           void *ctx);
 /* The format it was opened with (enum hs_output_format). */
 int hs_output_is(const hs_output *o);
-const char *hs_output_error(const hs_output *o);
-/* The errno of a failed write (EPIPE: the reader went away; ENOSPC...), or
- * 0 when nothing failed or the failure was not the descriptor's. */
-int hs_output_errno(const hs_output *o);
+/* hs_output_error and hs_output_errno are public: hprof_strip.h. */
 uint64_t hs_output_written(const hs_output *o);
 void hs_output_free(hs_output *o);
 /* Puts what passes to `h` (hasher.h), for a report that binds its bytes:
