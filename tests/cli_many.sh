@@ -345,6 +345,46 @@ assert all(x["error"]["signal"] == "SIGTERM" and x["exit_status"] == 143 for x i
     "$T/term.jsonl" 2>"$T/py" && ok || bad "SIGTERM's JSONL: $(cat "$T/py")"
 done_feeding
 
+# --- a child killed by SIGKILL writes no report: its JSON Lines line (and
+# --stats=json's) is still a whole report under the schema, saying so
+D=$T/kill
+mkdir "$D"
+slow "$IN/a.hprof" "$T/s1.hprof" 12
+"$BIN" -q -j 2 --stats=json --stats-file "$T/kill.jsonl" "$T/s1.hprof" "$IN/d" -o "$D" \
+    2>"$T/kill.err" &
+pid=$!
+i=0
+while [ $i -lt 100 ] && ! ls "$D" | grep -q 's1.hprof.tmp-'; do
+    sleep 0.1
+    i=$((i + 1))
+done
+child=
+for c in $(cat /proc/$pid/task/$pid/children 2>/dev/null); do
+    # (forked, not exec'd: the children's command lines are the parent's)
+    ls -l /proc/$c/fd 2>/dev/null | grep -q 's1\.hprof$' && child=$c
+done
+[ -n "$child" ] && ok || bad "SIGKILL: no child reading s1.hprof"
+kill -KILL $child 2>/dev/null
+rc=0
+wait $pid || rc=$?
+done_feeding
+expect_rc 137 "a child killed by SIGKILL"
+$PY -c 'import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["input"]["name"] for r in rows] == sys.argv[2:4], rows
+k = rows[0]
+assert k["exit_status"] == 137 and k["error"]["status"] == "signal", k
+assert "no report" in k["error"]["message"], k
+assert k["output"]["kept"] is False, k
+assert rows[1]["exit_status"] == 0, rows[1]
+err = [json.loads(l) for l in open(sys.argv[4]) if l.startswith("{")]
+assert sorted(r["input"]["name"] for r in err) == sorted(sys.argv[2:4]), err' \
+    "$T/kill.jsonl" "$T/s1.hprof" "$IN/d" "$T/kill.err" 2>"$T/py" && ok ||
+    bad "SIGKILL's JSONL: $(cat "$T/py")"
+head -n 1 "$T/kill.jsonl" >"$T/kill1.json"
+$PY tests/report_schema.py src/lib/hprof_strip.h "$T/kill1.json" >"$T/schema" 2>&1 &&
+    ok || bad "SIGKILL's line under the schema: $(cat "$T/schema")"
+
 # --- HPROF_STRIP_THREADS: -T's default (seen as the threads a run has)
 # threads_of VALUE [OPTION]: N = the threads of a --gzip run waiting on a
 # slow input, HPROF_STRIP_THREADS=VALUE

@@ -137,26 +137,6 @@ static void put_one_line(FILE *to, const char *doc, size_t len)
     fputc('\n', to);
 }
 
-/* A JSON string, escaped as the library's report escapes its strings
- * (report.c json_str: the same three rules). A copy, for no public call
- * writes a JSON string: hs_job_run's report takes a name (hs_job.in_name)
- * but is a whole run's; when the report object becomes public (issue #36,
- * tests/layers-cli.txt) this line should be written through it. */
-static void put_json_string(FILE *to, const char *s)
-{
-    fputc('"', to);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(to, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(to, "\\u%04x", c);
-        else
-            fputc(c, to);
-    }
-    fputc('"', to);
-}
-
 /* The whole of the file at `path` (malloc'd, *len bytes; NULL when it is
  * empty, missing or out of memory). */
 static char *slurp(const char *path, size_t *len)
@@ -188,24 +168,40 @@ static char *slurp(const char *path, size_t *len)
 }
 
 /* Input i's line: its child's report at `path`, or (a child that wrote
- * none: killed by SIGKILL, crashed) a short one saying how it ended. */
-static void put_report(FILE *to, const char *path, const hs_cli *cli, int i, int rc)
+ * none: killed by SIGKILL, crashed) one saying how it ended, written by
+ * the library's report writer as any other: a whole document under the
+ * schema, with nothing read or kept. */
+static void put_report(FILE *to, const char *path, const hs_cli *cli, char **outs, int i,
+                       int rc)
 {
+    static hs_report none; /* big (warnings): not on the stack */
+    char sig[16];
     size_t len;
     char *doc = slurp(path, &len);
 
     if (doc) {
         put_one_line(to, doc, len);
-    } else {
-        fprintf(to, "{\"schema\":1,\"tool\":{\"name\":\"hprof-strip\",\"version\":\"%s\"},"
-                    "\"exit_status\":%d,\"error\":{\"code\":null,\"status\":\"%s\","
-                    "\"retryable\":true,\"signal\":null,\"message\":\"no report: the run "
-                    "ended with status %d before writing one\"},\"input\":{\"name\":",
-                HS_VERSION_STRING, rc, rc > 128 ? "signal" : "write", rc);
-        put_json_string(to, cli->files[i]);
-        fputs("}}\n", to);
+        free(doc);
+        return;
     }
-    free(doc);
+    memset(&none, 0, sizeof none);
+    none.has_error = 1;
+    none.error.offset = none.error.record_offset = UINT64_MAX;
+    none.error.tag = none.error.subtag = -1;
+    none.error.code = hs_status_of_exit(rc);
+    /* a signal is no library status: the command's own, as stop.c says */
+    if (rc > 128) {
+        none.cli_status = "signal";
+        none.cli_retryable = 1;
+        none.cli_signal = hs_signal_name(rc - 128);
+        if (!none.cli_signal) { /* not one the schema names: its number */
+            snprintf(sig, sizeof sig, "%d", rc - 128);
+            none.cli_signal = sig;
+        }
+    }
+    snprintf(none.error.message, sizeof none.error.message,
+             "no report: the run ended with status %d before writing one", rc);
+    (void)hs_report_write_json(to, &none, rc, cli->files[i], outs[i], 0);
 }
 
 /* Whether a child writes what a single run prints on standard error at
@@ -220,7 +216,7 @@ static int ends_said(const hs_cli *cli)
 /* Input i's end, as its child wrote it (ends_said), copied to standard
  * error in one write, once the child is gone: --stats=json's line (one
  * saying how it ended when the child wrote none), or its tables. */
-static void say_end(const hs_cli *cli, const char *tmpdir, int i, int rc)
+static void say_end(const hs_cli *cli, char **outs, const char *tmpdir, int i, int rc)
 {
     char path[4200], *doc = NULL, *text;
     size_t len = 0;
@@ -230,7 +226,7 @@ static void say_end(const hs_cli *cli, const char *tmpdir, int i, int rc)
     if (cli->stats == 2) {
         if (!(fp = open_memstream(&doc, &len)))
             return;
-        put_report(fp, path, cli, i, rc);
+        put_report(fp, path, cli, outs, i, rc);
         if (fclose(fp) == 0 && len)
             fwrite(doc, 1, len, stderr);
         free(doc);
@@ -325,7 +321,8 @@ static void run_child(hs_cli *cli, int (*one)(hs_cli *, int), int i, char **outs
 /* The JSON Lines report, in input order: the reports the children wrote
  * (one per input started) put on one line each. Returns EXIT_OK or
  * EXIT_IO, said. */
-static int write_lines(const hs_cli *cli, const char *tmpdir, const int *status, int started)
+static int write_lines(const hs_cli *cli, char **outs, const char *tmpdir, const int *status,
+                       int started)
 {
     hs_outfile of = {NULL, NULL, NULL, -1, 0, 0, -1};
     int to_stdout = strcmp(cli->stats_file, "-") == 0, fd, i;
@@ -351,7 +348,7 @@ static int write_lines(const hs_cli *cli, const char *tmpdir, const int *status,
     }
     for (i = 0; i < started; i++) {
         snprintf(path, sizeof path, "%s/%d.json", tmpdir, i);
-        put_report(fp, path, cli, i, status[i]);
+        put_report(fp, path, cli, outs, i, status[i]);
     }
     if (fclose(fp) != 0 || (!to_stdout && hs_outfile_commit(&of) != 0)) {
         fprintf(stderr, "%s: %s: writing the report failed: %s\n", g_prog,
@@ -539,14 +536,14 @@ int hs_cli_many(hs_cli *cli, int (*one)(hs_cli *cli, int rc))
         if ((i = reap(cli, owner, status, jobs)) >= 0) {
             running--;
             if (ends_said(cli))
-                say_end(cli, tmpdir, i, status[i]);
+                say_end(cli, outs, tmpdir, i, status[i]);
         }
     }
     for (i = 0; i < started; i++)
         if (severity(status[i]) > severity(worst))
             worst = status[i];
     rc = worst;
-    if (cli->stats_file && (k = write_lines(cli, tmpdir, status, started)) != EXIT_OK &&
+    if (cli->stats_file && (k = write_lines(cli, outs, tmpdir, status, started)) != EXIT_OK &&
         severity(k) > severity(rc))
         rc = k;
 done:

@@ -134,6 +134,12 @@ const char *hs_signal_name(int sig)
     case SIGVTALRM: return "SIGVTALRM";
     case SIGPROF: return "SIGPROF";
     case SIGBUS: return "SIGBUS";
+    /* not caught: what a run of many's child can die of with no report */
+    case SIGKILL: return "SIGKILL";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGILL: return "SIGILL";
+    case SIGFPE: return "SIGFPE";
 #ifdef SIGPOLL
     case SIGPOLL: return "SIGPOLL";
 #endif

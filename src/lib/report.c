@@ -191,7 +191,11 @@ static void json_error(FILE *fp, const hs_report *r)
         fputs("null", fp);
         return;
     }
-    if (r->cli_status)
+    if (r->cli_status && r->cli_signal)
+        fprintf(fp, "{\"code\":null,\"status\":\"%s\",\"retryable\":%s,\"signal\":\"%s\","
+                    "\"offset\":",
+                r->cli_status, r->cli_retryable ? "true" : "false", r->cli_signal);
+    else if (r->cli_status)
         fprintf(fp, "{\"code\":null,\"status\":\"%s\",\"retryable\":%s,\"signal\":null,"
                     "\"offset\":",
                 r->cli_status, r->cli_retryable ? "true" : "false");

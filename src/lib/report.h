@@ -72,6 +72,7 @@ typedef struct {
      * error.status is this name, error.code null */
     const char *cli_status;
     int cli_retryable;
+    const char *cli_signal;   /* "SIGKILL": error.signal, with cli_status "signal" */
 } hs_report;
 
 /* The one table of outcomes (report.c: status, exit code, report name,
