@@ -188,6 +188,58 @@ Test(io_api, every_source_kind_and_format_gives_the_same_output)
     fixture_free(&fx);
 }
 
+/* hs_input_source_ex (0.3): 1 thread reads in the caller's thread (a gzip
+ * input lends no blocks), 2 starts the reader thread (it does); the first
+ * call decides; the output is the same. hs_input_mapping: the file as
+ * mapped, for a SIGBUS handler; NULL for memory and callbacks. */
+Test(io_api, source_threads_and_mapping)
+{
+    fixture fx;
+    int i, t;
+    uint64_t n;
+
+    fixture_make(&fx);
+    for (i = 0; i < FORMATS; i++)
+        for (t = 1; t <= 2; t++) {
+            mem_sink sink = {NULL, 0, 0, 0};
+            hs_input *in = hs_input_open_path(fx.path[i], NULL);
+            const hs_source *src;
+            const void *map;
+
+            cr_assert(in);
+            src = hs_input_source_ex(in, t);
+            cr_assert(src && src->read);
+            cr_assert_eq(hs_input_source(in), src, "the first call decides");
+            if (i == PLAIN)
+                cr_assert(src->data && src->size == fx.len[i] && src->window && !src->borrow);
+            else
+                cr_assert(!src->data && !src->window);
+            if (i == GZ)
+                cr_assert_eq(src->borrow != NULL, t > 1, "gzip, %d threads: borrow %p", t,
+                             (void *)src->borrow);
+            map = hs_input_mapping(in, &n);
+            cr_assert(map && n == fx.len[i], "format %d: %p, %llu of %zu", i, map,
+                      (unsigned long long)n, fx.len[i]);
+            cr_assert(memcmp(map, fx.bytes[i], 16) == 0);
+            cr_assert_eq(filter_into(in, &sink), HS_OK);
+            cr_assert(sink.len == fx.want_len && memcmp(sink.data, fx.want, sink.len) == 0,
+                      "format %d, %d threads", i, t);
+            hs_input_close(in);
+            free(sink.data);
+        }
+    {
+        hs_input *in = hs_input_open_memory(fx.bytes[PLAIN], fx.len[PLAIN], NULL);
+        n = 1;
+        cr_assert_null(hs_input_mapping(in, &n));
+        cr_assert_eq(n, 0);
+        cr_assert_null(hs_input_mapping(NULL, NULL));
+        cr_assert_null(hs_input_source_ex(NULL, 1));
+        cr_assert(hs_input_source_ex(in, -5)); /* as 0: the default */
+        hs_input_close(in);
+    }
+    fixture_free(&fx);
+}
+
 Test(io_api, input_bytes_read_of_null_is_0)
 {
     cr_expect_eq(hs_input_bytes_read(NULL), 0);

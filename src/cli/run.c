@@ -32,6 +32,7 @@ static const char *const g_prog = "hprof-strip";
 typedef struct {
     int fd;
     hs_input *in;
+    const hs_source *base; /* the input's source, wrapped for the progress line */
     hs_progress progress;
     hs_hasher *hash; /* a JSON report's digests, of input and output */
     /* for the report kept ready for a signal (publish_report) */
@@ -116,7 +117,7 @@ static long read_with_progress(void *ctx, void *buf, size_t cap)
     long n;
 
     maybe_publish(r);
-    n = hs_input_read(r->in, buf, cap);
+    n = r->base->read(r->base->ctx, buf, cap);
     hs_progress_update(&r->progress, hs_input_bytes_read(r->in));
     return n;
 }
@@ -127,7 +128,7 @@ static long borrow_with_progress(void *ctx, const void **block)
     long n;
 
     maybe_publish(r);
-    n = hs_input_borrow(r->in, block);
+    n = r->base->borrow(r->base->ctx, block);
     hs_progress_update(&r->progress, hs_input_bytes_read(r->in));
     return n;
 }
@@ -137,7 +138,7 @@ static void window_with_progress(void *ctx, uint64_t done, uint64_t next)
     reader *r = ctx;
 
     maybe_publish(r);
-    hs_input_window(r->in, done, next);
+    r->base->window(r->base->ctx, done, next);
     hs_progress_update(&r->progress, done);
 }
 
@@ -707,15 +708,17 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
     const void *mapped;
     uint64_t mapped_len;
 
+    /* the input's own source, each call through the progress line */
     memset(&src, 0, sizeof src);
     src.read = read_with_progress;
     src.ctx = rd;
-    src.data = hs_input_data(rd->in, &src.size);
-    if (src.data)
+    src.data = rd->base->data;
+    src.size = rd->base->size;
+    if (rd->base->window)
         src.window = window_with_progress;
-    else if (hs_input_lends(rd->in)) /* the reader thread's blocks, in place */
+    if (rd->base->borrow) /* the reader thread's blocks, in place */
         src.borrow = borrow_with_progress;
-    if ((mapped = hs_input_mapped(rd->in, &mapped_len)) != NULL)
+    if ((mapped = hs_input_mapping(rd->in, &mapped_len)) != NULL)
         catch_sigbus(name, src.data ? "input byte" : "compressed byte", mapped, mapped_len);
     if (cli->audit) {
         dst.write = discard;
@@ -880,9 +883,9 @@ static void keep_figures(hs_cli *cli, const hs_filter *filter, const reader *rd,
  * policy, so a run started under chrt keeps what it was given; the threads
  * started before (inflater, helper, pager) keep theirs, the compressor's
  * workers, started after, inherit this one (batch.h). */
-static void leave_inflater_a_core(const hs_input *in)
+static void leave_inflater_a_core(const reader *rd)
 {
-    if (hs_input_lends(in) && hs_input_compression(in) == HS_COMPRESS_GZIP)
+    if (rd->base->borrow && hs_input_compression(rd->in) == HS_COMPRESS_GZIP)
         (void)hs_run_as_batch();
 }
 
@@ -920,11 +923,10 @@ static int start_run(hs_cli *cli, reader *rd, int out_fd, hs_output **out, hs_fi
         }
         hs_input_hash(rd->in, rd->hash);
     }
-    /* decompressing beside the filter pays when there is a core for it */
-    if (cli->threads > 1) {
-        (void)hs_input_start_thread(rd->in);
-        leave_inflater_a_core(rd->in);
-    }
+    /* decompressing beside the filter pays when there is a core for it:
+     * the reader thread and the pager start with -T 2 or more */
+    rd->base = hs_input_source_ex(rd->in, cli->threads > 1 ? 2 : 1);
+    leave_inflater_a_core(rd);
     memset(&op, 0, sizeof op);
     op.size = sizeof op;
     op.compress = cli->format;

@@ -612,6 +612,11 @@ HS_API hs_input *hs_input_open_read(long (*read)(void *ctx, void *buf, size_t ca
  * first call starts the reader thread of a gzip input and the pager of a
  * mapped one. One run per input. NULL for a NULL `in`. */
 HS_API const hs_source *hs_input_source(hs_input *in);
+/* hs_input_source with its threads said (0.3): 0 as hs_input_source (the
+ * reader thread and the pager when there is more than one online core), 1
+ * neither (all in the caller's thread, as the CLI's -T 1), 2 or more both.
+ * A negative count reads as 0. The first of the two calls decides. */
+HS_API const hs_source *hs_input_source_ex(hs_input *in, int threads);
 /* What the input is: HS_COMPRESS_NONE, _ZSTD or _GZIP (-1 for NULL). */
 HS_API int hs_input_compression(const hs_input *in);
 /* The input's own bytes taken so far (0.3), for progress: read from the
@@ -621,6 +626,13 @@ HS_API int hs_input_compression(const hs_input *in);
  * what was read by up to a window. Callable on the thread running the
  * filter (from its progress callback, say). 0 for NULL. */
 HS_API uint64_t hs_input_bytes_read(const hs_input *in);
+/* The input file as mapped (0.3), plain or compressed, from where the
+ * input starts, its length in *len (may be NULL); NULL and 0 when the input
+ * is no mapped file. A mapped file that shrinks while it is read (another
+ * process truncating it) faults the reading thread with SIGBUS: the library
+ * installs no handler, and this is the range a program's own handler looks
+ * the fault's address up in, to name the byte. */
+HS_API const void *hs_input_mapping(const hs_input *in, uint64_t *len);
 /* After a run: what went wrong below the dump, or NULL. A gzip or zstd
  * layer cut short or corrupt ends the decompressed stream where the damage
  * is (the filter then sees a dump cut there: HS_E_TRUNCATED, or the

@@ -436,6 +436,26 @@ const hs_source *hs_input_source(hs_input *in)
     return in ? hs_input_source_threads(in, sysconf(_SC_NPROCESSORS_ONLN) > 1) : NULL;
 }
 
+HS_API const hs_source *hs_input_source_ex(hs_input *in, int threads)
+{
+    if (!in)
+        return NULL;
+    if (threads <= 0)
+        return hs_input_source(in);
+    return hs_input_source_threads(in, threads > 1);
+}
+
+HS_API const void *hs_input_mapping(const hs_input *in, uint64_t *len)
+{
+    uint64_t n = 0;
+    /* the caller's memory (hs_input_open_memory) is the caller's to know */
+    const void *p = in && !in->lent_map ? hs_input_mapped(in, &n) : NULL;
+
+    if (len)
+        *len = p ? n : 0;
+    return p;
+}
+
 const hs_source *hs_input_source_threads(hs_input *in, int threaded)
 {
     if (in->src_made)
