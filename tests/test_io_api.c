@@ -658,6 +658,69 @@ Test(io_api, cut_gzip_is_a_truncated_dump_with_the_layer_named)
     fixture_free(&fx);
 }
 
+/* What went wrong below the dump (0.3): a cut .gz is HS_E_TRUNCATED, a
+ * .zst whose checksum fails HS_E_MALFORMED once drained (the filter may
+ * stop first), an intact one HS_OK with the whole dump's bytes; zeros
+ * after the last gzip member are a warning; NULL is fine. */
+Test(io_api, input_damage_is_public)
+{
+    fixture fx;
+    mem_sink sink = {NULL, 0, 0, 0};
+    hs_input *in;
+    uint8_t *bad;
+    size_t n;
+
+    fixture_make(&fx);
+    in = hs_input_open_memory(fx.bytes[GZ], fx.len[GZ] / 2, NULL);
+    cr_assert_eq(filter_into(in, &sink), HS_E_TRUNCATED);
+    cr_assert_eq(hs_input_damaged(in), HS_E_TRUNCATED);
+    cr_assert(hs_input_dump_bytes(in) > 0 && hs_input_dump_bytes(in) < fx.len[PLAIN]);
+    cr_assert_eq(hs_input_shrank(in), 0);
+    hs_input_close(in);
+
+    /* a flipped bit in the last bytes of the frame: its checksum */
+    bad = malloc(fx.len[ZST]);
+    memcpy(bad, fx.bytes[ZST], fx.len[ZST]);
+    bad[fx.len[ZST] - 2] ^= 0x40;
+    in = hs_input_open_memory(bad, fx.len[ZST], NULL);
+    sink.len = 0;
+    (void)filter_into(in, &sink);
+    hs_input_drain(in);
+    cr_assert_eq(hs_input_damaged(in), HS_E_MALFORMED, "%s",
+                 hs_input_error(in) ? hs_input_error(in) : "(no error)");
+    cr_assert(hs_input_error(in));
+    hs_input_close(in);
+    free(bad);
+
+    n = fx.len[GZ] + 512;
+    bad = calloc(1, n); /* zeros after the member, as tape archives leave */
+    memcpy(bad, fx.bytes[GZ], fx.len[GZ]);
+    in = hs_input_open_memory(bad, n, NULL);
+    sink.len = 0;
+    cr_assert_eq(filter_into(in, &sink), HS_OK);
+    cr_assert_eq(hs_input_damaged(in), HS_OK);
+    cr_assert_eq(hs_input_dump_bytes(in), fx.len[PLAIN]);
+    cr_assert(hs_input_warning(in), "no warning for zeros after the last member");
+    hs_input_close(in);
+    free(bad);
+
+    in = hs_input_open_memory(fx.bytes[PLAIN], fx.len[PLAIN], NULL);
+    sink.len = 0;
+    cr_assert_eq(filter_into(in, &sink), HS_OK);
+    hs_input_drain(in); /* nothing for a plain input */
+    cr_assert_eq(hs_input_damaged(in), HS_OK);
+    cr_assert_null(hs_input_warning(in));
+    hs_input_close(in);
+
+    cr_assert_eq(hs_input_damaged(NULL), HS_OK);
+    hs_input_drain(NULL);
+    cr_assert_eq(hs_input_dump_bytes(NULL), 0);
+    cr_assert_eq(hs_input_shrank(NULL), 0);
+    cr_assert_null(hs_input_warning(NULL));
+    free(sink.data);
+    fixture_free(&fx);
+}
+
 Test(io_api, mapping_from_a_path_and_from_an_input)
 {
     static const char map[] = "com.example.Original -> a.a:\n    int count -> a\n";

@@ -350,7 +350,7 @@ static int report_damage(hs_cli *cli, hs_status s, const hs_error *e, hs_input *
     /* the status says what the compressed file is: cut (3, or salvaged: 6)
      * or corrupt (1, salvaged or not: what was before the damage is kept
      * with --salvage, but the input is invalid, not merely cut) */
-    cut = hs_input_damage(in) == HS_DAMAGE_TRUNCATED;
+    cut = hs_input_damaged(in) == HS_E_TRUNCATED;
     if (salvaged && cut)
         hs_report_salvage(&cli->report, HS_E_TRUNCATED, e,
                           "%s: %s; the decompressed dump ends there, at byte %llu: %s%s", name,
@@ -744,7 +744,7 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
                        out_name(cli), hs_output_error(out));
         return EXIT_IO;
     }
-    if (hs_input_damage(rd->in))
+    if (hs_input_damaged(rd->in) != HS_OK)
         return report_damage(cli, s, e, rd->in, out, spill);
     rc = exit_code(s);
     /* salvaged past a cut: 6; past damage that is no cut (an unknown

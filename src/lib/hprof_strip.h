@@ -639,6 +639,27 @@ HS_API const void *hs_input_mapping(const hs_input *in, uint64_t *len);
  * complete records with salvage), and this says what and at which
  * compressed byte; a failed read says why. */
 HS_API const char *hs_input_error(const hs_input *in);
+/* What a run over hs_input_source needs to tell a damaged file from a
+ * broken dump (0.3), as hs_job_run and the CLI do. hs_input_damaged: HS_OK,
+ * or, once the input was read to its end or its damage, HS_E_TRUNCATED (a
+ * .gz or .zst cut short: the dump the filter saw ends there) or
+ * HS_E_MALFORMED (corrupt: a bad CRC or checksum, bad compressed data);
+ * hs_input_error says what. hs_input_drain reads the rest of a compressed
+ * input and drops it, to learn that: where the filter found the dump
+ * broken, a zstd checksum or gzip CRC failing at the end of the frame or
+ * member says the file broke, not the dump (nothing for a plain input).
+ * hs_input_dump_bytes: the decompressed bytes handed out so far (where a
+ * damaged file's dump ends), the drained ones not counted.
+ * hs_input_shrank: non-zero when the input is a mapped file now shorter
+ * than when it was mapped (see hs_input_mapping). hs_input_warning: what
+ * was read past and ignored, as gzip(1) does (zero bytes after the last
+ * member), or NULL; once the input was read to its end. All take NULL
+ * (HS_OK, nothing, 0, 0, NULL). */
+HS_API hs_status hs_input_damaged(const hs_input *in);
+HS_API void hs_input_drain(hs_input *in);
+HS_API uint64_t hs_input_dump_bytes(const hs_input *in);
+HS_API int hs_input_shrank(const hs_input *in);
+HS_API const char *hs_input_warning(const hs_input *in);
 HS_API void hs_input_close(hs_input *in); /* NULL is fine */
 
 typedef struct hs_output hs_output; /* opaque */

@@ -1186,7 +1186,7 @@ void hs_input_drain(hs_input *in)
 {
     uint8_t buf[1u << 16];
 
-    if (in->format == HS_IN_PLAIN)
+    if (!in || in->format == HS_IN_PLAIN)
         return;
     if (!in->threaded) {
         while (decode(in, buf, sizeof buf) > 0)
@@ -1268,7 +1268,17 @@ enum hs_input_damage hs_input_damage(const hs_input *in)
 
 uint64_t hs_input_dump_bytes(const hs_input *in)
 {
-    return in->out_total;
+    return in ? in->out_total : 0;
+}
+
+hs_status hs_input_damaged(const hs_input *in)
+{
+    switch (hs_input_damage(in)) {
+    case HS_DAMAGE_NONE: break;
+    case HS_DAMAGE_TRUNCATED: return HS_E_TRUNCATED;
+    case HS_DAMAGE_CORRUPT: return HS_E_MALFORMED;
+    }
+    return HS_OK;
 }
 
 const void *hs_input_mapped(const hs_input *in, uint64_t *size)
@@ -1352,7 +1362,7 @@ const char *hs_input_error(const hs_input *in)
 
 const char *hs_input_warning(const hs_input *in)
 {
-    return settled(in) && in->warning[0] ? in->warning : NULL;
+    return in && settled(in) && in->warning[0] ? in->warning : NULL;
 }
 
 uint64_t hs_input_paired_members(const hs_input *in)

@@ -56,10 +56,6 @@ const void *hs_input_data(const hs_input *in, uint64_t *size);
 const void *hs_input_mapped(const hs_input *in, uint64_t *size);
 /* hs_source.window for mapped input: gives back the pages before `done`. */
 void hs_input_window(void *ctx, uint64_t done, uint64_t next);
-/* True when the input is mapped and its file is now shorter than it was:
- * reads of the missing pages fault (SIGBUS), writes from them fail
- * (EFAULT). */
-int hs_input_shrank(const hs_input *in);
 enum hs_input_format hs_input_format(const hs_input *in);
 /* Damage in the compressed layer. The decompressed stream then ends
  * where the damage is (hs_input_read gives 0 there, after every byte
@@ -67,25 +63,16 @@ enum hs_input_format hs_input_format(const hs_input *in);
  * hs_input_error says what and at which compressed byte. */
 enum hs_input_damage { HS_DAMAGE_NONE, HS_DAMAGE_TRUNCATED, HS_DAMAGE_CORRUPT };
 enum hs_input_damage hs_input_damage(const hs_input *in);
-/* Bytes hs_input_read has given out: the decompressed dump's length so
- * far. */
-uint64_t hs_input_dump_bytes(const hs_input *in);
 /* gzip members inflated two at a time (HotSpot's -gz shape, with the
  * reader thread), once the caller has read to the end; 0 before. For
  * tests: the rest of the input goes through the streaming inflater, which
  * gives the same bytes, only on one core. */
 uint64_t hs_input_paired_members(const hs_input *in);
-/* Reads the rest of a compressed input and drops it, to learn whether its
- * compressed layer is damaged (hs_input_damage): where the filter found
- * the dump broken, a zstd checksum or gzip CRC that fails at the end of
- * the frame or member says that the file broke, not the dump. Nothing for
- * a plain input; the bytes read are not counted in hs_input_dump_bytes. */
-void hs_input_drain(hs_input *in);
+/* hs_input_shrank, hs_input_dump_bytes, hs_input_drain and
+ * hs_input_warning are public (hprof_strip.h), with hs_input_damaged,
+ * the damage below as a status. */
 /* What failed, naming the layer ("gzip data is truncated ..."), or NULL. */
 const char *hs_input_error(const hs_input *in);
-/* What was read past and ignored, as gzip(1) does (zero bytes after the
- * last gzip member), or NULL; once the caller has read to the end. */
-const char *hs_input_warning(const hs_input *in);
 /* Bytes read from the file descriptor so far (compressed ones included),
  * or, mapped, the bytes the filter (or the decompressor) is done with. */
 uint64_t hs_input_raw_bytes(const hs_input *in);
