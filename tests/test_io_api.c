@@ -188,7 +188,7 @@ Test(io_api, every_source_kind_and_format_gives_the_same_output)
     fixture_free(&fx);
 }
 
-/* hs_input_source_ex (0.3): 1 thread reads in the caller's thread (a gzip
+/* hs_input_source_ex (0.4): 1 thread reads in the caller's thread (a gzip
  * input lends no blocks), 2 starts the reader thread (it does); the first
  * call decides; the output is the same. hs_input_mapping: the file as
  * mapped, for a SIGBUS handler; NULL for memory and callbacks. */
@@ -390,7 +390,7 @@ Test(io_api, output_read_back_through_an_input)
     fixture_free(&fx);
 }
 
-/* hs_output_open_ex (0.3): level 0 as given is the format's own 0 (zstd's:
+/* hs_output_open_ex (0.4): level 0 as given is the format's own 0 (zstd's:
  * libzstd's default, 3; gzip's: stored), level 0 not as given the
  * default, as hs_output_open_fd's; a newer caller's field refused. */
 static mem_sink pack(const hs_output_params *p, const void *data, size_t n)
@@ -658,7 +658,7 @@ Test(io_api, cut_gzip_is_a_truncated_dump_with_the_layer_named)
     fixture_free(&fx);
 }
 
-/* What went wrong below the dump (0.3): a cut .gz is HS_E_TRUNCATED, a
+/* What went wrong below the dump (0.4): a cut .gz is HS_E_TRUNCATED, a
  * .zst whose checksum fails HS_E_MALFORMED once drained (the filter may
  * stop first), an intact one HS_OK with the whole dump's bytes; zeros
  * after the last gzip member are a warning; NULL is fine. */
@@ -973,6 +973,77 @@ Test(io_api, job_fields_past_the_library_must_be_zero)
     hs_input_close(in);
     hs_output_close(out);
     free(sink.data);
+    fixture_free(&fx);
+}
+
+/* hs_job.rules and options (0.4): a rule set the caller made gives what
+ * the same preset named gives; with a preset too it is refused; the
+ * filter's options reach the filter (a 1-byte memory cap fails the run as
+ * a limit), one this library lacks refused. */
+static int job_into(const hs_job *job, const fixture *fx, mem_sink *sink, char **report)
+{
+    hs_input *in = hs_input_open_memory(fx->bytes[PLAIN], fx->len[PLAIN], NULL);
+    hs_output *out = hs_output_open_write(mem_write, sink, HS_COMPRESS_NONE, 0, 1, NULL);
+    int rc = hs_job_run(job, in, out, report);
+
+    hs_input_close(in);
+    hs_output_close(out);
+    return rc;
+}
+
+Test(io_api, job_takes_rules_and_options)
+{
+    fixture fx;
+    mem_sink named = {NULL, 0, 0, 0}, made = {NULL, 0, 0, 0}, none = {NULL, 0, 0, 0};
+    hs_rules *rules = hs_rules_create(NULL);
+    struct {
+        hs_options o;
+        uint64_t newer;
+    } big;
+    hs_job job;
+    char *report;
+
+    fixture_make(&fx);
+    cr_assert(rules && hs_rules_preset(rules, "privacy", NULL) == HS_OK);
+    memset(&job, 0, sizeof job);
+    job.size = sizeof job;
+    job.preset = "privacy";
+    cr_assert_eq(job_into(&job, &fx, &named, &report), 0, "%s", report);
+    hs_free(report);
+    job.preset = NULL;
+    job.rules = rules;
+    cr_assert_eq(job_into(&job, &fx, &made, &report), 0, "%s", report);
+    cr_assert(has(report, "\"rules\""), "%s", report);
+    hs_free(report);
+    cr_assert(named.len == made.len && memcmp(named.data, made.data, made.len) == 0,
+              "the privacy preset named and made differ: %zu and %zu bytes", named.len,
+              made.len);
+    job.preset = "default"; /* both: one or the other */
+    cr_assert_eq(job_into(&job, &fx, &none, &report), HS_EXIT_USAGE, "%s", report);
+    cr_assert(has(report, "one or the other"), "%s", report);
+    cr_assert_eq(none.len, 0);
+    hs_free(report);
+    job.preset = NULL;
+
+    memset(&big, 0, sizeof big);
+    big.o.max_held = 1; /* the unused STRING records cannot be held */
+    job.options = &big.o;
+    job.options_size = sizeof big.o;
+    cr_assert_eq(job_into(&job, &fx, &none, &report), HS_EXIT_LIMIT, "%s", report);
+    cr_assert(has(report, "\"status\":\"limit\""), "%s", report);
+    hs_free(report);
+    big.o.max_held = 0;
+    big.newer = 7;
+    job.options_size = sizeof big;
+    cr_assert_eq(job_into(&job, &fx, &none, &report), HS_EXIT_USAGE, "%s", report);
+    hs_free(report);
+    big.newer = 0; /* zero past what the library knows: the run as without */
+    none.len = 0;
+    cr_assert_eq(job_into(&job, &fx, &none, &report), 0, "%s", report);
+    cr_assert(none.len == made.len && memcmp(none.data, made.data, made.len) == 0);
+    hs_free(report);
+    hs_rules_free(rules);
+    free(named.data), free(made.data), free(none.data);
     fixture_free(&fx);
 }
 

@@ -77,10 +77,10 @@ extern "C" {
  * number grows with each release that adds calls, the major one (the
  * soname's) would only with a break. */
 #define HS_VERSION_MAJOR 0
-#define HS_VERSION_MINOR 3
+#define HS_VERSION_MINOR 4
 #define HS_VERSION_PATCH 0
 #define HS_VERSION_NUMBER (HS_VERSION_MAJOR * 10000 + HS_VERSION_MINOR * 100 + HS_VERSION_PATCH)
-#define HS_VERSION_STRING "0.3.0"
+#define HS_VERSION_STRING "0.4.0"
 
 /* Marks the library's exported functions. The shared library is built with
  * -fvisibility=hidden, so these are its only dynamic symbols and the core's
@@ -612,7 +612,7 @@ HS_API hs_input *hs_input_open_read(long (*read)(void *ctx, void *buf, size_t ca
  * first call starts the reader thread of a gzip input and the pager of a
  * mapped one. One run per input. NULL for a NULL `in`. */
 HS_API const hs_source *hs_input_source(hs_input *in);
-/* hs_input_source with its threads said (0.3): 0 as hs_input_source (the
+/* hs_input_source with its threads said (0.4): 0 as hs_input_source (the
  * reader thread and the pager when there is more than one online core), 1
  * neither (all in the caller's thread, as the CLI's -T 1), 2 or more both.
  * A negative count reads as 0. The first of the two calls decides. */
@@ -626,7 +626,7 @@ HS_API int hs_input_compression(const hs_input *in);
  * what was read by up to a window. Callable on the thread running the
  * filter (from its progress callback, say). 0 for NULL. */
 HS_API uint64_t hs_input_bytes_read(const hs_input *in);
-/* The input file as mapped (0.3), plain or compressed, from where the
+/* The input file as mapped (0.4), plain or compressed, from where the
  * input starts, its length in *len (may be NULL); NULL and 0 when the input
  * is no mapped file. A mapped file that shrinks while it is read (another
  * process truncating it) faults the reading thread with SIGBUS: the library
@@ -640,7 +640,7 @@ HS_API const void *hs_input_mapping(const hs_input *in, uint64_t *len);
  * compressed byte; a failed read says why. */
 HS_API const char *hs_input_error(const hs_input *in);
 /* What a run over hs_input_source needs to tell a damaged file from a
- * broken dump (0.3), as hs_job_run and the CLI do. hs_input_damaged: HS_OK,
+ * broken dump (0.4), as hs_job_run and the CLI do. hs_input_damaged: HS_OK,
  * or, once the input was read to its end or its damage, HS_E_TRUNCATED (a
  * .gz or .zst cut short: the dump the filter saw ends there) or
  * HS_E_MALFORMED (corrupt: a bad CRC or checksum, bad compressed data);
@@ -688,7 +688,7 @@ HS_API hs_status hs_output_finish(hs_output *out, hs_error *err);
 HS_API uint64_t hs_output_written(const hs_output *out);
 HS_API void hs_output_close(hs_output *out); /* NULL is fine; never closes the fd */
 
-/* An output's parameters for hs_output_open_ex (0.3). Sized as hs_job is
+/* An output's parameters for hs_output_open_ex (0.4). Sized as hs_job is
  * (its first field; later fields read as 0, bytes past the ones this
  * library knows must be 0), so it can grow. */
 typedef struct {
@@ -702,7 +702,7 @@ typedef struct {
     int threads;             /* as hs_output_open_fd's */
 } hs_output_params;
 
-/* Opens an output with `p` (0.3): into `fd` when `write` is NULL, else
+/* Opens an output with `p` (0.4): into `fd` when `write` is NULL, else
  * through `write` and `ctx` (fd ignored), as hs_output_open_fd and
  * hs_output_open_write do. NULL on failure, `err` filled: their errors,
  * and HS_E_USAGE for a NULL `p` or a field this library does not have
@@ -713,7 +713,7 @@ HS_API hs_output *hs_output_open_ex(int fd, int (*write)(void *ctx, const void *
  * compressor's message), "unknown error" when it has not; and the errno of
  * the write that failed (EPIPE: the reader went away, as for a pipe to
  * `head`; ENOSPC), 0 when none did or the failure was not a write's
- * (0.3). NULL is fine: "unknown error" and 0. */
+ * (0.4). NULL is fine: "unknown error" and 0. */
 HS_API const char *hs_output_error(const hs_output *out);
 HS_API int hs_output_errno(const hs_output *out);
 
@@ -765,6 +765,17 @@ typedef struct {
     void *progress_ctx;          /* progress's first argument */
     const char *in_name;         /* the input's name in messages and the report */
     const char *out_name;        /* the output's; NULL: "input", "output", null */
+    /* Added in 0.4: the whole of what a filter takes, for a run beyond
+     * the presets (keep rules, a memory cap, a spill store, --to-jvm). */
+    const hs_rules *rules;       /* a rule set the caller made (hs_rules_*), used as
+                                    it is and left alone: preset, rules_text and
+                                    mapping_path must then be NULL; not with audit.
+                                    NULL: the job makes its own */
+    const hs_options *options;   /* the filter's options, as hs_filter_create_ex
+                                    takes them (NULL: none); the job's salvage,
+                                    histogram and audit, and what its report
+                                    counts, are turned on over them */
+    size_t options_size;         /* sizeof *options as the caller knows it */
 } hs_job;
 
 /* Runs `job` from `in` into `out` and returns the run's exit status, the

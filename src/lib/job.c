@@ -40,7 +40,8 @@ typedef struct {
     hs_input *in;
     hs_output *out;
     enum hs_output_format format;
-    hs_rules *rules;
+    hs_rules *rules;           /* the job's own, made from preset and text */
+    const hs_rules *use_rules; /* what the filter reads: those, or the caller's */
     hs_filter *filter;
     hs_hasher *hash;
     int threads;
@@ -65,8 +66,19 @@ static int make_rules(run *j)
     hs_error err;
     hs_status s;
 
+    if (job->rules) { /* the caller's, made as it wished: one or the other */
+        if (job->preset || job->rules_text || job->rules_len || job->mapping_path || job->audit)
+            return hs_report_fail(&j->r, HS_E_USAGE, NULL,
+                                  "hs_job_run: a rule set (rules) and %s: one or the other",
+                                  job->audit ? "audit (the privacy preset's)"
+                                             : "preset, rules_text or mapping_path");
+        hs_report_note_rules(&j->r, 1, "rules");
+        j->use_rules = job->rules;
+        return EXIT_OK;
+    }
     if (!(j->rules = hs_rules_create(NULL)))
         return hs_report_fail(&j->r, HS_E_NOMEM, NULL, "out of memory");
+    j->use_rules = j->rules;
     if (job->audit) { /* what the privacy preset would remove: nothing else */
         hs_rules_preset(j->rules, "privacy", NULL);
         return EXIT_OK;
@@ -180,6 +192,7 @@ static int progress(void *ctx, uint64_t in, uint64_t out)
 static int filter(run *j, int want_report)
 {
     hs_options opt;
+    hs_error err;
     const hs_source *src;
     hs_sink dst;
     const hs_error *e;
@@ -187,14 +200,25 @@ static int filter(run *j, int want_report)
     int rc, finished;
 
     memset(&opt, 0, sizeof opt);
-    opt.salvage = j->job.salvage;
+    if (j->job.options) {
+        /* what a newer caller set that this library lacks is refused by
+         * hs_filter_create_ex (the copy would lose it): ask it first */
+        hs_filter *f = hs_filter_create_ex(j->use_rules, j->job.options, j->job.options_size,
+                                           NULL, &err);
+        if (!f)
+            return hs_report_fail(&j->r, err.code, NULL, "%s", err.message);
+        hs_filter_free(f);
+        memcpy(&opt, j->job.options,
+               j->job.options_size < sizeof opt ? j->job.options_size : sizeof opt);
+    }
+    opt.salvage |= j->job.salvage;
     /* what the JSON report holds: the CLI's --stats-file counts these */
-    opt.find_duplicates = want_report;
-    opt.count_nonzero = want_report || j->job.audit;
-    opt.histogram = j->job.histogram;
-    opt.findings = j->job.audit;
-    if (!(j->filter = hs_filter_create(j->rules, &opt, NULL)))
-        return hs_report_fail(&j->r, HS_E_NOMEM, NULL, "out of memory");
+    opt.find_duplicates |= want_report;
+    opt.count_nonzero |= want_report || j->job.audit;
+    opt.histogram |= j->job.histogram;
+    opt.findings |= j->job.audit;
+    if (!(j->filter = hs_filter_create_ex(j->use_rules, &opt, sizeof opt, NULL, &err)))
+        return hs_report_fail(&j->r, err.code, NULL, "%s", err.message);
     if (j->job.progress && hs_filter_set_progress(j->filter, progress, j) != HS_OK)
         return hs_report_fail(&j->r, HS_E_USAGE, NULL, "the filter would take no progress");
     src = hs_input_source_threads(j->in, j->threads > 1);
@@ -372,8 +396,8 @@ static char *render(const run *j, int rc)
 }
 
 /* The end of the last hs_job field this library knows. */
-#define JOB_KNOWN (offsetof(hs_job, out_name) + sizeof(const char *))
-_Static_assert(JOB_KNOWN == sizeof(hs_job), "JOB_KNOWN: a field was added after out_name");
+#define JOB_KNOWN (offsetof(hs_job, options_size) + sizeof(size_t))
+_Static_assert(JOB_KNOWN == sizeof(hs_job), "JOB_KNOWN: a field was added after options_size");
 
 /* A caller built with a newer header set a field this library does not
  * have: it would not get what it asked for (the header's rule, as
