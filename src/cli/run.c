@@ -857,10 +857,10 @@ static void keep_figures(hs_cli *cli, const hs_filter *filter, const reader *rd,
         hs_filter_stats(filter, &r->st);
     }
     if (rd->in) {
+        int c = hs_input_compression(rd->in);
         r->in_known = 1;
-        r->in_format = hs_input_compression(rd->in) == HS_COMPRESS_GZIP   ? HS_IN_GZIP
-                       : hs_input_compression(rd->in) == HS_COMPRESS_ZSTD ? HS_IN_ZSTD
-                                                                          : HS_IN_PLAIN;
+        r->in_format = c == HS_COMPRESS_GZIP ? HS_IN_GZIP : c == HS_COMPRESS_ZSTD ? HS_IN_ZSTD
+                                                                                  : HS_IN_PLAIN;
         r->in_raw = hs_input_bytes_read(rd->in);
     }
     if (out) {
