@@ -141,9 +141,10 @@ static const struct {
     {HS_E_WRITE, EXIT_IO, "write", 1},
     {HS_E_LIMIT, EXIT_LIMIT, "limit", 0},
     {HS_E_NOMEM, EXIT_LIMIT, "nomem", 1},
-    /* the library's alone (hs_filter_cancel): the command never cancels
-     * a run, a signal stops it ("signal"); a program that reports with
-     * this table gets a name and a code of its own for it */
+    /* the library's alone (hs_filter_cancel, hs_job's progress callback
+     * returning non-zero): the command never cancels a run, a signal stops
+     * it ("signal"); a program that reports with this table gets a name
+     * and a code of its own for it */
     {HS_E_CANCELLED, EXIT_CANCELLED, "cancelled", 1},
 };
 #define N_OUTCOMES (sizeof g_outcomes / sizeof g_outcomes[0])
