@@ -135,7 +135,40 @@ struct hs_input {
      * before their pages are given back) and the dump decompressed */
     hs_hasher *hash;
     size_t map_hashed;
+    /* the mapping was made writable (hs_input_writable): still private, so
+     * what the filter patches in place is copied on write, page by page,
+     * and never reaches the file */
+    int writable;
+    hs_input *next_map; /* the list of mapped inputs (maps, below) */
 };
+
+/* Every input with a file mapped here, so that hs_input_writable can tell
+ * a source's data is such a mapping (and not the caller's memory, which is
+ * not ours to write) from the pointer alone: the CLI and hs_job make their
+ * own hs_source around hs_input_data. */
+static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
+static hs_input *maps;
+
+static void maps_add(hs_input *in)
+{
+    pthread_mutex_lock(&maps_lock);
+    in->next_map = maps;
+    maps = in;
+    pthread_mutex_unlock(&maps_lock);
+}
+
+static void maps_remove(hs_input *in)
+{
+    hs_input **p;
+
+    pthread_mutex_lock(&maps_lock);
+    for (p = &maps; *p; p = &(*p)->next_map)
+        if (*p == in) {
+            *p = in->next_map;
+            break;
+        }
+    pthread_mutex_unlock(&maps_lock);
+}
 
 /* Maps `fd` when it is a non-empty regular file. Failing that, nothing is
  * mapped and the input is read as before: mapping is only a faster way to
@@ -160,6 +193,7 @@ static void try_map(hs_input *in, int fd)
     in->kept = in->map_skip / in->page * in->page;
     /* read-ahead in large steps: the pages are used once, in order */
     madvise(in->map, in->map_len, MADV_SEQUENTIAL);
+    maps_add(in);
 }
 
 static int is_compressed(const uint8_t *p, size_t n);
@@ -1280,9 +1314,31 @@ void hs_input_window(void *ctx, uint64_t done, uint64_t next)
     map_done(in, in->map_skip + (size_t)done, 1);
 }
 
+int hs_input_writable(const void *data, uint64_t size)
+{
+    hs_input *in;
+    int ok = 0;
+
+    if (!data)
+        return 0;
+    pthread_mutex_lock(&maps_lock);
+    for (in = maps; in; in = in->next_map)
+        if (!in->raw_mapped && in->map + in->map_skip == (const uint8_t *)data &&
+            size == in->map_len - in->map_skip)
+            break;
+    /* A hashed input is hashed as its pages are given back, after the
+     * filter patched them: it is left read-only (and read by copy). */
+    if (in && !in->hash && !in->writable &&
+        mprotect(in->map, in->map_len, PROT_READ | PROT_WRITE) == 0)
+        in->writable = 1; /* ENOMEM (a strict commit limit): stays as it was */
+    ok = in && in->writable;
+    pthread_mutex_unlock(&maps_lock);
+    return ok;
+}
+
 void hs_input_hash(hs_input *in, hs_hasher *h)
 {
-    assert(!in->hash && in->out_total == 0 && !in->threaded);
+    assert(!in->hash && in->out_total == 0 && !in->threaded && !in->writable);
     in->hash = h;
     if (in->map) {
         in->map_hashed = in->map_skip;
@@ -1360,6 +1416,7 @@ void hs_input_close(hs_input *in)
     free(in->gz);
     free(in->gz2);
     if (in->map && !in->lent_map) {
+        maps_remove(in);
         hs_pager_stop(in->pager);
         munmap(in->map, in->map_len);
         /* leave the descriptor where reading it would have: at the end */
