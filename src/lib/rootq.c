@@ -2,9 +2,12 @@
 /*
  * rootq.c - see rootq.h.
  */
+#define _DEFAULT_SOURCE /* madvise */
 #include "rootq.h"
 
 #include <assert.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -19,14 +22,14 @@ static void block_free(hs_rootq *q)
     hs_free(q->alloc, q->wblk);
     q->blk = NULL;
     q->wblk = NULL;
-    q->nblk = q->blk_cap = q->blk_left = 0;
+    q->nblk = q->blk_cap = q->blk_left = q->blk_ready = 0;
 }
 
 static void log_free(hs_rootq *q)
 {
     hs_free(q->alloc, q->log);
     q->log = NULL;
-    q->log_len = q->log_cap = 0;
+    q->log_len = q->log_cap = q->log_ready = 0;
 }
 
 void hs_rootq_init(hs_rootq *q, const hs_alloc *a)
@@ -119,6 +122,31 @@ static int bit_set(hs_rootq *q, uint64_t id)
 
 /* ---- the block ---------------------------------------------------------- */
 
+/* Faults in the whole pages of p[0..n) at once, ahead of their first
+ * writes: one call where each page would fault on its own, which is what
+ * filling the block cost most (a fault per 4 KiB, some microseconds each
+ * on a virtual machine). Only a hint: memory that cannot be populated
+ * faults as it is written. */
+#define POPULATE_STEP ((size_t)1 << 18)
+static void populate(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    static size_t page;
+    uintptr_t lo = (uintptr_t)p, hi = lo + n;
+
+    if (!page) {
+        long ps = sysconf(_SC_PAGESIZE);
+        page = ps > 0 ? (size_t)ps : 4096;
+    }
+    lo = (lo + page - 1) & ~(uintptr_t)(page - 1);
+    hi &= ~(uintptr_t)(page - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+    (void)p, (void)n;
+#endif
+}
+
 /* Entry k's id and ref (0 once taken), in whichever form the block has. */
 static inline uint64_t ent_key(const hs_rootq *q, size_t k)
 {
@@ -164,6 +192,12 @@ static hs_status log_add(hs_rootq *q, const uint8_t *bytes, size_t len, uint32_t
             return HS_E_NOMEM;
         q->log = l;
         q->log_cap = cap;
+        q->log_ready = q->log_len;
+    }
+    if (q->log_len + sizeof *s > q->log_ready) { /* the next step, faulted in */
+        size_t to = q->log_cap - q->log_len < POPULATE_STEP ? q->log_cap : q->log_len + POPULATE_STEP;
+        populate(q->log + q->log_len, to - q->log_len);
+        q->log_ready = to;
     }
     s = (hs_root_slot *)(void *)(q->log + q->log_len);
     s->next = 0;
@@ -191,6 +225,7 @@ static hs_status widen(hs_rootq *q)
     q->blk = NULL;
     q->wblk = w;
     q->wide = 1;
+    q->blk_ready = q->nblk;
     return HS_OK;
 }
 
@@ -215,6 +250,15 @@ static hs_status block_add(hs_rootq *q, uint64_t id, uint32_t ref)
         else
             q->blk = b;
         q->blk_cap = cap;
+        q->blk_ready = q->nblk;
+    }
+    if (q->nblk == q->blk_ready) { /* the next step, faulted in */
+        const size_t esize = q->wide ? sizeof(hs_idmap_entry) : sizeof(uint64_t);
+        const size_t step = POPULATE_STEP / esize;
+        size_t to = q->blk_cap - q->nblk < step ? q->blk_cap : q->nblk + step;
+        populate(q->wide ? (void *)(q->wblk + q->nblk) : (void *)(q->blk + q->nblk),
+                 (to - q->nblk) * esize);
+        q->blk_ready = to;
     }
     ent_set(q, q->nblk, id, ref);
     q->nblk++;
@@ -329,6 +373,7 @@ static void block_close(hs_rootq *q)
             memmove(q->blk, q->blk + q->blk_drain, q->nblk * esize);
     }
     if (q->nblk > 1 && (tmp = hs_malloc(q->alloc, q->nblk * esize)) != NULL) {
+        populate(tmp, q->nblk * esize);
         if (q->wide)
             radix_sort_wide(q->wblk, tmp, q->nblk);
         else

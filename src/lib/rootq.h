@@ -94,8 +94,10 @@ typedef struct {
     hs_idmap_entry *wblk;
     int wide;           /* the entries are wblk's */
     size_t nblk, blk_cap;
+    size_t blk_ready;   /* entries faulted in (populate) */
     uint8_t *log;       /* the block's roots, as slots of their own size */
     size_t log_len, log_cap;
+    size_t log_ready;   /* bytes of the log faulted in (populate) */
     uint64_t log_live;  /* roots of the log held or taken, not handed back */
     size_t blk_left; /* entries not taken yet (closed block) */
     size_t blk_cur;  /* where the last search ended */
