@@ -18,6 +18,7 @@
 #include "hasher.h"
 #include "helpers.h"
 #include "input.h"
+#include "privmap.h"
 
 #define MAP                                                                          \
     "# compiler: R8\n"                                                               \
@@ -414,7 +415,7 @@ static hs_input *mapped_input(const dump *d, char path[sizeof TMP_TEMPLATE])
     return in;
 }
 
-/* A file input.c mapped is patched where it lies (hs_input_writable: the
+/* A file input.c mapped is patched where it lies (hs_privmap_writable: the
  * copy cost up to a third more CPU, issue #38), privately: the output is
  * the one a read source gets, and the file keeps its bytes. Memory a
  * caller lends, and a hashed input, are never written (read by copy). */
@@ -447,13 +448,13 @@ Test(deobf, mapped_file_patched_in_place_privately)
     /* patched where it lies, not in a copy (a few hundred bytes: one page,
      * never given back) */
     cr_expect(memcmp(src->data, d.p, d.len) != 0, "the names were patched in the mapping");
-    cr_expect_eq(hs_input_writable(src->data, src->size), 1);
-    cr_expect_eq(hs_input_writable(src->data, src->size - 1), 0, "not the whole input");
+    cr_expect_eq(hs_privmap_writable(src->data, src->size), 1);
+    cr_expect_eq(hs_privmap_writable(src->data, src->size - 1), 0, "not the whole input");
     hs_filter_free(f);
     data = src->data;
     size = src->size;
     hs_input_close(in);
-    cr_expect_eq(hs_input_writable(data, size), 0, "closed: no longer known");
+    cr_expect_eq(hs_privmap_writable(data, size), 0, "closed: no longer known");
     after = load_file(path, &len);
     cr_expect(len == d.len && memcmp(after, d.p, d.len) == 0, "the file is as it was");
     free(after);
@@ -463,7 +464,7 @@ Test(deobf, mapped_file_patched_in_place_privately)
     cr_assert_not_null(mem);
     data = hs_input_data(mem, &size);
     cr_assert_not_null(data);
-    cr_expect_eq(hs_input_writable(data, size), 0, "memory lent by the caller");
+    cr_expect_eq(hs_privmap_writable(data, size), 0, "memory lent by the caller");
     hs_input_close(mem);
 
     /* hashed as its pages are given back (the report's SHA-256): left as read */
@@ -474,7 +475,7 @@ Test(deobf, mapped_file_patched_in_place_privately)
         cr_assert_not_null(h);
         hs_input_hash(in, h);
         data = hs_input_data(in, &size);
-        cr_expect_eq(hs_input_writable(data, size), 0, "a hashed input");
+        cr_expect_eq(hs_privmap_writable(data, size), 0, "a hashed input");
         hs_input_close(in);
         hs_hasher_free(h);
     }

@@ -56,7 +56,7 @@
 #include "be.h"
 #include "classdump.h"
 #include "format.h"
-#include "input.h"
+#include "privmap.h"
 
 #define MAX_HELD_NAME HS_NAME_TEXT_MAX /* no class or member name is longer */
 
@@ -286,7 +286,7 @@ void hs_deobf_source(hs_deobf *d, const hs_source *in, hs_source *out)
     /* A file input.c mapped (privately) is patched where it lies: only the
      * pages of the records renamed are copied, on write, where copying all
      * of it cost up to a third more CPU on a small-object dump (issue #38). */
-    if (in->data && hs_input_writable(in->data, in->size))
+    if (in->data && hs_privmap_writable(in->data, in->size))
         return;
     d->user = *in;
     d->user_pos = 0;

@@ -83,7 +83,7 @@ hs_status hs_deobf_start(hs_deobf *d, int version);
 /* A zero-copy source `in` (data or lent blocks) becomes a read source over
  * it in `out` (the window is patched in place; the source's bytes are not
  * ours to write), unless its data is a file input.c mapped privately and
- * could make writable (hs_input_writable): that is read and patched in
+ * could make writable (privmap.h): that is read and patched in
  * place, copied on write a page at a time. Any other source is copied as
  * it is. */
 void hs_deobf_source(hs_deobf *d, const hs_source *in, hs_source *out);

@@ -54,16 +54,6 @@ const void *hs_input_data(const hs_input *in, uint64_t *size);
 /* The input file when it is mapped, plain or compressed (from where the
  * input starts), else NULL: what a SIGBUS address is looked up in. */
 const void *hs_input_mapped(const hs_input *in, uint64_t *size);
-/* 1 when data[size] is the whole plain input of a file mapped here (as
- * hs_input_data gave it), now writable: a private mapping, so what is
- * written to it is copied on write, page by page, and never reaches the
- * file. 0 for any other memory (the caller's is never written), for a
- * hashed input (hs_input_hash: it is hashed as it is given back, so it
- * must still hold the bytes read), or when the system will not commit
- * the memory a written private mapping may take. Pages given back
- * (hs_input_window) lose what was written to them: a filter writes only
- * where it has not given back yet. */
-int hs_input_writable(const void *data, uint64_t size);
 /* hs_source.window for mapped input: gives back the pages before `done`. */
 void hs_input_window(void *ctx, uint64_t done, uint64_t next);
 /* True when the input is mapped and its file is now shorter than it was:
