@@ -13,6 +13,14 @@
 
 #include "alloc.h"
 
+/* Frees the sort's scratch (see scratch_fit). */
+static void scratch_free(hs_rootq *q)
+{
+    hs_free(q->alloc, q->scratch);
+    q->scratch = NULL;
+    q->scratch_bytes = 0;
+}
+
 /* Frees the block's entries (rootq.h), whether or not all its roots were
  * taken. Its log goes when its last root is handed back (hs_rootq_put_back):
  * roots taken may still be read. */
@@ -20,6 +28,7 @@ static void block_free(hs_rootq *q)
 {
     hs_free(q->alloc, q->blk);
     hs_free(q->alloc, q->wblk);
+    scratch_free(q);
     q->blk = NULL;
     q->wblk = NULL;
     q->nblk = q->blk_cap = q->blk_left = q->blk_ready = 0;
@@ -209,6 +218,24 @@ static hs_status log_add(hs_rootq *q, const uint8_t *bytes, size_t len, uint32_t
     return HS_OK;
 }
 
+/* The sort's scratch (scratch_free, at the top) is as large as the
+ * entries: allocated as they grow, so that closing the block cannot fail,
+ * but written only by the sort (it takes no memory before), and freed once
+ * the block is closed. */
+
+static hs_status scratch_fit(hs_rootq *q)
+{
+    const size_t need = q->blk_cap * (q->wide ? sizeof(hs_idmap_entry) : sizeof(uint64_t));
+
+    if (q->scratch_bytes >= need)
+        return HS_OK;
+    scratch_free(q); /* nothing in it to keep */
+    if (!(q->scratch = hs_malloc(q->alloc, need)))
+        return HS_E_NOMEM;
+    q->scratch_bytes = need;
+    return HS_OK;
+}
+
 /* The open block's entries as {id, ref}: an id past 32 bits came. */
 static hs_status widen(hs_rootq *q)
 {
@@ -226,7 +253,7 @@ static hs_status widen(hs_rootq *q)
     q->wblk = w;
     q->wide = 1;
     q->blk_ready = q->nblk;
-    return HS_OK;
+    return scratch_fit(q);
 }
 
 static hs_status block_add(hs_rootq *q, uint64_t id, uint32_t ref)
@@ -251,6 +278,8 @@ static hs_status block_add(hs_rootq *q, uint64_t id, uint32_t ref)
             q->blk = b;
         q->blk_cap = cap;
         q->blk_ready = q->nblk;
+        if ((st = scratch_fit(q)) != HS_OK)
+            return st;
     }
     if (q->nblk == q->blk_ready) { /* the next step, faulted in */
         const size_t esize = q->wide ? sizeof(hs_idmap_entry) : sizeof(uint64_t);
@@ -309,58 +338,11 @@ static hs_status block_add(hs_rootq *q, uint64_t id, uint32_t ref)
 RADIX_SORT(radix_sort, uint64_t, NARROW_KEY)
 RADIX_SORT(radix_sort_wide, hs_idmap_entry, WIDE_KEY)
 
-/* Entry a before entry b: by id, then by ref (the order they came in). */
-static int ent_less(const hs_rootq *q, size_t a, size_t b)
-{
-    const uint64_t ka = ent_key(q, a), kb = ent_key(q, b);
-
-    return ka < kb || (ka == kb && ent_ref(q, a) < ent_ref(q, b));
-}
-
-static void ent_swap(hs_rootq *q, size_t a, size_t b)
-{
-    if (q->wide) {
-        hs_idmap_entry t = q->wblk[a];
-        q->wblk[a] = q->wblk[b];
-        q->wblk[b] = t;
-    } else {
-        uint64_t t = q->blk[a];
-        q->blk[a] = q->blk[b];
-        q->blk[b] = t;
-    }
-}
-
-/* The sort when its scratch could not be had: a heap sort in place, by id
- * and then ref, which is the radix sort's order since the log's refs grow
- * in the order the roots came. */
-static void heap_sort(hs_rootq *q, size_t n)
-{
-    size_t start = n / 2, end = n, root, child;
-
-    while (end > 1) {
-        if (start > 0) {
-            root = --start;
-        } else {
-            ent_swap(q, 0, --end);
-            root = 0;
-        }
-        while ((child = 2 * root + 1) < end) {
-            if (child + 1 < end && ent_less(q, child, child + 1))
-                child++;
-            if (!ent_less(q, root, child))
-                break;
-            ent_swap(q, root, child);
-            root = child;
-        }
-    }
-}
-
 /* Closes the block: sorts it, chains the roots of each id in the order
  * they came, and keeps one entry per id. */
 static void block_close(hs_rootq *q)
 {
     const size_t esize = q->wide ? sizeof *q->wblk : sizeof *q->blk;
-    void *tmp;
     size_t i, n = 0;
     uint32_t last = 0;
 
@@ -372,16 +354,14 @@ static void block_close(hs_rootq *q)
         else
             memmove(q->blk, q->blk + q->blk_drain, q->nblk * esize);
     }
-    if (q->nblk > 1 && (tmp = hs_malloc(q->alloc, q->nblk * esize)) != NULL) {
-        populate(tmp, q->nblk * esize);
+    if (q->nblk > 1) {
+        populate(q->scratch, q->nblk * esize);
         if (q->wide)
-            radix_sort_wide(q->wblk, tmp, q->nblk);
+            radix_sort_wide(q->wblk, q->scratch, q->nblk);
         else
-            radix_sort(q->blk, tmp, q->nblk);
-        hs_free(q->alloc, tmp);
-    } else {
-        heap_sort(q, q->nblk);
+            radix_sort(q->blk, q->scratch, q->nblk);
     }
+    scratch_free(q); /* the block stays closed */
     for (i = 0; i < q->nblk; i++) {
         const uint64_t key = ent_key(q, i);
         const uint32_t ref = ent_ref(q, i);

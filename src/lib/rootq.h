@@ -25,8 +25,9 @@
  * so they are held in little: their bytes in a log, each root a slot of its
  * own size (12 bytes for ART's usual 5-byte root, where a slot is 24), and
  * an entry of 8 bytes (id << 32 | ref) while every id fits in 32 bits, 16
- * once one does not; the sort's scratch is taken only while the block is
- * closed, and the log is freed once its last root is handed back.
+ * once one does not; the sort's scratch is reserved as they grow but
+ * written (and so resident) only while the block closes, then freed; the
+ * log is freed once its last root is handed back.
  */
 #ifndef HS_ROOTQ_H
 #define HS_ROOTQ_H
@@ -88,11 +89,13 @@ typedef struct {
      * in 32 bits, else in `wblk` as {id, ref}. The first lookup closes it:
      * sorted by id, the roots of one id chained, it then holds one entry
      * per id, the ref of its first root, 0 once taken. The sort's scratch
-     * is allocated then, and freed (without it, an in-place sort: refs grow
-     * in arrival order, so sorting by id then ref keeps that order). */
+     * grows with the entries (so closing cannot fail) but is written only
+     * by the sort, and freed once the block is closed. */
     uint64_t *blk;
     hs_idmap_entry *wblk;
     int wide;           /* the entries are wblk's */
+    void *scratch;      /* the sort's, while the block is open */
+    size_t scratch_bytes;
     size_t nblk, blk_cap;
     size_t blk_ready;   /* entries faulted in (populate) */
     uint8_t *log;       /* the block's roots, as slots of their own size */
@@ -134,7 +137,8 @@ static inline size_t hs_rootq_bytes(const hs_rootq *q)
     return (size_t)q->cap * sizeof(hs_root_slot) + hs_idmap_bytes(&q->map) +
            hs_idmap_bytes(&q->dir) + q->npages * (HS_ROOTQ_PAGE_BITS / 8) +
            q->pages_cap * sizeof(uint64_t *) +
-           q->blk_cap * (q->wide ? sizeof(hs_idmap_entry) : sizeof(uint64_t)) + q->log_cap;
+           q->blk_cap * (q->wide ? sizeof(hs_idmap_entry) : sizeof(uint64_t)) +
+           q->scratch_bytes + q->log_cap;
 }
 
 /* The bitmap word of `id` when its page is the last one looked up, else
