@@ -30,7 +30,7 @@ BIN ?= hprof-strip
 # up: each file calls only files before it (tests/layers.sh checks it with
 # nm); then the library's I/O, beside it (compressed input, compressed
 # output on threads, the pager, the digest thread).
-CORE_SRC = src/lib/sha256.c src/lib/alloc.c src/lib/fail.c src/lib/magic.c src/lib/format.c src/lib/idmap.c \
+CORE_SRC = src/lib/sha256.c src/lib/alloc.c src/lib/privmap.c src/lib/fail.c src/lib/magic.c src/lib/format.c src/lib/idmap.c \
            src/lib/names.c src/lib/strtab.c src/lib/rootq.c src/lib/classes.c src/lib/classdump.c \
            src/lib/mapping.c src/lib/reader.c src/lib/out.c src/lib/rules.c src/lib/rulefile.c \
            src/lib/ctx.c src/lib/findings.c src/lib/encoder.c src/lib/cutclasses.c src/lib/strrec.c \

@@ -4,15 +4,21 @@
  * array-class, field and frame names on hand-built dumps of both id sizes
  * and both spellings (HotSpot's com/ex/a, ART's com.ex.a[]), the fresh ids
  * and their collisions with the input's, the counters a caller warns from,
- * max_held counting the mapping, zero-copy input left untouched, and the
- * API around it (hs_rules_mapping, the rule-file directive).
+ * max_held counting the mapping, zero-copy input left untouched (a file
+ * input.c maps is patched in place, privately: the file keeps its bytes),
+ * and the API around it (hs_rules_mapping, the rule-file directive).
  */
+#define _DEFAULT_SOURCE /* mkstemp */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "hasher.h"
 #include "helpers.h"
+#include "input.h"
+#include "privmap.h"
 
 #define MAP                                                                          \
     "# compiler: R8\n"                                                               \
@@ -387,6 +393,96 @@ Test(deobf, zero_copy_input_untouched)
     run_result_free(&a);
     run_result_free(&b);
     run_result_free(&c);
+    dg_free(&d);
+}
+
+#define TMP_TEMPLATE "/tmp/hs-test-deobf-XXXXXX"
+
+/* `d` in a temporary file, opened by path (mapped); the path in `path`. */
+static hs_input *mapped_input(const dump *d, char path[sizeof TMP_TEMPLATE])
+{
+    int fd;
+    hs_error err;
+    hs_input *in;
+
+    memcpy(path, TMP_TEMPLATE, sizeof TMP_TEMPLATE);
+    fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, d->p, d->len), (ssize_t)d->len);
+    close(fd);
+    in = hs_input_open_path(path, &err);
+    cr_assert_not_null(in, "%s", err.message);
+    return in;
+}
+
+/* A file input.c mapped is patched where it lies (hs_privmap_writable: the
+ * copy cost up to a third more CPU, issue #38), privately: the output is
+ * the one a read source gets, and the file keeps its bytes. Memory a
+ * caller lends, and a hashed input, are never written (read by copy). */
+Test(deobf, mapped_file_patched_in_place_privately)
+{
+    char path[sizeof TMP_TEMPLATE];
+    dump d;
+    run_result want;
+    hs_input *in, *mem;
+    hs_rules *r = rules_with("privacy", MAP);
+    mem_sink sink = {NULL, 0, 0, 0};
+    hs_sink k = {mem_write, &sink};
+    const hs_source *src;
+    hs_filter *f;
+    uint64_t size = 0;
+    const void *data;
+    size_t len;
+    uint8_t *after;
+
+    build(&d, 4, 1, 5, 0, 0);
+    want = run_map(&d, "privacy", MAP, NULL, 7);
+    cr_assert_eq(want.status, HS_OK, "%s", want.err.message);
+    in = mapped_input(&d, path);
+    src = hs_input_source(in);
+    cr_assert_not_null(src->data, "a regular file is read in place");
+    f = hs_filter_create(r, NULL, NULL);
+    cr_assert_eq(hs_filter_run(f, src, &k), HS_OK, "%s", hs_filter_error(f)->message);
+    cr_expect(sink.len == want.out_len && memcmp(sink.data, want.out, want.out_len) == 0,
+              "the same bytes as through a read source");
+    /* patched where it lies, not in a copy (a few hundred bytes: one page,
+     * never given back) */
+    cr_expect(memcmp(src->data, d.p, d.len) != 0, "the names were patched in the mapping");
+    cr_expect_eq(hs_privmap_writable(src->data, src->size), 1);
+    cr_expect_eq(hs_privmap_writable(src->data, src->size - 1), 0, "not the whole input");
+    hs_filter_free(f);
+    data = src->data;
+    size = src->size;
+    hs_input_close(in);
+    cr_expect_eq(hs_privmap_writable(data, size), 0, "closed: no longer known");
+    after = load_file(path, &len);
+    cr_expect(len == d.len && memcmp(after, d.p, d.len) == 0, "the file is as it was");
+    free(after);
+
+    /* the caller's memory: never ours to write */
+    mem = hs_input_open_memory(d.p, d.len, NULL);
+    cr_assert_not_null(mem);
+    data = hs_input_data(mem, &size);
+    cr_assert_not_null(data);
+    cr_expect_eq(hs_privmap_writable(data, size), 0, "memory lent by the caller");
+    hs_input_close(mem);
+
+    /* hashed as its pages are given back (the report's SHA-256): left as read */
+    unlink(path);
+    in = mapped_input(&d, path);
+    {
+        hs_hasher *h = hs_hasher_start(0);
+        cr_assert_not_null(h);
+        hs_input_hash(in, h);
+        data = hs_input_data(in, &size);
+        cr_expect_eq(hs_privmap_writable(data, size), 0, "a hashed input");
+        hs_input_close(in);
+        hs_hasher_free(h);
+    }
+    unlink(path);
+    free(sink.data);
+    hs_rules_free(r);
+    run_result_free(&want);
     dg_free(&d);
 }
 

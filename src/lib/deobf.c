@@ -56,6 +56,7 @@
 #include "be.h"
 #include "classdump.h"
 #include "format.h"
+#include "privmap.h"
 
 #define MAX_HELD_NAME HS_NAME_TEXT_MAX /* no class or member name is longer */
 
@@ -240,7 +241,7 @@ hs_status hs_deobf_start(hs_deobf *d, int version)
     return held_changed(d);
 }
 
-/* ---- a zero-copy source, read through a copy -------------------------------- */
+/* ---- a zero-copy source, read through a copy (unless it may be written) ---- */
 
 static long read_copy(void *ctx, void *buf, size_t cap)
 {
@@ -281,6 +282,11 @@ void hs_deobf_source(hs_deobf *d, const hs_source *in, hs_source *out)
 {
     *out = *in;
     if (!in->data && !in->borrow)
+        return;
+    /* A file input.c mapped (privately) is patched where it lies: only the
+     * pages of the records renamed are copied, on write, where copying all
+     * of it cost up to a third more CPU on a small-object dump (issue #38). */
+    if (in->data && hs_privmap_writable(in->data, in->size))
         return;
     d->user = *in;
     d->user_pos = 0;

@@ -33,7 +33,8 @@
  *
  * A regular file is mapped instead of read, which saves copying every
  * byte through read(2), often the largest single cost of a run. A plain
- * one the filter walks in place (hs_source.data); a compressed one is
+ * one the filter walks in place (hs_source.data: a mapping may patch it,
+ * privately, privmap.h); a compressed one is
  * decoded in place, its whole file the compressed buffer (raw_mapped). As
  * the reading moves on, the pages behind it are unmapped (hs_input_window,
  * map_done), so memory stays flat; with hs_input_start_thread a pager
@@ -47,6 +48,7 @@
 #include "input.h"
 #include "magic.h"
 #include "pager.h"
+#include "privmap.h"
 #include "ring.h"
 #include "hasher.h"
 
@@ -135,6 +137,11 @@ struct hs_input {
      * before their pages are given back) and the dump decompressed */
     hs_hasher *hash;
     size_t map_hashed;
+    /* a plain file's mapping, known to privmap.c until it is unmapped or
+     * hashed: a mapping (deobf.c) may then make it writable and patch it
+     * in place, privately */
+    hs_privmap pm;
+    int pm_known;
 };
 
 /* Maps `fd` when it is a non-empty regular file. Failing that, nothing is
@@ -160,6 +167,20 @@ static void try_map(hs_input *in, int fd)
     in->kept = in->map_skip / in->page * in->page;
     /* read-ahead in large steps: the pages are used once, in order */
     madvise(in->map, in->map_len, MADV_SEQUENTIAL);
+}
+
+/* A plain mapped file becomes one the filter may write (privmap.h). */
+static void known_map(hs_input *in)
+{
+    if (!in->map || in->lent_map || in->format != HS_IN_PLAIN || in->raw_mapped)
+        return;
+    in->pm.map = in->map;
+    in->pm.len = in->map_len;
+    in->pm.data = in->map + in->map_skip;
+    in->pm.size = in->map_len - in->map_skip;
+    in->pm.writable = 0;
+    hs_privmap_add(&in->pm);
+    in->pm_known = 1;
 }
 
 static int is_compressed(const uint8_t *p, size_t n);
@@ -387,13 +408,17 @@ static int open_input(hs_input *in)
 int hs_input_open(hs_input **out, int fd)
 {
     hs_input *in = calloc(1, sizeof *in);
+    int rc;
 
     *out = in;
     if (!in)
         return -1;
     in->fd = fd;
     try_map(in, fd);
-    return open_input(in);
+    rc = open_input(in);
+    if (rc == 0)
+        known_map(in);
+    return rc;
 }
 
 int hs_input_open_with(hs_input **out, long (*rd)(void *ctx, void *buf, size_t cap), void *ctx,
@@ -1313,6 +1338,14 @@ void hs_input_window(void *ctx, uint64_t done, uint64_t next)
 void hs_input_hash(hs_input *in, hs_hasher *h)
 {
     assert(!in->hash && in->out_total == 0 && !in->threaded);
+    /* hashed as its pages are given back, after the filter: kept as read
+     * (a mapping then reads it through a copy) */
+    if (in->pm_known) {
+        int was = hs_privmap_remove(&in->pm);
+        assert(!was); /* no filter has run on it yet */
+        (void)was;
+        in->pm_known = 0;
+    }
     in->hash = h;
     if (in->map) {
         in->map_hashed = in->map_skip;
@@ -1389,6 +1422,8 @@ void hs_input_close(hs_input *in)
         ZSTD_freeDStream(in->zd);
     free(in->gz);
     free(in->gz2);
+    if (in->pm_known)
+        (void)hs_privmap_remove(&in->pm);
     if (in->map && !in->lent_map) {
         hs_pager_stop(in->pager);
         munmap(in->map, in->map_len);

@@ -29,7 +29,9 @@ hs_status hs_reader_start(hs_reader *r, const hs_source *src)
         r->own = r->buf = hs_malloc(r->alloc, r->cap);
         return r->buf ? HS_OK : HS_E_NOMEM;
     }
-    r->buf = (uint8_t *)(uintptr_t)src->data; /* never written through */
+    /* never written through, but for a private mapping deobf.c patches
+     * (hs_deobf_source) */
+    r->buf = (uint8_t *)(uintptr_t)src->data;
     r->mapped = 1;
     return HS_OK;
 }

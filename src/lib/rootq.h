@@ -16,11 +16,18 @@
  * millions of them: the ids of the last few roots are kept in a small list
  * in front of the map, so such a root comes and goes without a map probe.
  *
- * ART also writes a block of roots (a hundred thousand on a small app)
- * before its first object. Those are not put in the map one by one: they
- * are appended to an array, the block, sorted by id when the first
- * question is asked, and then found with a cursor that follows the objects
- * (which come in address order) along the sorted ids.
+ * ART also writes a block of roots (a hundred thousand on a small app, some
+ * hundred thousand on a small-object heap) before its first object. Those
+ * are not put in the map one by one: they are appended to an array, the
+ * block, sorted by id when the first question is asked, and then found with
+ * a cursor that follows the objects (which come in address order) along
+ * the sorted ids. They are what the queue's memory grows with (issue #38),
+ * so they are held in little: their bytes in a log, each root a slot of its
+ * own size (12 bytes for ART's usual 5-byte root, where a slot is 24), and
+ * an entry of 8 bytes (id << 32 | ref) while every id fits in 32 bits, 16
+ * once one does not; the sort's scratch is reserved as they grow but
+ * written (and so resident) only while the block closes, then freed; the
+ * log is freed once its last root is handed back.
  */
 #ifndef HS_ROOTQ_H
 #define HS_ROOTQ_H
@@ -36,11 +43,16 @@
 #define HS_ROOTQ_PAGE_SHIFT 18    /* 32768 bits of 8 bytes of id space each */
 #define HS_ROOTQ_RECENT 8
 
+/* A held root. Its ref (what hs_rootq_take and `next` give) is the slot
+ * index + 1 in `slots`, or HS_ROOTQ_LOGGED | (byte offset / 4) in the
+ * block's log, where a slot takes only 5 + len bytes, rounded up to 4. */
 typedef struct {
-    uint32_t next; /* slot index + 1 of the next root of the same id, 0 = none */
+    uint32_t next; /* ref of the next root of the same id, 0 = none */
     uint8_t len;
     uint8_t bytes[HS_ROOT_MAX];
 } hs_root_slot;
+
+#define HS_ROOTQ_LOGGED 0x80000000u
 
 typedef struct {
     const hs_alloc *alloc;
@@ -72,13 +84,24 @@ typedef struct {
     /* the newest ids, each with its chain: (first + 1) << 32 | (last + 1) */
     uint64_t recent_id[HS_ROOTQ_RECENT], recent_chain[HS_ROOTQ_RECENT];
     unsigned n_recent;
-    /* The block: while `open`, every root added is appended as (id, slot
-     * index + 1). The first lookup closes it: sorted by id, the roots of
-     * one id chained, it then holds one entry per id, its chain as in the
-     * map, 0 once taken. Twice `blk_cap` entries are allocated: the second
-     * half is the sort's scratch, so closing cannot fail. */
-    hs_idmap_entry *blk;
+    /* The block: while `open`, every root added goes to the log and is
+     * appended as (id, ref): in `blk` as id << 32 | ref while every id fits
+     * in 32 bits, else in `wblk` as {id, ref}. The first lookup closes it:
+     * sorted by id, the roots of one id chained, it then holds one entry
+     * per id, the ref of its first root, 0 once taken. The sort's scratch
+     * grows with the entries (so closing cannot fail) but is written only
+     * by the sort, and freed once the block is closed. */
+    uint64_t *blk;
+    hs_idmap_entry *wblk;
+    int wide;           /* the entries are wblk's */
+    void *scratch;      /* the sort's, while the block is open */
+    size_t scratch_bytes;
     size_t nblk, blk_cap;
+    size_t blk_ready;   /* entries faulted in (populate) */
+    uint8_t *log;       /* the block's roots, as slots of their own size */
+    size_t log_len, log_cap;
+    size_t log_ready;   /* bytes of the log faulted in (populate) */
+    uint64_t log_live;  /* roots of the log held or taken, not handed back */
     size_t blk_left; /* entries not taken yet (closed block) */
     size_t blk_cur;  /* where the last search ended */
     size_t blk_drain; /* where hs_rootq_take_any looks first */
@@ -104,6 +127,8 @@ uint32_t hs_rootq_peek(hs_rootq *q, uint64_t id);
 uint32_t hs_rootq_take_any(hs_rootq *q);
 static inline hs_root_slot *hs_rootq_slot(hs_rootq *q, uint32_t ref)
 {
+    if (ref & HS_ROOTQ_LOGGED) /* 4-aligned: a slot's fields are aligned */
+        return (hs_root_slot *)(void *)(q->log + ((size_t)(ref & ~HS_ROOTQ_LOGGED) << 2));
     return &q->slots[ref - 1];
 }
 void hs_rootq_put_back(hs_rootq *q, uint32_t ref);
@@ -111,7 +136,9 @@ static inline size_t hs_rootq_bytes(const hs_rootq *q)
 {
     return (size_t)q->cap * sizeof(hs_root_slot) + hs_idmap_bytes(&q->map) +
            hs_idmap_bytes(&q->dir) + q->npages * (HS_ROOTQ_PAGE_BITS / 8) +
-           q->pages_cap * sizeof(uint64_t *) + 2 * q->blk_cap * sizeof(hs_idmap_entry);
+           q->pages_cap * sizeof(uint64_t *) +
+           q->blk_cap * (q->wide ? sizeof(hs_idmap_entry) : sizeof(uint64_t)) +
+           q->scratch_bytes + q->log_cap;
 }
 
 /* The bitmap word of `id` when its page is the last one looked up, else
