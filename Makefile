@@ -218,7 +218,7 @@ test-tsan: test-deps
 	$(MAKE) CC=clang BUILD=build-tsan BIN=build-tsan/hprof-strip CFLAGS="-O1 -g -fsanitize=thread" \
 	    LDFLAGS="-fsanitize=thread" build-tsan/hprof-strip
 	sh tests/tsan.sh build-tsan/hprof-strip
-	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib src/lib/input.c src/lib/magic.c src/lib/ring.c src/lib/pager.c src/lib/hasher.c src/lib/sha256.c \
+	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib src/lib/input.c src/lib/privmap.c src/lib/magic.c src/lib/ring.c src/lib/pager.c src/lib/hasher.c src/lib/sha256.c \
 	    tests/fuzz/fuzz_gzip.c tests/fuzz/replay.c -o build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_LIBS)
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_SEEDS) $(FUZZ_GZIP_REGRESS)
 	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib tests/tsan_shared_rules.c \
