@@ -13,6 +13,7 @@
 #include "be.h"
 #include "core.h"
 #include "magic.h"
+#include "sized.h"
 
 /* the buffers' sizes: hs_limits.h */
 #define DEFAULT_READ_BUFFER HS_READ_BUFFER_DEFAULT
@@ -107,7 +108,6 @@ hs_filter *hs_filter_create_ex(const hs_rules *rules, const hs_options *opt, siz
                                const hs_alloc *alloc, hs_error *err)
 {
     hs_options o;
-    size_t i;
     hs_alloc a;
     F *f;
 
@@ -118,11 +118,10 @@ hs_filter *hs_filter_create_ex(const hs_rules *rules, const hs_options *opt, siz
     /* a caller built with a newer header: what it set that this library
      * does not have, it would not get (the padding after the last field
      * known here may be the caller's next field) */
-    for (i = OPTIONS_KNOWN; i < opt_size; i++)
-        if (((const unsigned char *)opt)[i])
-            return create_failed(err, HS_E_USAGE,
-                                 "hs_filter_create: an option this library version does not "
-                                 "have is set");
+    if (hs_sized_unknown_set(opt, OPTIONS_KNOWN, opt_size))
+        return create_failed(err, HS_E_USAGE,
+                             "hs_filter_create: an option this library version does not "
+                             "have is set");
     memset(&o, 0, sizeof o);
     if (opt)
         memcpy(&o, opt, opt_size < OPTIONS_KNOWN ? opt_size : OPTIONS_KNOWN);

@@ -11,6 +11,7 @@
 #include "input.h"
 #include "ioerr.h"
 #include "output.h"
+#include "sized.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -205,7 +206,6 @@ HS_API hs_output *hs_output_open_ex(int fd, int (*write)(void *ctx, const void *
                                     void *ctx, const hs_output_params *p, hs_error *err)
 {
     hs_output_params q;
-    size_t i;
 
     if (!p) {
         hs_io_fail(err, HS_E_USAGE, "hs_output_open_ex: no parameters");
@@ -213,13 +213,11 @@ HS_API hs_output *hs_output_open_ex(int fd, int (*write)(void *ctx, const void *
     }
     /* a caller built with a newer header asking for what this library
      * cannot do (the header's rule for sized structs) */
-    for (i = PARAMS_KNOWN; i < p->size; i++)
-        if (((const unsigned char *)p)[i]) {
-            hs_io_fail(err, HS_E_USAGE,
-                       "hs_output_open_ex: a parameter this library version does not have "
-                       "is set");
-            return NULL;
-        }
+    if (hs_sized_unknown_set(p, PARAMS_KNOWN, p->size)) {
+        hs_io_fail(err, HS_E_USAGE,
+                   "hs_output_open_ex: a parameter this library version does not have is set");
+        return NULL;
+    }
     memset(&q, 0, sizeof q);
     memcpy(&q, p, p->size && p->size < PARAMS_KNOWN ? p->size : PARAMS_KNOWN);
     if (!write && fd < 0) {

@@ -22,6 +22,7 @@
 #include "ioerr.h"
 #include "output.h"
 #include "report.h"
+#include "sized.h"
 
 #include <assert.h>
 #include <stddef.h>
@@ -399,19 +400,6 @@ static char *render(const run *j, int rc)
 #define JOB_KNOWN (offsetof(hs_job, options_size) + sizeof(size_t))
 _Static_assert(JOB_KNOWN == sizeof(hs_job), "JOB_KNOWN: a field was added after options_size");
 
-/* A caller built with a newer header set a field this library does not
- * have: it would not get what it asked for (the header's rule, as
- * hs_filter_create_ex's for hs_options). */
-static int unknown_field_set(const hs_job *job)
-{
-    size_t i;
-
-    for (i = JOB_KNOWN; i < job->size; i++)
-        if (((const unsigned char *)job)[i])
-            return 1;
-    return 0;
-}
-
 HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **report)
 {
     static run zero;
@@ -437,7 +425,7 @@ HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **re
     if (!job || !in || (!out && !j->job.audit))
         rc = hs_report_fail(&j->r, HS_E_USAGE, NULL, "hs_job_run: no %s",
                             !job ? "job" : !in ? "input" : "output");
-    else if (unknown_field_set(job))
+    else if (hs_sized_unknown_set(job, JOB_KNOWN, job->size))
         rc = hs_report_fail(&j->r, HS_E_USAGE, NULL,
                             "hs_job_run: the job sets a field this library version (%s) does "
                             "not have",

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sized.h - the rule for the structs a call takes with their size
+ * (hs_options, hs_job, hs_output_params; hprof_strip.h): a caller built
+ * with a newer header may pass more bytes than this library knows, and
+ * what it set there it would not get, so those bytes must be 0.
+ */
+#ifndef HS_SIZED_H
+#define HS_SIZED_H
+
+#include <stddef.h>
+
+/* True when any of p[known..size) is not 0 (nothing when size <= known). */
+static inline int hs_sized_unknown_set(const void *p, size_t known, size_t size)
+{
+    const unsigned char *b = p;
+    size_t i;
+
+    for (i = known; i < size; i++)
+        if (b[i])
+            return 1;
+    return 0;
+}
+
+#endif
