@@ -4,7 +4,8 @@
 # signal hprof-strip catches, sent at a pseudo-random moment (the seed is
 # printed; HS_KILL_SEED=N repeats a run) while it reads a slow pipe, while
 # it compresses with -z, while it writes its dump into a pipe nobody reads,
-# and while it writes its report into one; and SIGPIPE from `| head -c 100`.
+# and while it writes its report into one; SIGPIPE from `| head -c 100`;
+# and signals before the report exists (while it is opened).
 # After each: exit status 128+N, no NAME.tmp-XXXXXX left, no output under
 # its final name, and a report that parses (tests/report_schema.py: the
 # whole schema) and names the signal.
@@ -45,22 +46,6 @@ ulimit -c 0 2>/dev/null # SIGQUIT dumps core by default
 # the system's Python: a version manager's shim takes a second to start
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
-# running PID: waits (up to 5 s) until the job PID is hprof-strip itself,
-# not yet the shell or env that starts it (a signal sent to those would
-# test nothing)
-running() {
-    i=0
-    while kill -0 $1 2>/dev/null && [ "$(cat /proc/$1/comm 2>/dev/null)" != hprof-strip ] &&
-        [ $i -lt 500 ]; do
-        sleep 0.01
-        i=$((i + 1))
-    done
-}
-
-SIGS="HUP INT QUIT ALRM TERM USR1 USR2 XCPU VTALRM PROF"
-D=$T/out
-mkdir "$D"
-
 # signum NAME: the number of SIGNAME (dash's kill -l maps numbers to names)
 signum() {
     i=1
@@ -70,6 +55,28 @@ signum() {
     done
     echo 0
 }
+
+# running PID SIG: waits (up to 5 s) until the job PID is hprof-strip
+# itself, not yet the shell or env that starts it, and catches SIG (its
+# SigCgt bit): a signal sent before that tests nothing, for it kills a
+# program that has not begun (an AddressSanitizer build takes tens of
+# milliseconds to reach main), as it would any program
+running() {
+    n=$(signum "$2")
+    i=0
+    while kill -0 $1 2>/dev/null && [ $i -lt 500 ]; do
+        if [ "$(cat /proc/$1/comm 2>/dev/null)" = hprof-strip ]; then
+            cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/$1/status 2>/dev/null)
+            [ -n "$cgt" ] && [ $(((0x$cgt >> (n - 1)) & 1)) = 1 ] && return
+        fi
+        sleep 0.01
+        i=$((i + 1))
+    done
+}
+
+SIGS="HUP INT QUIT ALRM TERM USR1 USR2 XCPU VTALRM PROF"
+D=$T/out
+mkdir "$D"
 
 # stopped WHAT SIG RC REPORT [OUTPUT]: the checks after a run stopped by SIG
 stopped() {
@@ -95,7 +102,7 @@ for sig in $SIGS; do
     feeder=$!
     (run_reset "$BIN" -q --stats-file "$D/r.json" -o "$D/out.hprof" "$T/in.fifo") &
     pid=$!
-    running $pid
+    running $pid $sig
     delay 50 600
     kill -s "$sig" $pid; wait $pid 2>/dev/null; rc=$?
     kill $feeder 2>/dev/null; wait $feeder 2>/dev/null
@@ -108,7 +115,7 @@ for sig in $SIGS; do
     (run_reset "$BIN" -q --zstd=19 -T 2 --stats=json --stats-file "$D/r.json" -o "$D/out.hprof.zst" \
         "$FIX" 2>"$T/err") &
     pid=$!
-    running $pid
+    running $pid $sig
     delay 30 400
     kill -s "$sig" $pid; wait $pid 2>/dev/null; rc=$?
     stopped "SIG$sig while compressing" "$sig" $rc "$D/r.json" "$D/out.hprof.zst"
@@ -124,7 +131,7 @@ for sig in $SIGS; do
     exec 3<>"$T/out.fifo" # a reader that never reads, so opening does not wait
     (run_reset "$BIN" -q -p none --stats-file "$D/r.json" "$FIX" >"$T/out.fifo") &
     pid=$!
-    running $pid
+    running $pid $sig
     delay 50 500
     kill -s "$sig" $pid; wait $pid 2>/dev/null; rc=$?
     exec 3<&-
@@ -155,7 +162,7 @@ open(sys.argv[2], "wb").write(data)' "$T/rep.fifo" "$T/got.json" &
     reader=$!
     (run_reset "$BIN" -q --histogram --stats-file - -o "$D/out.hprof" "$FIX" >"$T/rep.fifo") &
     pid=$!
-    running $pid
+    running $pid $sig
     delay 100 1000
     kill -s "$sig" $pid; wait $pid 2>/dev/null; rc=$?
     wait $reader
@@ -194,11 +201,63 @@ mkfifo "$T/in.fifo"
 exec 4<>"$T/in.fifo"
 (run_reset "$BIN" -q --stats-file "$D/r.json" -o "$D/out.hprof" "$T/in.fifo") &
 pid=$!
-running $pid
+running $pid TERM
 sleep 0.2
 kill -s TERM $pid; wait $pid 2>/dev/null; rc=$?
 exec 4<&-
 stopped "SIGTERM before the first byte" TERM $rc "$D/r.json" "$D/out.hprof"
+runs=$((runs + 1))
+
+# 7. a signal while the report is being opened (after the handlers, before
+# there is a report to write): it waits for the report, which then names
+# it. A preloaded fchmod that sleeps a second holds the run there (io.c
+# gives the report's temporary file its mode first; the dump's comes later)
+if cc -shared -fPIC -o "$T/slow.so" -x c - -ldl 2>/dev/null <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <time.h>
+int fchmod(int fd, mode_t mode)
+{
+    static int calls;
+    struct timespec s = {1, 0};
+    if (calls++ == 0)
+        nanosleep(&s, NULL); /* a signal's handler ends it early */
+    return ((int (*)(int, mode_t))dlsym(RTLD_NEXT, "fchmod"))(fd, mode);
+}
+EOF
+then
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+    export ASAN_OPTIONS
+    for sig in TERM USR1; do
+        rm -f "$D"/*
+        (LD_PRELOAD=$T/slow.so run_reset "$BIN" -q --stats-file "$D/r.json" -o "$D/out.hprof" \
+            "$FIX") &
+        pid=$!
+        running $pid $sig
+        sleep 0.3
+        kill -s $sig $pid; wait $pid 2>/dev/null; rc=$?
+        stopped "SIG$sig while the report is opened" $sig $rc "$D/r.json" "$D/out.hprof"
+        runs=$((runs + 1))
+    done
+else
+    skipped "no C compiler: a signal while the report is opened"
+fi
+
+# 8. a report into a FIFO nobody opens: the open waits, a signal cuts it;
+# the run dies of the signal (no report can go anywhere) and says nothing
+# of an interrupted call
+rm -f "$D"/* "$T/rep.fifo"
+mkfifo "$T/rep.fifo"
+(run_reset "$BIN" -q --stats-file "$T/rep.fifo" -o "$D/out.hprof" "$FIX" 2>"$T/err") &
+pid=$!
+running $pid TERM
+sleep 0.2
+kill -s TERM $pid; wait $pid 2>/dev/null; rc=$?
+[ $rc = $((128 + $(signum TERM))) ] && ok || bad "SIGTERM opening a FIFO report: exit $rc"
+expect_no_grep "nterrupted" "$T/err" "SIGTERM opening a FIFO report"
+no_temp "$D" "SIGTERM opening a FIFO report"
+[ ! -e "$D/out.hprof" ] && ok || bad "SIGTERM opening a FIFO report: output left"
 runs=$((runs + 1))
 
 echo "cli_killed: $runs runs stopped by a signal ($at_end of 3 while the finished run's report" \

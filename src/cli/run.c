@@ -1151,6 +1151,8 @@ static int open_report(hs_cli *cli)
         fprintf(stderr, "%s: %s\n", g_prog, hs_files_why());
         return EXIT_USAGE;
     }
+    if (errno == EINTR)
+        hs_stop_ready(); /* a signal cut the open (a FIFO with no reader): it ends the run */
     fprintf(stderr, "%s: %s: %s\n", g_prog, cli->stats_file, strerror(errno));
     (void)r;
     return EXIT_IO;
@@ -1170,6 +1172,7 @@ int hs_cli_report_open(hs_cli *cli)
     if (cli->stats_file) {
         if ((rc = open_report(cli)) != EXIT_OK) {
             cli->stats_file = NULL; /* nowhere to write it */
+            hs_stop_ready();
             return rc;
         }
         hs_stop_report_to(g_report_fd, g_report_fd == STDOUT_FILENO ? NULL : &g_report_file);
@@ -1177,6 +1180,7 @@ int hs_cli_report_open(hs_cli *cli)
     if (cli->stats == 2)
         hs_stop_report_to(stats_fd(cli), NULL);
     publish_report(cli, NULL);
+    hs_stop_ready();
     return EXIT_OK;
 }
 

@@ -69,6 +69,10 @@ static const int g_sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGALRM, SIGTERM, SIGUSR1,
 
 /* 0: running; 1: a stop is writing the reports; 2: the run's end is */
 static atomic_int g_state;
+/* 0 from hs_stop_catch to hs_stop_ready: a stop that comes while the
+ * report is being opened waits for it (g_early keeps the first signal),
+ * for until then there is no report to write it into */
+static atomic_int g_ready, g_early;
 /* the published rendering: 0 or 1, -1 before the first */
 static atomic_int g_cur = -1;
 static char *g_doc[2];
@@ -304,6 +308,11 @@ static void die_of(int sig)
 
 static void on_stop(int sig)
 {
+    if (!atomic_load(&g_ready)) {
+        int none = 0;
+        (void)atomic_compare_exchange_strong(&g_early, &none, sig);
+        return; /* a blocking open it cut returns EINTR */
+    }
     /* the reports written, or (2) the run's end put everything in place
      * but a stream it is writing, which is finished first: die; else
      * another stop is at work, and it ends the process */
@@ -411,6 +420,16 @@ void hs_stop_catch(void)
         sa.sa_mask = all; /* one stop at a time on a thread */
         sigaction(g_sigs[i], &sa, NULL);
     }
+}
+
+void hs_stop_ready(void)
+{
+    int sig;
+
+    /* one that comes after the store is on_stop's; one before it, here */
+    atomic_store(&g_ready, 1);
+    if ((sig = atomic_load(&g_early)) != 0)
+        hs_stop_now(sig);
 }
 
 void hs_stop_hold(void)

@@ -25,6 +25,11 @@
  * any temporary file exists. SIGPIPE and SIGXFSZ stay ignored (run.c): a
  * write then fails, and the run reports it (hs_stop_now for EPIPE). */
 void hs_stop_catch(void);
+/* The report is open and published (or there is none): a stop that came
+ * since hs_stop_catch, and held until now, is taken (the report names
+ * it, and the process dies of it); later ones are taken as they come.
+ * Without this, a signal in that moment ended the run with no report. */
+void hs_stop_ready(void);
 
 /* A destination of the report: `fd` (a temporary file when `of` is given,
  * which is then put in place; else standard output or error, written
