@@ -1036,6 +1036,9 @@ Test(io_api, job_takes_rules_and_options)
     big.newer = 7;
     job.options_size = sizeof big;
     cr_assert_eq(job_into(&job, &fx, &none, &report), HS_EXIT_USAGE, "%s", report);
+    cr_assert(has(report, "hs_job.options: an option this library version does not have"),
+              "%s", report);
+    cr_assert_eq(none.len, 0, "a refused job wrote %zu bytes", none.len);
     hs_free(report);
     big.newer = 0; /* zero past what the library knows: the run as without */
     none.len = 0;

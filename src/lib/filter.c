@@ -44,6 +44,19 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "hs_filter_cancel needs a lock-free in
 
 /* ---- lifecycle ------------------------------------------------------------ */
 
+hs_status hs_options_take(hs_options *dst, const hs_options *opt, size_t size)
+{
+    /* a caller built with a newer header: what it set that this library
+     * does not have, it would not get (the padding after the last field
+     * known here may be the caller's next field) */
+    if (opt && hs_sized_unknown_set(opt, OPTIONS_KNOWN, size))
+        return HS_E_USAGE;
+    memset(dst, 0, sizeof *dst);
+    if (opt)
+        memcpy(dst, opt, size < OPTIONS_KNOWN ? size : OPTIONS_KNOWN);
+    return HS_OK;
+}
+
 static hs_status string_named(void *ctx, uint64_t id, const uint8_t *text, size_t n);
 
 static void set_defaults(hs_options *o)
@@ -115,16 +128,10 @@ hs_filter *hs_filter_create_ex(const hs_rules *rules, const hs_options *opt, siz
         return create_failed(err, HS_E_USAGE, "hs_filter_create: no rule set");
     if (!opt && opt_size)
         return create_failed(err, HS_E_USAGE, "hs_filter_create: no options, but a size");
-    /* a caller built with a newer header: what it set that this library
-     * does not have, it would not get (the padding after the last field
-     * known here may be the caller's next field) */
-    if (hs_sized_unknown_set(opt, OPTIONS_KNOWN, opt_size))
+    if (hs_options_take(&o, opt, opt_size) != HS_OK)
         return create_failed(err, HS_E_USAGE,
                              "hs_filter_create: an option this library version does not "
                              "have is set");
-    memset(&o, 0, sizeof o);
-    if (opt)
-        memcpy(&o, opt, opt_size < OPTIONS_KNOWN ? opt_size : OPTIONS_KNOWN);
     hs_alloc_init(&a, alloc);
     f = hs_calloc(&a, sizeof *f);
     if (!f)

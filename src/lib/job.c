@@ -200,18 +200,10 @@ static int filter(run *j, int want_report)
     hs_status s;
     int rc, finished;
 
-    memset(&opt, 0, sizeof opt);
-    if (j->job.options) {
-        /* what a newer caller set that this library lacks is refused by
-         * hs_filter_create_ex (the copy would lose it): ask it first */
-        hs_filter *f = hs_filter_create_ex(j->use_rules, j->job.options, j->job.options_size,
-                                           NULL, &err);
-        if (!f)
-            return hs_report_fail(&j->r, err.code, NULL, "%s", err.message);
-        hs_filter_free(f);
-        memcpy(&opt, j->job.options,
-               j->job.options_size < sizeof opt ? j->job.options_size : sizeof opt);
-    }
+    if (hs_options_take(&opt, j->job.options, j->job.options ? j->job.options_size : 0) != HS_OK)
+        return hs_report_fail(&j->r, HS_E_USAGE, NULL,
+                              "hs_job.options: an option this library version does not have "
+                              "is set");
     opt.salvage |= j->job.salvage;
     /* what the JSON report holds: the CLI's --stats-file counts these */
     opt.find_duplicates |= want_report;

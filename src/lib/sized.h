@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include "hprof_strip.h"
+
 /* True when any of p[known..size) is not 0 (nothing when size <= known). */
 static inline int hs_sized_unknown_set(const void *p, size_t known, size_t size)
 {
@@ -21,5 +23,11 @@ static inline int hs_sized_unknown_set(const void *p, size_t known, size_t size)
             return 1;
     return 0;
 }
+
+/* The hs_options a caller gave in `size` bytes (`opt` NULL: none) into
+ * *dst, what it lacks 0: HS_OK, or HS_E_USAGE when it set an option this
+ * library does not have. filter.c, which knows where the known fields
+ * end; hs_filter_create_ex and hs_job_run both take their options so. */
+hs_status hs_options_take(hs_options *dst, const hs_options *opt, size_t size);
 
 #endif
