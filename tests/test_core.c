@@ -306,6 +306,68 @@ Test(core, histogram_adds_up, .timeout = 120)
     }
 }
 
+/* The histogram's class names (histo.c keeps every short STRING in a list
+ * until the first heap dump, then only the class names): a STRING id read
+ * twice names its class by the last text, as a map's put did; a name whose
+ * STRING comes only after the first heap dump is not known (class@0x...),
+ * in that heap dump or a later one; a class first met in a second heap
+ * dump is named from the STRINGs before the first. */
+Test(core, histogram_class_names_from_the_strings_before_the_heap)
+{
+    hs_options opt;
+    dump d;
+    hs_rules *rules = hs_rules_create(NULL);
+    hs_filter *f;
+    const hs_class_count *rows;
+    mem_src src;
+    mem_sink sink = {NULL, 0, 0, 0};
+    hs_source s = {.read = mem_read, .ctx = &src};
+    hs_sink k = {mem_write, &sink};
+    size_t n, j;
+    int first = 0, second = 0, late = 0, third = 0;
+
+    memset(&opt, 0, sizeof opt);
+    opt.histogram = 1;
+    dg_init(&d, "JAVA PROFILE 1.0.2", 8);
+    dg_string(&d, 0x10, "com/ex/First");
+    dg_string(&d, 0x11, "com/ex/Third");
+    dg_string(&d, 0x10, "com/ex/Second"); /* the same id again: this one names */
+    dg_load_class(&d, 1, 0x100, 0x10);
+    dg_load_class(&d, 2, 0x200, 0x12);
+    dg_load_class(&d, 3, 0x300, 0x11);
+    dg_begin(&d, 0x1c);
+    dg_instance(&d, 0x500, 0x100, 4, 0);
+    dg_instance(&d, 0x501, 0x200, 4, 0);
+    dg_end(&d);
+    dg_string(&d, 0x12, "com/ex/Late"); /* after the first heap dump */
+    dg_begin(&d, 0x1c);
+    dg_instance(&d, 0x502, 0x300, 4, 0);
+    dg_instance(&d, 0x503, 0x200, 4, 0);
+    dg_end(&d);
+    dg_begin(&d, 0x2c);
+    dg_end(&d);
+    src = (mem_src){d.p, d.len, 0, 0, -1, NULL};
+    cr_assert_eq(hs_rules_preset(rules, "none", NULL), HS_OK);
+    f = hs_filter_create(rules, &opt, NULL);
+    cr_assert_eq(hs_filter_run(f, &s, &k), HS_OK);
+    n = hs_filter_histogram(f, &rows);
+    cr_assert_eq(n, 3);
+    for (j = 0; j < n; j++) {
+        first += strcmp(rows[j].name, "com.ex.First") == 0;
+        second += strcmp(rows[j].name, "com.ex.Second") == 0 && rows[j].instances_in == 1;
+        late += strcmp(rows[j].name, "class@0x200") == 0 && rows[j].instances_in == 2;
+        third += strcmp(rows[j].name, "com.ex.Third") == 0 && rows[j].instances_in == 1;
+    }
+    cr_expect_eq(first, 0, "the first text of a STRING read twice named a class");
+    cr_expect_eq(second, 1);
+    cr_expect_eq(late, 1, "a name read after the first heap dump");
+    cr_expect_eq(third, 1);
+    hs_filter_free(f);
+    hs_rules_free(rules);
+    free(sink.data);
+    dg_free(&d);
+}
+
 /* The run's warnings (hs_filter_warning) for keep-field rules of the
  * caller that kept nothing; none for a preset's own keep-fields. */
 static size_t warnings_of(const uint8_t *in, size_t len, const char *text, char *all,

@@ -33,6 +33,8 @@ void hs_histo_free(hs_histo *h)
     hs_free(h->alloc, h->rows);
     hs_free(h->alloc, h->keys);
     hs_free(h->alloc, h->text);
+    hs_free(h->alloc, h->strs);
+    h->strs = NULL;
     h->rows = NULL;
     h->keys = NULL;
     h->text = NULL;
@@ -48,6 +50,7 @@ static hs_status held_changed(hs_histo *h, hs_ctx *c)
     return hs_hold(c, HS_HOLD_HISTO,
                    hs_idmap_bytes(&h->rows_at) + hs_idmap_bytes(&h->names) +
                        hs_idmap_bytes(&h->classes) + h->text_cap +
+                       h->strs_cap * sizeof *h->strs +
                        h->cap * (sizeof *h->rows + sizeof *h->keys));
 }
 
@@ -79,9 +82,20 @@ hs_status hs_histo_string(hs_histo *h, hs_ctx *c, uint64_t id, const uint8_t *p,
 
     if (h->pruned || n > MAX_NAME || memchr(p, 0, n))
         return HS_OK;
+    if (h->nstrs == h->strs_cap) {
+        size_t cap = h->strs_cap ? h->strs_cap * 2 : 1024;
+        struct hs_histo_str *l = hs_realloc(h->alloc, h->strs, h->nstrs * sizeof *l,
+                                            cap * sizeof *l);
+        if (!l)
+            return nomem(c);
+        h->strs = l;
+        h->strs_cap = cap;
+        HS_TRY(held_changed(h, c));
+    }
     HS_TRY(add_text(h, c, p, n, &at));
-    if (hs_idmap_put(&h->names, id, at + 1) != HS_OK)
-        return nomem(c);
+    h->strs[h->nstrs].id = id;
+    h->strs[h->nstrs].at = at;
+    h->nstrs++;
     return HS_OK;
 }
 
@@ -92,39 +106,47 @@ hs_status hs_histo_class(hs_histo *h, hs_ctx *c, uint64_t cls, uint64_t name)
     return held_changed(h, c);
 }
 
-/* Keeps only the texts that name a class, in a fresh arena. */
+/* Keeps only the texts that name a class, in a fresh arena, in `names`.
+ * A STRING id read twice names by its last text, as a map's put would. */
 hs_status hs_histo_prune(hs_histo *h, hs_ctx *c)
 {
     char *old = h->text;
-    size_t i, cap = h->text_cap;
-    hs_idmap keep;
+    size_t i;
+    hs_idmap last; /* class name string id -> its last entry in strs + 1 */
+    hs_status s = HS_OK;
 
     if (h->pruned)
         return HS_OK;
     h->pruned = 1;
-    hs_idmap_init(&keep, h->alloc);
+    hs_idmap_init(&last, h->alloc);
+    /* the class names, then which entry of the list each has */
+    for (i = 0; i < h->classes.cap && s == HS_OK; i++)
+        if (h->classes.used[i] && hs_idmap_put(&last, h->classes.ents[i].val, 0) != HS_OK)
+            s = nomem(c);
+    for (i = 0; i < h->nstrs && s == HS_OK; i++) {
+        uint64_t *v = hs_idmap_get(&last, h->strs[i].id);
+        if (v)
+            *v = i + 1;
+    }
     h->text = NULL;
     h->text_len = h->text_cap = 0;
-    for (i = 0; i < h->classes.cap; i++) {
-        uint64_t name, *v;
+    for (i = 0; i < last.cap && s == HS_OK; i++) {
         size_t at;
-        if (!h->classes.used[i])
+        const char *t;
+        if (!last.used[i] || !last.ents[i].val)
             continue;
-        name = h->classes.ents[i].val;
-        if (hs_idmap_get(&keep, name) || !(v = hs_idmap_get(&h->names, name)))
-            continue;
-        if (add_text(h, c, old + *v - 1, strlen(old + *v - 1), &at) != HS_OK ||
-            hs_idmap_put(&keep, name, at + 1) != HS_OK) {
-            hs_free(h->alloc, old);
-            hs_idmap_free(&keep);
-            return nomem(c);
-        }
+        t = old + h->strs[last.ents[i].val - 1].at;
+        s = add_text(h, c, t, strlen(t), &at);
+        if (s == HS_OK && hs_idmap_put(&h->names, last.ents[i].key, at + 1) != HS_OK)
+            s = nomem(c);
     }
+    hs_idmap_free(&last);
     hs_free(h->alloc, old);
-    (void)cap;
-    hs_idmap_free(&h->names);
-    h->names = keep;
-    return held_changed(h, c);
+    hs_free(h->alloc, h->strs);
+    h->strs = NULL;
+    h->nstrs = h->strs_cap = 0;
+    /* (a failure was recorded where it happened: nomem, or add_text's) */
+    return s != HS_OK ? s : held_changed(h, c);
 }
 
 hs_status hs_histo_count(hs_histo *h, hs_ctx *c, uint64_t key, uint32_t heap, uint64_t bytes,
@@ -228,6 +250,7 @@ hs_status hs_histo_finish(hs_histo *h, hs_ctx *c)
 
     if (!h->nrows)
         return HS_OK;
+    HS_TRY(hs_histo_prune(h, c)); /* a dump with no heap dump: not yet */
     at = hs_malloc(h->alloc, h->nrows * sizeof *at);
     if (!at)
         return nomem(c);

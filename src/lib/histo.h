@@ -37,7 +37,17 @@ typedef struct {
     hs_class_count *rows;
     uint64_t *keys;    /* each row's class key */
     size_t nrows, cap;
-    hs_idmap names;    /* string id -> text offset + 1 in `text` */
+    /* Until the first heap dump (pruned 0), every short STRING read, in
+     * order: its id and its text's offset in `text`. A list, not a map: a
+     * dump has tens of thousands of STRINGs and a few hundred classes,
+     * and putting each in a map cost more than counting every object
+     * (issue #38); hs_histo_prune looks the class names up once. */
+    struct hs_histo_str {
+        uint64_t id;
+        size_t at;
+    } *strs;
+    size_t nstrs, strs_cap;
+    hs_idmap names;    /* after the prune: class name string id -> offset + 1 */
     hs_idmap classes;  /* class id -> name string id */
     char *text;        /* NUL-terminated texts, dotted when resolved */
     size_t text_len, text_cap;
@@ -52,7 +62,8 @@ void hs_histo_free(hs_histo *h);
 hs_status hs_histo_string(hs_histo *h, hs_ctx *c, uint64_t id, const uint8_t *p, size_t n);
 /* LOAD_CLASS: class `cls` is named by string `name`. */
 hs_status hs_histo_class(hs_histo *h, hs_ctx *c, uint64_t cls, uint64_t name);
-/* The first heap dump: texts that name no class are let go. */
+/* The first heap dump (or the end, when there was none): texts that name
+ * no class are let go. */
 hs_status hs_histo_prune(hs_histo *h, hs_ctx *c);
 /* An object of class key `key` (a class id, or a primitive type with bit 63
  * set) in `heap`, of `bytes`, read; `kept` when it is written too. */
