@@ -306,13 +306,13 @@ Test(core, histogram_adds_up, .timeout = 120)
     }
 }
 
-/* The histogram's class names (histo.c keeps every short STRING in a list
- * until the first heap dump, then only the class names): a STRING id read
+/* The histogram's class names (until the first heap dump, every short
+ * STRING read or written: histo.c, then only the class names): a STRING id read
  * twice names its class by the last text, as a map's put did; a name whose
  * STRING comes only after the first heap dump is not known (class@0x...),
  * in that heap dump or a later one; a class first met in a second heap
  * dump is named from the STRINGs before the first. */
-Test(core, histogram_class_names_from_the_strings_before_the_heap)
+static void histogram_names_under(const char *preset)
 {
     hs_options opt;
     dump d;
@@ -347,25 +347,35 @@ Test(core, histogram_class_names_from_the_strings_before_the_heap)
     dg_begin(&d, 0x2c);
     dg_end(&d);
     src = (mem_src){d.p, d.len, 0, 0, -1, NULL};
-    cr_assert_eq(hs_rules_preset(rules, "none", NULL), HS_OK);
+    cr_assert_eq(hs_rules_preset(rules, preset, NULL), HS_OK);
     f = hs_filter_create(rules, &opt, NULL);
-    cr_assert_eq(hs_filter_run(f, &s, &k), HS_OK);
+    cr_assert_eq(hs_filter_run(f, &s, &k), HS_OK, "%s", preset);
     n = hs_filter_histogram(f, &rows);
-    cr_assert_eq(n, 3);
+    cr_assert_eq(n, 3, "%s", preset);
     for (j = 0; j < n; j++) {
         first += strcmp(rows[j].name, "com.ex.First") == 0;
         second += strcmp(rows[j].name, "com.ex.Second") == 0 && rows[j].instances_in == 1;
         late += strcmp(rows[j].name, "class@0x200") == 0 && rows[j].instances_in == 2;
         third += strcmp(rows[j].name, "com.ex.Third") == 0 && rows[j].instances_in == 1;
     }
-    cr_expect_eq(first, 0, "the first text of a STRING read twice named a class");
-    cr_expect_eq(second, 1);
-    cr_expect_eq(late, 1, "a name read after the first heap dump");
-    cr_expect_eq(third, 1);
+    cr_expect_eq(first, 0, "%s: the first text of a STRING read twice named a class", preset);
+    cr_expect_eq(second, 1, "%s", preset);
+    cr_expect_eq(late, 1, "%s: a name read after the first heap dump", preset);
+    cr_expect_eq(third, 1, "%s", preset);
     hs_filter_free(f);
     hs_rules_free(rules);
     free(sink.data);
     dg_free(&d);
+}
+
+/* "none" keeps every STRING as read (histo.c's list); the others hold
+ * them until used (strrec.c), and the histogram takes a class name's text
+ * when its LOAD_CLASS writes it. */
+Test(core, histogram_class_names_from_the_strings_before_the_heap)
+{
+    histogram_names_under("none");
+    histogram_names_under("default");
+    histogram_names_under("privacy");
 }
 
 /* The run's warnings (hs_filter_warning) for keep-field rules of the

@@ -58,6 +58,8 @@ hs_status hs_options_take(hs_options *dst, const hs_options *opt, size_t size)
 }
 
 static hs_status string_named(void *ctx, uint64_t id, const uint8_t *text, size_t n);
+static hs_status string_emitted(void *ctx, uint64_t id, const uint8_t *text, size_t n);
+static const uint8_t *string_held_text(void *ctx, uint64_t id, uint32_t *len);
 
 static void set_defaults(hs_options *o)
 {
@@ -149,6 +151,12 @@ hs_filter *hs_filter_create_ex(const hs_rules *rules, const hs_options *opt, siz
     hs_scrub_init(&f->scrub, rules, &f->c.alloc);
     hs_dups_init(&f->dups, &f->c.alloc);
     hs_histo_init(&f->histo, &f->c.alloc);
+    if (f->c.opt.histogram) { /* the class names from the string table */
+        f->str.emitted = string_emitted;
+        f->str.emitted_ctx = f;
+        f->histo.held_text = string_held_text;
+        f->histo.held_ctx = f;
+    }
     hs_cut_init(&f->cut, &f->c);
     hs_findings_init(&f->fd, &f->c.alloc, f->caps.findings);
     f->scrub.fd = f->caps.findings ? &f->fd : NULL;
@@ -512,20 +520,41 @@ static int text_wanted(const F *f, uint64_t n)
            (f->c.opt.histogram && !f->histo.pruned && n <= HS_NAME_TEXT_MAX);
 }
 
-/* The one notice that STRING `id` holds text[n], for the features that
- * look names up by id: every STRING read (string_record) and every one
- * deobf.c writes (hs_deobf.named). */
-static hs_status string_named(void *ctx, uint64_t id, const uint8_t *text, size_t n)
+/* That STRING `id` holds text[n], for the features that look names up
+ * by id; `held`: the string table keeps the text until the STRING is
+ * written, and the histogram takes it then (string_emitted) or from there
+ * (string_held_text). */
+static hs_status names_of(F *f, uint64_t id, const uint8_t *text, size_t n, int held)
 {
-    F *f = ctx;
-
     if (!text_wanted(f, n))
         return HS_OK;
     if (f->caps.keep_names && n < HS_MAX_NAME)
         HS_TRY(hs_scrub_name(&f->scrub, &f->c, id, text, n));
-    if (f->c.opt.histogram)
+    if (f->c.opt.histogram && !held)
         HS_TRY(hs_histo_string(&f->histo, &f->c, id, text, n));
     return HS_OK;
+}
+
+/* The one notice of every STRING deobf.c writes (hs_deobf.named). */
+static hs_status string_named(void *ctx, uint64_t id, const uint8_t *text, size_t n)
+{
+    return names_of(ctx, id, text, n, 0);
+}
+
+/* A held STRING written (hs_strings.emitted), and one still held, for
+ * the histogram (hs_histo.held_text). */
+static hs_status string_emitted(void *ctx, uint64_t id, const uint8_t *text, size_t n)
+{
+    F *f = ctx;
+
+    return hs_histo_string(&f->histo, &f->c, id, text, n);
+}
+
+static const uint8_t *string_held_text(void *ctx, uint64_t id, uint32_t *len)
+{
+    const F *f = ctx;
+
+    return hs_str_held_text(&f->str, id, len);
 }
 
 static hs_status string_record(F *f, uint64_t len)
@@ -535,8 +564,11 @@ static hs_status string_record(F *f, uint64_t len)
     if (text_wanted(f, len - i)) {
         const uint8_t *b;
         HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a STRING record"));
+        uint64_t id;
         b = hs_cur(&f->enc) + HS_RECORD_HEADER;
-        HS_TRY(string_named(f, hs_be_id(b, i), b + i, (size_t)(len - i)));
+        id = hs_be_id(b, i);
+        HS_TRY(names_of(f, id, b + i, (size_t)(len - i),
+                        !f->caps.findings && hs_str_will_hold(&f->str, id, len - i)));
     }
     if (f->c.opt.salvage && len - i <= HS_CUT_NAME_MAX) {
         const uint8_t *b;

@@ -131,12 +131,25 @@ hs_status hs_histo_prune(hs_histo *h, hs_ctx *c)
     h->text = NULL;
     h->text_len = h->text_cap = 0;
     for (i = 0; i < last.cap && s == HS_OK; i++) {
-        size_t at;
+        size_t at, n;
         const char *t;
-        if (!last.used[i] || !last.ents[i].val)
+        uint32_t len;
+        const uint8_t *held;
+        if (!last.used[i])
             continue;
-        t = old + h->strs[last.ents[i].val - 1].at;
-        s = add_text(h, c, t, strlen(t), &at);
+        if (last.ents[i].val) {
+            t = old + h->strs[last.ents[i].val - 1].at;
+            n = strlen(t);
+        } else if (h->held_text &&
+                   (held = h->held_text(h->held_ctx, last.ents[i].key, &len)) != NULL &&
+                   len <= MAX_NAME && !memchr(held, 0, len)) {
+            /* not written yet: the string table has it (its last text) */
+            t = (const char *)held;
+            n = len;
+        } else {
+            continue;
+        }
+        s = add_text(h, c, t, n, &at);
         if (s == HS_OK && hs_idmap_put(&h->names, last.ents[i].key, at + 1) != HS_OK)
             s = nomem(c);
     }

@@ -48,6 +48,13 @@ typedef struct {
     } *strs;
     size_t nstrs, strs_cap;
     hs_idmap names;    /* after the prune: class name string id -> offset + 1 */
+    /* The text of a STRING the string table still holds (filter.c: when
+     * unused STRINGs are dropped, a STRING's text stays there until its
+     * first user, and comes here by hs_histo_string only when written, so
+     * that the histogram copies the few that are used rather than all);
+     * NULL: none held anywhere. */
+    const uint8_t *(*held_text)(void *ctx, uint64_t id, uint32_t *len);
+    void *held_ctx;
     hs_idmap classes;  /* class id -> name string id */
     char *text;        /* NUL-terminated texts, dotted when resolved */
     size_t text_len, text_cap;

@@ -42,6 +42,8 @@ void hs_strings_init(hs_strings *s, const hs_alloc *a, int drop_unused)
     s->drop_unused = drop_unused;
     s->flush_at_commit = 0;
     s->never_flush = 0;
+    s->emitted = NULL;
+    s->emitted_ctx = NULL;
 }
 
 void hs_strings_free(hs_strings *s)
@@ -72,6 +74,8 @@ static hs_status emit_held(hs_strings *s, hs_enc *e, uint64_t id)
     hs_put_be_id(b, id, i);
     HS_TRY(hs_emit(e, b, i));
     HS_TRY(hs_emit(e, text, len));
+    if (s->emitted)
+        HS_TRY(s->emitted(s->emitted_ctx, id, text, len));
     hs_strtab_release(&s->tab, id);
     e->c->st.strings_out++;
     return HS_OK;
@@ -155,21 +159,51 @@ static hs_status zero_text(hs_enc *e, uint64_t len)
     return HS_OK;
 }
 
+/* What hs_str_record does with STRING `id` of `n` text bytes. */
+enum { PASS, UNHELD, WRITTEN, HELD };
+static int disposition(const hs_strings *s, uint64_t id, uint64_t n)
+{
+    int state;
+
+    if (!s->drop_unused)
+        return PASS;
+    state = hs_strtab_state(&s->tab, id);
+    if (n > HS_STRING_HOLD_MAX && state != HS_STR_HELD)
+        return UNHELD;
+    if (state == HS_STR_WANTED || state == HS_STR_EMITTED)
+        return WRITTEN;
+    return HELD;
+}
+
+int hs_str_will_hold(const hs_strings *s, uint64_t id, uint64_t n)
+{
+    return disposition(s, id, n) == HELD;
+}
+
+const uint8_t *hs_str_held_text(const hs_strings *s, uint64_t id, uint32_t *len)
+{
+    if (!s->drop_unused || hs_strtab_state(&s->tab, id) != HS_STR_HELD)
+        return NULL;
+    return hs_strtab_text(&s->tab, id, len);
+}
+
 hs_status hs_str_record(hs_strings *s, hs_enc *e, uint64_t len)
 {
     const unsigned i = e->c->idsize;
-    uint64_t id;
-    int state;
+    uint64_t id = 0;
+    int how;
 
     e->c->st.strings_in++;
-    if (!s->drop_unused) {
+    if (s->drop_unused) {
+        HS_TRY(hs_need(e, HS_RECORD_HEADER + i, "a STRING record"));
+        id = hs_be_id(hs_cur(e) + HS_RECORD_HEADER, i);
+    }
+    how = disposition(s, id, len - i);
+    if (how == PASS) {
         e->c->st.strings_out++;
         return hs_enc_copy_record(e, len);
     }
-    HS_TRY(hs_need(e, HS_RECORD_HEADER + i, "a STRING record"));
-    id = hs_be_id(hs_cur(e) + HS_RECORD_HEADER, i);
-    state = hs_strtab_state(&s->tab, id);
-    if (len - i > HS_STRING_HOLD_MAX && state != HS_STR_HELD) {
+    if (how == UNHELD) {
         /* no name is this long (a class file's names are at most 64 KiB),
          * and holding what a record claims would let one corrupt length
          * take the memory: it goes through unheld, used or not, with its
@@ -179,7 +213,7 @@ hs_status hs_str_record(hs_strings *s, hs_enc *e, uint64_t len)
             return nomem(e);
         return zero_text(e, len);
     }
-    if (state == HS_STR_WANTED || state == HS_STR_EMITTED) {
+    if (how == WRITTEN) {
         if (hs_strtab_set(&s->tab, id, HS_STR_EMITTED) != HS_OK)
             return nomem(e);
         e->c->st.strings_out++;

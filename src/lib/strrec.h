@@ -19,6 +19,10 @@ typedef struct {
                             held one when the stage is written */
     int never_flush;     /* --obfuscate-names: only used STRINGs go out, since
                             a held one may be an original name */
+    /* told each held STRING's text as it is written, when its text leaves
+     * the table (filter.c: the histogram's class names); NULL: nobody */
+    hs_status (*emitted)(void *ctx, uint64_t id, const uint8_t *text, size_t n);
+    void *emitted_ctx;
 } hs_strings;
 
 void hs_strings_init(hs_strings *s, const hs_alloc *a, int drop_unused);
@@ -27,6 +31,12 @@ void hs_strings_free(hs_strings *s);
 /* A record about to be written refers to string `id`: write the STRING
  * first if it is held. */
 hs_status hs_str_use(hs_strings *s, hs_enc *e, uint64_t id);
+/* Whether hs_str_record will hold STRING `id` of `n` text bytes read now:
+ * its text then stays here (hs_str_held_text) until it is written, and
+ * goes to `emitted` then. Ask before hs_str_record. */
+int hs_str_will_hold(const hs_strings *s, uint64_t id, uint64_t n);
+/* The text of STRING `id` while it is held, else NULL. */
+const uint8_t *hs_str_held_text(const hs_strings *s, uint64_t id, uint32_t *len);
 /* A STRING record whose header is at hs_cur(): hold it or pass it on. */
 hs_status hs_str_record(hs_strings *s, hs_enc *e, uint64_t len);
 /* Writes STRING `id` holding text[n], a record made up here (a name
