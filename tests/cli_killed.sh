@@ -29,17 +29,21 @@ delay() {
     ms=$(($1 + R))
     sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
 }
-# A background job of sh ignores SIGINT and SIGQUIT, and a program keeps a
-# signal ignored from its start (as nohup wants): start it with them reset.
+# A background job of sh ignores SIGINT and SIGQUIT, a run under nohup
+# (or a CI runner started so) SIGHUP, and a program keeps a signal ignored
+# from its start (as nohup wants): start it with every signal reset.
 RESET=
-env --default-signal=INT,QUIT true 2>/dev/null && RESET="env --default-signal=INT,QUIT"
+env --default-signal true 2>/dev/null && RESET="env --default-signal"
 run_reset() {
     if [ -n "$RESET" ]; then
         exec $RESET "$@"
     fi
     exec python3 -c 'import os, signal, sys
-for s in (signal.SIGINT, signal.SIGQUIT):
-    signal.signal(s, signal.SIG_DFL)
+for s in signal.valid_signals():
+    try:
+        signal.signal(s, signal.SIG_DFL)
+    except (OSError, ValueError):
+        pass  # SIGKILL, SIGSTOP
 os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 }
 ulimit -c 0 2>/dev/null # SIGQUIT dumps core by default

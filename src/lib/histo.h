@@ -7,9 +7,12 @@
  * Instances come before their class's LOAD_CLASS name is resolved in no
  * dump, but before their CLASS_DUMP in ART's; rows are keyed by class id and
  * named at the end. Class names are STRING texts, met before the LOAD_CLASS
- * that names them: while the histogram is on, every STRING text of a few
- * hundred bytes or less is kept until the first heap dump (HotSpot and ART
- * write every LOAD_CLASS before it), then only the class names.
+ * that names them: while the histogram is on, every STRING text of at most
+ * HS_NAME_TEXT_MAX bytes is kept until the first heap dump (HotSpot and ART
+ * write every LOAD_CLASS before it), then only the class names. When unused
+ * STRINGs are dropped, the string table holds each text until its first
+ * user anyway: those come here only as they are written (a LOAD_CLASS
+ * writes its name's), or from the table at the prune (held_text).
  */
 #ifndef HS_HISTO_H
 #define HS_HISTO_H
@@ -37,8 +40,9 @@ typedef struct {
     hs_class_count *rows;
     uint64_t *keys;    /* each row's class key */
     size_t nrows, cap;
-    /* Until the first heap dump (pruned 0), every short STRING read, in
-     * order: its id and its text's offset in `text`. A list, not a map: a
+    /* Until the first heap dump (pruned 0), every short STRING given to
+     * hs_histo_string, in order: its id and its text's offset in `text`.
+     * A list, not a map: a
      * dump has tens of thousands of STRINGs and a few hundred classes,
      * and putting each in a map cost more than counting every object
      * (issue #38); hs_histo_prune looks the class names up once. */
