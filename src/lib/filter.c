@@ -563,8 +563,8 @@ static hs_status string_record(F *f, uint64_t len)
 
     if (text_wanted(f, len - i)) {
         const uint8_t *b;
-        HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a STRING record"));
         uint64_t id;
+        HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a STRING record"));
         b = hs_cur(&f->enc) + HS_RECORD_HEADER;
         id = hs_be_id(b, i);
         HS_TRY(names_of(f, id, b + i, (size_t)(len - i),

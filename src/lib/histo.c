@@ -263,7 +263,7 @@ hs_status hs_histo_finish(hs_histo *h, hs_ctx *c)
 
     if (!h->nrows)
         return HS_OK;
-    HS_TRY(hs_histo_prune(h, c)); /* a dump with no heap dump: not yet */
+    HS_TRY(hs_histo_prune(h, c)); /* put off by heap.c for the JVMTI agent's dumps */
     at = hs_malloc(h->alloc, h->nrows * sizeof *at);
     if (!at)
         return nomem(c);

@@ -42,10 +42,10 @@ typedef struct {
     size_t nrows, cap;
     /* Until the first heap dump (pruned 0), every short STRING given to
      * hs_histo_string, in order: its id and its text's offset in `text`.
-     * A list, not a map: a
-     * dump has tens of thousands of STRINGs and a few hundred classes,
-     * and putting each in a map cost more than counting every object
-     * (issue #38); hs_histo_prune looks the class names up once. */
+     * A list, not a map: a dump has tens of thousands of STRINGs and a
+     * few hundred classes, and putting each in a map cost more than
+     * counting every object (issue #38); hs_histo_prune looks the class
+     * names up once. */
     struct hs_histo_str {
         uint64_t id;
         size_t at;
