@@ -136,4 +136,62 @@ for cap in 8 32; do
     expect_rss "roots$cap" $(((cap + 8) * 1024)) "roots bomb at --max-held ${cap}M"
 done
 
+# ---- a report's duplicate table ------------------------------------------------------
+# (--stats, --stats-file: find_duplicates) A key per distinct array used to
+# grow with the dump, and failed the run past --max-held for asking for a
+# report. Now it stops at 36 MiB (or a quarter of --max-held) and says how
+# far its counts are exact.
+
+JVM=$TESTS/../fixtures/jvm17-64bit.hprof
+# dup_arrays_unchecked, dup_min_bytes, the arrays counted, and the top rows
+# from dup_min_bytes up, of the JSON report $1
+dups_of() {
+    python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["counters"]
+m = c.get("dup_min_bytes", -1)
+top = [t for t in r["duplicates_top"] if t["length_bytes"] >= m]
+print(c.get("dup_arrays_unchecked", -1), m,
+      sum(v["arrays"] for v in r["duplicates"].values()), json.dumps(top))' "$1"
+}
+run dupsall -q -p none --stats-file "$T/all.json" -f -o "$T/o.hprof" "$JVM"
+expect_rc 0 "--stats-file, the whole table"
+set -- $(dups_of "$T/all.json")
+[ "$1" = 0 ] && [ "$2" = 8 ] && [ "$3" -gt 100 ] && ok ||
+    bad "the whole table: unchecked $1, from $2 bytes, $3 arrays: want 0, 8, over 100"
+all_count=$3
+run dupscap -q -p none --max-held 128K --stats-file "$T/cap.json" -f -o "$T/o.hprof" "$JVM"
+expect_rc 0 "--stats-file under --max-held 128K (the table at 32 KiB: exit 5 before)"
+set -- $(dups_of "$T/cap.json")
+[ "$1" -gt 0 ] && [ "$2" -gt 8 ] && [ "$3" -le "$all_count" ] && ok ||
+    bad "a full table: unchecked $1, from $2 bytes, $3 arrays: want more than 0, more than 8, at most $all_count"
+# from dup_min_bytes up the counts are exact: the same rows as the whole table's
+min=$2
+cap_top=$(dups_of "$T/cap.json" | cut -d' ' -f4-)
+all_top=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(json.dumps([t for t in r["duplicates_top"] if t["length_bytes"] >= int(sys.argv[2])]))' \
+    "$T/all.json" "$min")
+[ "$cap_top" = "$all_top" ] && [ "$cap_top" != "[]" ] && ok ||
+    bad "a full table, rows of $min bytes or more: $cap_top, the whole table's $all_top"
+
+# 4 M distinct 8-byte arrays: a table of 2^23 slots (142 MiB) before, and
+# another half while it doubled; now 36 MiB at most, 54 while it doubles
+python3 -c '
+import struct, sys
+n = 4000000
+one = struct.Struct(">BQIIBQ")
+body = b"".join(one.pack(0x23, 0x10000 + 16 * k, 1, 1, 11, k) for k in range(n))
+sys.stdout.buffer.write(b"JAVA PROFILE 1.0.2\0" + struct.pack(">IQ", 8, 0)
+    + struct.pack(">BII", 0x1C, 0, len(body)) + body + struct.pack(">BII", 0x2C, 0, 0))
+' >"$T/arrays.hprof"
+run dupsbomb -q -p none --stats-file "$T/bomb.json" -f -o "$T/o.hprof" "$T/arrays.hprof"
+expect_rc 0 "4 M distinct arrays with --stats-file"
+set -- $(dups_of "$T/bomb.json")
+[ "$1" -gt 0 ] && [ "$2" -gt 8 ] && ok ||
+    bad "4 M distinct arrays: unchecked $1, from $2 bytes: the table did not fill"
+expect_rss dupsbomb $(((54 + 24) * 1024)) "4 M distinct arrays with --stats-file"
+
 finish

@@ -153,7 +153,7 @@ static run_result run_any(const uint8_t *in, size_t len, const hs_rules *rules,
     mem_src_free(&src);
     if (r.status != HS_OK)
         r.err = *hs_filter_error(f);
-    hs_filter_stats(f, &r.st);
+    hs_filter_stats_ex(f, &r.st, sizeof r.st);
     if (rows)
         *rows = rows_text(f);
     hs_filter_free(f);

@@ -689,7 +689,7 @@ static uint64_t filter_read(const hs_filter *filter)
 {
     hs_stats now;
 
-    hs_filter_stats(filter, &now);
+    hs_filter_stats_ex(filter, &now, sizeof now);
     return now.bytes_in;
 }
 
@@ -762,7 +762,7 @@ static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *o
         report_failure(cli, s, e, rd->in, out, spill, filter_read(filter));
     if (s == HS_OK) { /* after an error, no final figures under it */
         hs_stats now;
-        hs_filter_stats(filter, &now);
+        hs_filter_stats_ex(filter, &now, sizeof now);
         /* read in place: how far the filter got */
         hs_progress_end(&rd->progress, src.data ? now.bytes_in : hs_input_bytes_read(rd->in));
     }
@@ -800,7 +800,7 @@ static int after_run(hs_cli *cli, const hs_filter *filter, const hs_input *in, i
 
     if (rc != EXIT_OK && rc != EXIT_SALVAGED)
         return rc;
-    hs_filter_stats(filter, &st);
+    hs_filter_stats_ex(filter, &st, sizeof st);
     report_warnings(cli, filter, in, &st, rc);
     warn_after_run(cli, &st, out_fd);
     n = hs_filter_histogram(filter, &rows);
@@ -854,7 +854,7 @@ static void keep_figures(hs_cli *cli, const hs_filter *filter, const reader *rd,
 
     if (filter) {
         r->ran = 1;
-        hs_filter_stats(filter, &r->st);
+        hs_filter_stats_ex(filter, &r->st, sizeof r->st);
     }
     if (rd->in) {
         int c = hs_input_compression(rd->in);

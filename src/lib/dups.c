@@ -8,13 +8,18 @@
  */
 #include "dups.h"
 
+#include <assert.h>
 #include <string.h>
 
-void hs_dups_init(hs_dups *d, const hs_alloc *a)
+#include "hs_limits.h"
+
+void hs_dups_init(hs_dups *d, const hs_alloc *a, uint64_t max_held)
 {
     hs_idmap_init(&d->seen, a);
     hs_idmap_init(&d->sizes, a);
     d->state = NULL;
+    d->min_payload = HS_DUPS_MIN_PAYLOAD;
+    d->max_bytes = max_held / 4 < HS_DUPS_TABLE_MAX ? max_held / 4 : HS_DUPS_TABLE_MAX;
 }
 
 void hs_dups_free(hs_dups *d)
@@ -53,6 +58,29 @@ static hs_status held_changed(hs_dups *d, hs_ctx *c)
     return hs_hold(c, HS_HOLD_DUPS, hs_idmap_bytes(&d->seen) + hs_idmap_bytes(&d->sizes));
 }
 
+/* Before a new array of `payload` bytes goes in: when the table would
+ * grow past its cap, the smallest arrays leave it (min_payload doubles
+ * until at most half of it is taken, so that this is rare). False when
+ * the array is now too small to be kept itself. */
+static int make_room(hs_dups *d, uint64_t payload)
+{
+    hs_idmap *m = &d->seen;
+
+    if (!hs_idmap_full(m) || hs_idmap_bytes_grown(m) <= d->max_bytes)
+        return 1;
+    if (!m->cap) { /* a cap under the first table (max_held under 68 KiB) */
+        d->min_payload = HS_DUPS_NONE;
+        return 0;
+    }
+    /* (it ends: past the largest payload, 2^35 bytes, the table is empty) */
+    while (m->count * 2 > m->cap) {
+        d->min_payload *= 2;
+        hs_idmap_drop_below(m, d->min_payload);
+    }
+    assert(!hs_idmap_full(m));
+    return hs_dups_wants(d, payload);
+}
+
 hs_status hs_dups_end(hs_dups *d, hs_ctx *c, unsigned type, uint64_t payload, uint64_t hash,
                       XXH3_state_t *tap)
 {
@@ -60,9 +88,12 @@ hs_status hs_dups_end(hs_dups *d, hs_ctx *c, unsigned type, uint64_t payload, ui
 
     if (tap) /* the payload streamed: its hash is the state's digest */
         hash = XXH3_64bits_digest(tap);
+    assert(hs_dups_wants(d, payload));
     key = key_of(hash, type, payload);
     if (!hs_idmap_get(&d->seen, key)) {
-        if (hs_idmap_put(&d->seen, key, 1) != HS_OK)
+        if (!make_room(d, payload))
+            return HS_OK; /* compared, but too small to be kept now */
+        if (hs_idmap_put_new(&d->seen, key, payload) != HS_OK)
             return hs_fail_io(c, HS_E_NOMEM, "");
         return held_changed(d, c);
     }

@@ -12,12 +12,29 @@
 #include "idmap.h"
 
 typedef struct {
-    hs_idmap seen;  /* contents key -> 1 */
+    hs_idmap seen;  /* contents key -> payload bytes */
     hs_idmap sizes; /* type << 56 | length -> extra copies */
     XXH3_state_t *state;
+    /* Arrays of fewer bytes are not compared: HS_DUPS_MIN_PAYLOAD, doubled
+     * each time the table is full at its cap (what it held of smaller
+     * ones goes), so that the table never outgrows it. Counts for arrays
+     * of min_payload bytes or more are exact: none of them ever left the
+     * table or passed it by. */
+    uint64_t min_payload;
+    uint64_t max_bytes; /* the cap: HS_DUPS_TABLE_MAX, or max_held / 4 */
 } hs_dups;
 
-void hs_dups_init(hs_dups *d, const hs_alloc *a);
+/* `max_held`: the run's memory cap, a quarter of which the table may take
+ * at most. */
+void hs_dups_init(hs_dups *d, const hs_alloc *a, uint64_t max_held);
+
+/* True when an array of `payload` bytes is to be compared; when not, the
+ * caller counts it in dup_arrays_unchecked if it is one that would have
+ * been (HS_DUPS_MIN_PAYLOAD or more). */
+static inline int hs_dups_wants(const hs_dups *d, uint64_t payload)
+{
+    return payload >= d->min_payload;
+}
 void hs_dups_free(hs_dups *d);
 
 /* Before a payload of `payload` bytes moves: when all of it is at p (`avail`

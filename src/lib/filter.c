@@ -149,7 +149,7 @@ hs_filter *hs_filter_create_ex(const hs_rules *rules, const hs_options *opt, siz
     f->str.never_flush = f->c.opt.obfuscate_names;
     hs_roots_init(&f->roots, &f->c.alloc);
     hs_scrub_init(&f->scrub, rules, &f->c.alloc);
-    hs_dups_init(&f->dups, &f->c.alloc);
+    hs_dups_init(&f->dups, &f->c.alloc, f->c.opt.max_held);
     hs_histo_init(&f->histo, &f->c.alloc);
     if (f->c.opt.histogram) { /* the class names from the string table */
         f->str.emitted = string_emitted;
@@ -235,6 +235,7 @@ static void stats(const hs_filter *f, hs_stats *out)
     out->strings_dropped = hs_str_unused(&f->str); /* held, never used */
     out->roots_held_peak = f->roots.q.peak;
     hs_dups_top(&f->dups, out);
+    out->dup_min_bytes = f->caps.hashing ? f->dups.min_payload : 0;
 }
 
 void hs_filter_stats(const hs_filter *f, hs_stats *out)

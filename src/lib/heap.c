@@ -358,8 +358,12 @@ static hs_status prim_array(F *f, uint64_t off, size_t hdr)
             return hs_skip_stream(&f->enc, hdr + payload, "a dropped object", NULL);
         }
     }
-    if (!f->caps.hashing || payload < 8)
+    if (!f->caps.hashing || !hs_dups_wants(&f->dups, payload)) {
+        /* (too small to be compared once the table filled: the counts are
+         * lower bounds from then on, and the report says so) */
+        f->c.st.dup_arrays_unchecked += f->caps.hashing && payload >= HS_DUPS_MIN_PAYLOAD;
         return array_rules(f, off, hdr, type, count, payload, NULL);
+    }
     HS_TRY(hs_dups_begin(&f->dups, &f->c, p + hdr, hs_reader_avail(&f->c.rd) - hdr, payload,
                          &hash, &tap));
     HS_TRY(array_rules(f, off, hdr, type, count, payload, tap));

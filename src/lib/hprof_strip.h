@@ -77,10 +77,10 @@ extern "C" {
  * number grows with each release that adds calls, the major one (the
  * soname's) would only with a break. */
 #define HS_VERSION_MAJOR 0
-#define HS_VERSION_MINOR 4
+#define HS_VERSION_MINOR 5
 #define HS_VERSION_PATCH 0
 #define HS_VERSION_NUMBER (HS_VERSION_MAJOR * 10000 + HS_VERSION_MINOR * 100 + HS_VERSION_PATCH)
-#define HS_VERSION_STRING "0.4.0"
+#define HS_VERSION_STRING "0.5.0"
 
 /* Marks the library's exported functions. The shared library is built with
  * -fvisibility=hidden, so these are its only dynamic symbols and the core's
@@ -286,8 +286,10 @@ typedef struct {
     int salvage;
     /* Hash every primitive-array payload (XXH3) before any rule changes it,
      * and count the arrays whose type, length and contents repeat an
-     * earlier one: hs_stats.dup_*. Memory: 16 bytes per distinct array of
-     * 8 bytes or more, under max_held. */
+     * earlier one: hs_stats.dup_*. Memory: a table of the distinct arrays
+     * of 8 bytes or more, 36 MiB or max_held / 4 at most; when full, its
+     * smallest arrays go and smaller ones are no longer compared (0.5):
+     * hs_stats.dup_arrays_unchecked and dup_min_bytes say so. */
     int find_duplicates;
     /* Count instances and bytes per class, in the input and the output
      * (hs_filter_histogram). Memory: the class names and a row per class
@@ -472,10 +474,15 @@ enum hs_stat_kind { HS_COUNT, HS_BYTES, HS_OFFSET };
     X(mapping_strings_added, HS_COUNT, "STRINGs written with new names")
 
 /* The counters added after 0.1, each at the end (of this list, of hs_stats,
- * of the counter index): none yet. HS_STATS_COUNTERS_0_1 must never
- * change, for hs_stats's 0.1 layout is the fields it makes followed by the
- * dup_* fields. */
-#define HS_STATS_COUNTERS_ADDED(X)
+ * of the counter index). HS_STATS_COUNTERS_0_1 must never change, for
+ * hs_stats's 0.1 layout is the fields it makes followed by the dup_*
+ * fields. 0.5: the two that say how far the duplicate counts are exact
+ * (find_duplicates). */
+#define HS_STATS_COUNTERS_ADDED(X)                                            \
+    X(dup_arrays_unchecked, HS_COUNT,                                         \
+      "arrays not compared for copies (table full): 0 if dup_* are exact")    \
+    X(dup_min_bytes, HS_BYTES,                                                \
+      "smallest array compared for copies, all along from that size up")
 
 /* Notes on some counters: payload_bytes_* count array payloads; the
  * salvaged_bytes are zeros --salvage wrote to complete a record cut short;

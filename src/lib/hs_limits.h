@@ -94,6 +94,24 @@
 
 /* ---- what a run reports --------------------------------------------------------- */
 
+/* The duplicate-array table (find_duplicates, what --stats and a JSON
+ * report ask for): a key per distinct array, so it grows with the number of
+ * arrays, which on a heap of small objects is most of the dump (18 bytes a
+ * slot: 118 MiB for 480 MB of short strings, and past the default
+ * max_held, failing the run, at some 4 GB). It stops at this, or at a
+ * quarter of max_held when that is less, so that a report never fails a
+ * run nor grows with it: 2 M slots, 1.5 M distinct arrays, exact on dumps
+ * up to about 1 GB of small objects. Past it the smallest arrays make
+ * room (dups.c) and the counts become lower bounds, as the report says
+ * (dup_arrays_unchecked). */
+#define HS_DUPS_TABLE_MAX ((uint64_t)36 << 20)
+/* The smallest payload compared: two arrays of fewer than 8 bytes are
+ * copies of each other by chance as often as by waste. */
+#define HS_DUPS_MIN_PAYLOAD 8u
+/* min_payload when the cap cannot hold even the first table: past the
+ * largest payload (a u4 count of 8-byte elements), so none is compared. */
+#define HS_DUPS_NONE ((uint64_t)1 << 36)
+
 /* Warnings kept per run (hs_filter_warning): a run gives a handful (about
  * one per kind); past this the rest are left out. */
 #define HS_MAX_WARNINGS 16

@@ -4,6 +4,7 @@
  */
 #include "idmap.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "alloc.h"
@@ -67,7 +68,7 @@ static void place(hs_idmap_entry *ents, uint8_t *used, size_t cap, uint64_t key,
 
 static hs_status grow(hs_idmap *m)
 {
-    size_t cap = m->cap ? m->cap * 2 : 1024, i;
+    size_t cap = m->cap ? m->cap * 2 : HS_IDMAP_FIRST_CAP, i;
     hs_idmap_entry *ents = hs_malloc(m->alloc, cap * sizeof *ents);
     uint8_t *used = hs_calloc(m->alloc, cap);
 
@@ -101,7 +102,7 @@ hs_status hs_idmap_put(hs_idmap *m, uint64_t key, uint64_t val)
 hs_status hs_idmap_put_new(hs_idmap *m, uint64_t key, uint64_t val)
 {
     /* keep the load under 3/4 so probes stay short */
-    if ((m->count + 1) * 4 > m->cap * 3) {
+    if (hs_idmap_full(m)) {
         hs_status s = grow(m);
         if (s != HS_OK)
             return s;
@@ -109,6 +110,42 @@ hs_status hs_idmap_put_new(hs_idmap *m, uint64_t key, uint64_t val)
     place(m->ents, m->used, m->cap, key, val);
     m->count++;
     return HS_OK;
+}
+
+/* Empties slot i, pulling later entries of its probe run back into the
+ * hole when their home slot does not lie cyclically in (hole, their slot]:
+ * an entry only ever moves into the hole, which starts at i and moves on. */
+static void remove_at(hs_idmap *m, size_t i)
+{
+    const size_t mask = m->cap - 1;
+    size_t j;
+
+    assert(m->used[i]);
+    for (j = (i + 1) & mask; m->used[j]; j = (j + 1) & mask) {
+        size_t home = slot_of(m->ents[j].key, m->cap);
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            m->ents[i] = m->ents[j];
+            i = j;
+        }
+    }
+    m->used[i] = 0;
+    m->count--;
+}
+
+size_t hs_idmap_drop_below(hs_idmap *m, uint64_t min_val)
+{
+    size_t i, gone = 0;
+
+    /* An entry moves only into a hole at or after the slot being looked at
+     * (remove_at), so looking at that slot again until it keeps its entry
+     * sees every entry; the ones pulled back across the table's end come
+     * from slots seen already, and kept. */
+    for (i = 0; i < m->cap; i++)
+        while (m->used[i] && m->ents[i].val < min_val) {
+            remove_at(m, i);
+            gone++;
+        }
+    return gone;
 }
 
 void hs_idmap_remove(hs_idmap *m, uint64_t key)
@@ -120,7 +157,7 @@ void hs_idmap_remove(hs_idmap *m, uint64_t key)
 
 int hs_idmap_take(hs_idmap *m, uint64_t key, uint64_t *val)
 {
-    size_t mask = m->cap - 1, i, j;
+    size_t mask = m->cap - 1, i;
 
     if (!m->cap)
         return 0;
@@ -130,16 +167,6 @@ int hs_idmap_take(hs_idmap *m, uint64_t key, uint64_t *val)
     if (!m->used[i])
         return 0;
     *val = m->ents[i].val;
-    /* Backward shift: pull later entries of the probe run into the hole when
-     * their home slot does not lie cyclically in (hole, their slot]. */
-    for (j = (i + 1) & mask; m->used[j]; j = (j + 1) & mask) {
-        size_t home = slot_of(m->ents[j].key, m->cap);
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            m->ents[i] = m->ents[j];
-            i = j;
-        }
-    }
-    m->used[i] = 0;
-    m->count--;
+    remove_at(m, i);
     return 1;
 }

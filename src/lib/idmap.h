@@ -44,12 +44,27 @@ void hs_idmap_remove(hs_idmap *m, uint64_t key);
 /* Removes `key` and sets `*val` to its value if present, in one probe;
  * false when absent. */
 int hs_idmap_take(hs_idmap *m, uint64_t key, uint64_t *val);
+/* Removes every entry whose value is below `min_val`, in place (the map
+ * keeps its size); returns how many went. */
+size_t hs_idmap_drop_below(hs_idmap *m, uint64_t min_val);
 /* Starts loading the lines a lookup of `key` reads first. */
 void hs_idmap_prefetch(const hs_idmap *m, uint64_t key);
+/* True when the next insert of a new key doubles the map. */
+static inline int hs_idmap_full(const hs_idmap *m)
+{
+    return (m->count + 1) * 4 > m->cap * 3;
+}
 /* Bytes the map holds, for memory accounting. */
 static inline size_t hs_idmap_bytes(const hs_idmap *m)
 {
     return m->cap * (sizeof(hs_idmap_entry) + 1);
+}
+/* The slots of the first table an insert makes. */
+#define HS_IDMAP_FIRST_CAP 1024u
+/* Bytes the map will hold once its next growth is made. */
+static inline size_t hs_idmap_bytes_grown(const hs_idmap *m)
+{
+    return (m->cap ? 2 * m->cap : HS_IDMAP_FIRST_CAP) * (sizeof(hs_idmap_entry) + 1);
 }
 
 #endif

@@ -257,7 +257,7 @@ static int after(run *j, int rc)
 
     if (rc != EXIT_OK && rc != EXIT_SALVAGED)
         return rc;
-    hs_filter_stats(j->filter, &st);
+    hs_filter_stats_ex(j->filter, &st, sizeof st);
     if ((w = hs_input_warning(j->in)) != NULL)
         hs_report_warn(&j->r, "%s: %s", j->in_name, w);
     if (!st.heap_dumps && rc == EXIT_OK)
@@ -293,7 +293,7 @@ static void figures(run *j, int rc)
 
     if (j->filter) {
         r->ran = 1;
-        hs_filter_stats(j->filter, &r->st);
+        hs_filter_stats_ex(j->filter, &r->st, sizeof r->st);
     }
     r->in_known = 1;
     r->in_format = (int)hs_input_format(j->in);
