@@ -263,6 +263,10 @@ hs_status hs_histo_finish(hs_histo *h, hs_ctx *c)
 
     if (!h->nrows)
         return HS_OK;
+    for (i = 0; i < h->nrows; i++) { /* the input's: dropped, and kept (hs_histo_add) */
+        h->rows[i].instances_in += h->rows[i].instances_out;
+        h->rows[i].bytes_in += h->rows[i].bytes_out;
+    }
     HS_TRY(hs_histo_prune(h, c)); /* put off by heap.c for the JVMTI agent's dumps */
     at = hs_malloc(h->alloc, h->nrows * sizeof *at);
     if (!at)

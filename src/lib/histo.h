@@ -28,7 +28,10 @@ typedef struct {
     size_t row;
 } hs_histo_slot;
 
-#define HS_HISTO_CACHE_BITS 8
+/* 1024 slots, 16 KiB: in L1 beside the walk's window, and few collisions
+ * among a heap's busy classes (256 slots missed into rows_at on 4 % of a
+ * run's samples with the 337 classes of a HotSpot small-object mix) */
+#define HS_HISTO_CACHE_BITS 10
 
 typedef struct {
     const hs_alloc *alloc;
@@ -106,14 +109,20 @@ static inline hs_class_count *hs_histo_row(hs_histo *h, uint64_t k)
     s->row = (size_t)*v;
     return &h->rows[*v - 1];
 }
-/* Counts an object of `bytes` in row `r`, as hs_histo_count does. */
+/* Counts an object of `bytes` in row `r`, as hs_histo_count does. Until
+ * hs_histo_finish adds the kept ones in, a row's _in fields count only
+ * the objects dropped, its _out fields those kept: one pair of counters
+ * an object, not two, in the loop the fast path runs for every object
+ * (--histogram / without on a HotSpot mix of small instances, -p
+ * android-app: 1.26 -> 1.14). */
 static inline void hs_histo_add(hs_class_count *r, uint64_t bytes, int kept)
 {
-    r->instances_in++;
-    r->bytes_in += bytes;
     if (kept) {
         r->instances_out++;
         r->bytes_out += bytes;
+    } else {
+        r->instances_in++;
+        r->bytes_in += bytes;
     }
 }
 
