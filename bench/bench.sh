@@ -233,9 +233,59 @@ many_same() {
     printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$n" "$differ" >> "$MANY_SAME"
 }
 
+# The machine's own ceilings for two at once, measured rather than assumed:
+# the same work run once alone and twice at once, median of 5 each, the
+# ratio being how much more two get done in the time. CPU: an awk loop
+# (no memory traffic). Memory: cat of one large input to /dev/null (a copy
+# out of the page cache, what a run that changes little mostly does).
+# Writing: the same into a new file where the outputs go (page cache
+# allocation too). Sets many_ceil_cpu, many_ceil_mem and many_ceil_write.
+many_ceilings() {
+    : > "$WORK/ceil.tsv"
+    big=$(ls "$MANY_WORK"/in/large* | head -n 2)
+    set -- $big
+    for k in 1 2 3 4 5; do
+        t0=$(date +%s%N)
+        awk 'BEGIN { for (i = 0; i < 5e6; i++) s += i }'
+        t1=$(date +%s%N)
+        awk 'BEGIN { for (i = 0; i < 5e6; i++) s += i }' &
+        awk 'BEGIN { for (i = 0; i < 5e6; i++) s += i }'
+        wait
+        t2=$(date +%s%N)
+        cat "$1" > /dev/null
+        t3=$(date +%s%N)
+        cat "$1" > /dev/null &
+        cat "$2" > /dev/null
+        wait
+        t4=$(date +%s%N)
+        cat "$1" > "$MANY_WORK/ceil1"
+        t5=$(date +%s%N)
+        rm -f "$MANY_WORK/ceil1"
+        t6=$(date +%s%N)
+        cat "$1" > "$MANY_WORK/ceil1" &
+        cat "$2" > "$MANY_WORK/ceil2"
+        wait
+        t7=$(date +%s%N)
+        rm -f "$MANY_WORK/ceil1" "$MANY_WORK/ceil2"
+        printf '%s\t%s\n' "cpu" "$(awk -v a="$((t1 - t0))" -v b="$((t2 - t1))" 'BEGIN { print 2 * a / b }')" >> "$WORK/ceil.tsv"
+        printf '%s\t%s\n' "mem" "$(awk -v a="$((t3 - t2))" -v b="$((t4 - t3))" 'BEGIN { print 2 * a / b }')" >> "$WORK/ceil.tsv"
+        printf '%s\t%s\n' "write" "$(awk -v a="$((t5 - t4))" -v b="$((t7 - t6))" 'BEGIN { print 2 * a / b }')" >> "$WORK/ceil.tsv"
+    done
+    many_ceil_cpu=$(ceil_median cpu)
+    many_ceil_mem=$(ceil_median mem)
+    many_ceil_write=$(ceil_median write)
+}
+
+# ceil_median KIND: the median of many_ceilings' five ratios of that kind
+ceil_median() {
+    awk -F '\t' -v c="$1" '$1 == c { print $2 }' "$WORK/ceil.tsv" | sort -n | sed -n 3p
+}
+
 bench_many() {
     : > "$MANY_RAW"; : > "$MANY_SAME"
     many_inputs
+    cat "$MANY_WORK"/in/* > /dev/null
+    many_ceilings
     many_load_start=$(cut -d ' ' -f 1-3 /proc/loadavg)
     saved_raw=$RAW
     RAW=$MANY_RAW
@@ -278,6 +328,10 @@ many_report() {
     # over what one run at a time already uses of them (its reader, pager
     # and compression threads); memory bandwidth can hold it lower
     echo "- ceiling = CPUs / cores used one at a time: the most running two at once can gain when the CPU is the limit"
+    # what this machine gives two at once, whatever the program: a
+    # virtual machine's two CPUs may share a core, and two streams share
+    # its memory bandwidth (bench.sh, many_ceilings)
+    echo "- this machine, two at once against one alone, the same work (median of 5): CPU-bound $(printf '%.2f' "$many_ceil_cpu")x (an awk loop), memory-bound $(printf '%.2f' "$many_ceil_mem")x (cat of a $MANY_LARGE_MB MiB input to /dev/null), writing $(printf '%.2f' "$many_ceil_write")x (the same into a new file beside the outputs); a run that changes little is mostly the last two"
     echo
     echo "| options | one at a time s | -j 2 -o DIR s | CPU s, one at a time | CPU s, -j 2 | cores used, one at a time | cores used, -j 2 | speed-up | ceiling | outputs identical | goal | met |"
     echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
