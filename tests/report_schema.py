@@ -29,11 +29,26 @@ INT, NUM, STR, BOOL, NULL = (Kind(n) for n in ("int", "number", "string", "bool"
 SINT = Kind("signed int")  # error.code: the library's statuses are negative
 
 
+def macro(text, name):
+    """The body of the multi-line #define `name`: its lines up to the first
+    one that does not end in a backslash."""
+    lines = text[text.index("#define " + name):].split("\n")
+    body = []
+    for line in lines:
+        body.append(line)
+        if not line.rstrip().endswith("\\"):
+            break
+    return "\n".join(body)
+
+
 def counters(header):
+    """The 0.1 counters, then those added since (HS_STATS_COUNTERS is the
+    two lists one after the other)."""
     text = open(header).read()
-    block = text[text.index("#define HS_STATS_COUNTERS(X)"):]
-    block = block[:block.index("\n\n")]
-    return re.findall(r"X\((\w+), (HS_\w+),", block)
+    found = []
+    for name in ("HS_STATS_COUNTERS_0_1(X)", "HS_STATS_COUNTERS_ADDED(X)"):
+        found += re.findall(r"X\((\w+), (HS_\w+),", macro(text, name))
+    return found
 
 
 HEAPS = ("app", "zygote", "image", "default", "other")
