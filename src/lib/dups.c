@@ -38,12 +38,15 @@ static uint64_t key_of(uint64_t hash, unsigned type, uint64_t payload)
     return hash ^ (type * 0x9E3779B97F4A7C15ull) ^ (payload * 0xC2B2AE3D27D4EB4Full);
 }
 
-hs_status hs_dups_begin(hs_dups *d, hs_ctx *c, const uint8_t *p, size_t avail,
+hs_status hs_dups_begin(hs_dups *d, hs_ctx *c, const uint8_t *p, size_t avail, unsigned type,
                         uint64_t payload, uint64_t *hash, XXH3_state_t **tap)
 {
     *tap = NULL;
     if (avail >= payload) {
         *hash = XXH3_64bits(p, (size_t)payload);
+        /* the table is tens of MiB on a dump of many arrays: its line is
+         * fetched while the payload moves, not waited for at the end */
+        hs_idmap_prefetch(&d->seen, key_of(*hash, type, payload));
         return HS_OK;
     }
     if (!d->state && !(d->state = XXH3_createState()))

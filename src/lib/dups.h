@@ -37,10 +37,11 @@ static inline int hs_dups_wants(const hs_dups *d, uint64_t payload)
 }
 void hs_dups_free(hs_dups *d);
 
-/* Before a payload of `payload` bytes moves: when all of it is at p (`avail`
- * bytes there), hashes it into *hash and sets *tap to NULL; else sets *tap to
- * a state that must see every payload byte as it streams. */
-hs_status hs_dups_begin(hs_dups *d, hs_ctx *c, const uint8_t *p, size_t avail,
+/* Before a payload of `payload` bytes (element type `type`) moves: when all
+ * of it is at p (`avail` bytes there), hashes it into *hash and sets *tap to
+ * NULL; else sets *tap to a state that must see every payload byte as it
+ * streams. */
+hs_status hs_dups_begin(hs_dups *d, hs_ctx *c, const uint8_t *p, size_t avail, unsigned type,
                         uint64_t payload, uint64_t *hash, XXH3_state_t **tap);
 /* After it moved: records it, counting it when it repeats an earlier
  * array's type, length and contents. */

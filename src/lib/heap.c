@@ -364,7 +364,7 @@ static hs_status prim_array(F *f, uint64_t off, size_t hdr)
         f->c.st.dup_arrays_unchecked += f->caps.hashing && payload >= HS_DUPS_MIN_PAYLOAD;
         return array_rules(f, off, hdr, type, count, payload, NULL);
     }
-    HS_TRY(hs_dups_begin(&f->dups, &f->c, p + hdr, hs_reader_avail(&f->c.rd) - hdr, payload,
+    HS_TRY(hs_dups_begin(&f->dups, &f->c, p + hdr, hs_reader_avail(&f->c.rd) - hdr, type, payload,
                          &hash, &tap));
     HS_TRY(array_rules(f, off, hdr, type, count, payload, tap));
     return hs_dups_end(&f->dups, &f->c, type, payload, hash, tap);
