@@ -82,7 +82,9 @@ uint64_t hs_input_raw_bytes(const hs_input *in);
  * after hs_input_open, before any read or hs_input_start_thread. */
 struct hs_hasher;
 void hs_input_hash(hs_input *in, struct hs_hasher *h);
-/* Once the caller is done reading: puts the rest of what a mapped input
+/* Once the caller is done reading, before the digests are taken: stops the
+ * reader thread (which hashes what it reads, and after a run that failed
+ * may still be reading ahead), then puts the rest of what a mapped input
  * used, up to `consumed` input bytes when it is plain (the filter walked
  * it in place) or to the compressed byte decoded last. */
 void hs_input_hash_end(hs_input *in, uint64_t consumed);
