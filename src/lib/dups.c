@@ -18,6 +18,7 @@ void hs_dups_init(hs_dups *d, const hs_alloc *a, uint64_t max_held)
     hs_idmap_init(&d->seen, a);
     hs_idmap_init(&d->sizes, a);
     d->state = NULL;
+    d->next = d->queued = 0;
     d->min_payload = HS_DUPS_MIN_PAYLOAD;
     d->max_bytes = max_held / 4 < HS_DUPS_TABLE_MAX ? max_held / 4 : HS_DUPS_TABLE_MAX;
 }
@@ -84,15 +85,20 @@ static int make_room(hs_dups *d, uint64_t payload)
     return hs_dups_wants(d, payload);
 }
 
-hs_status hs_dups_end(hs_dups *d, hs_ctx *c, unsigned type, uint64_t payload, uint64_t hash,
-                      XXH3_state_t *tap)
+/* Looks the array up, in the order the arrays came: counts it when it
+ * repeats one, else keeps it. One that was wanted when it came but that a
+ * full table has since put below min_payload is not compared (its earlier
+ * copies may have left): unchecked, as if it had come after. */
+static hs_status record(hs_dups *d, hs_ctx *c, const hs_dup_pending *a)
 {
-    uint64_t key, size_key, *waste;
+    const uint64_t key = a->key, payload = a->payload;
+    const unsigned type = a->type;
+    uint64_t size_key, *waste;
 
-    if (tap) /* the payload streamed: its hash is the state's digest */
-        hash = XXH3_64bits_digest(tap);
-    assert(hs_dups_wants(d, payload));
-    key = key_of(hash, type, payload);
+    if (!hs_dups_wants(d, payload)) {
+        c->st.dup_arrays_unchecked++;
+        return HS_OK;
+    }
     if (!hs_idmap_get(&d->seen, key)) {
         if (!make_room(d, payload))
             return HS_OK; /* compared, but too small to be kept now */
@@ -111,6 +117,54 @@ hs_status hs_dups_end(hs_dups *d, hs_ctx *c, unsigned type, uint64_t payload, ui
     if (hs_idmap_put(&d->sizes, size_key, 1) != HS_OK)
         return hs_fail_io(c, HS_E_NOMEM, "");
     return held_changed(d, c);
+}
+
+/* The oldest array of the queue, recorded and let go. */
+static hs_status record_oldest(hs_dups *d, hs_ctx *c)
+{
+    hs_status s;
+
+    assert(d->queued > 0);
+    s = record(d, c, &d->queue[d->next]);
+    d->next = (d->next + 1) % HS_DUPS_AHEAD;
+    d->queued--;
+    return s;
+}
+
+hs_status hs_dups_end(hs_dups *d, hs_ctx *c, unsigned type, uint64_t payload, uint64_t hash,
+                      XXH3_state_t *tap)
+{
+    hs_dup_pending *a;
+    hs_status s = HS_OK;
+
+    if (tap) /* the payload streamed: its hash is the state's digest */
+        hash = XXH3_64bits_digest(tap);
+    assert(hs_dups_wants(d, payload));
+    /* A lookup in a table of tens of MiB waits for memory: each array's
+     * key goes in a queue, its line prefetched (hs_dups_begin), and is
+     * looked up HS_DUPS_AHEAD arrays later, the line there by then. */
+    if (d->queued == HS_DUPS_AHEAD)
+        s = record_oldest(d, c);
+    a = &d->queue[(d->next + d->queued) % HS_DUPS_AHEAD];
+    a->key = key_of(hash, type, payload);
+    a->payload = payload;
+    a->type = type;
+    if (tap)
+        hs_idmap_prefetch(&d->seen, a->key);
+    d->queued++;
+    return s;
+}
+
+hs_status hs_dups_flush(hs_dups *d, hs_ctx *c)
+{
+    hs_status s = HS_OK;
+
+    while (d->queued) {
+        hs_status r = record_oldest(d, c);
+        if (s == HS_OK)
+            s = r;
+    }
+    return s;
 }
 
 void hs_dups_top(const hs_dups *d, hs_stats *st)

@@ -11,8 +11,21 @@
 #include "ctx.h"
 #include "idmap.h"
 
+/* How many arrays wait to be looked up (hs_dups_end): far enough that the
+ * table's line, prefetched when the array was hashed, has come from
+ * memory by then. */
+#define HS_DUPS_AHEAD 8
+
+/* An array hashed, to be looked up. */
+typedef struct {
+    uint64_t key, payload;
+    unsigned type;
+} hs_dup_pending;
+
 typedef struct {
     hs_idmap seen;  /* contents key -> payload bytes */
+    hs_dup_pending queue[HS_DUPS_AHEAD]; /* oldest at next */
+    unsigned next, queued;
     hs_idmap sizes; /* type << 56 | length -> extra copies */
     XXH3_state_t *state;
     /* Arrays of fewer bytes are not compared: HS_DUPS_MIN_PAYLOAD, doubled
@@ -44,9 +57,13 @@ void hs_dups_free(hs_dups *d);
 hs_status hs_dups_begin(hs_dups *d, hs_ctx *c, const uint8_t *p, size_t avail, unsigned type,
                         uint64_t payload, uint64_t *hash, XXH3_state_t **tap);
 /* After it moved: records it, counting it when it repeats an earlier
- * array's type, length and contents. */
+ * array's type, length and contents; HS_DUPS_AHEAD arrays later, in the
+ * order they came (the counts lag by as many until hs_dups_flush). */
 hs_status hs_dups_end(hs_dups *d, hs_ctx *c, unsigned type, uint64_t payload, uint64_t hash,
                       XXH3_state_t *tap);
+/* Records the arrays still waiting: at the end of a run, before its counts
+ * are final. */
+hs_status hs_dups_flush(hs_dups *d, hs_ctx *c);
 /* Fills st->dup_top. */
 void hs_dups_top(const hs_dups *d, hs_stats *st);
 

@@ -929,6 +929,11 @@ static hs_status filter_run(F *f, const hs_source *src, const hs_sink *dst)
         s = hs_salvage(f, NULL);
     else if (s == HS_E_MALFORMED && f->c.opt.salvage && f->c.idsize)
         s = salvage_corrupt(f);
+    if (f->caps.hashing) { /* the arrays still queued count, whatever the status */
+        hs_status d = hs_dups_flush(&f->dups, &f->c);
+        if (s == HS_OK || s == HS_SALVAGED)
+            s = d != HS_OK ? d : s;
+    }
     if (s == HS_OK) { /* a cut dump may have lost what matched */
         warn_keep_fields(f);
         warn_mapping(f);
