@@ -144,16 +144,17 @@ done
 
 JVM=$TESTS/../fixtures/jvm17-64bit.hprof
 # dup_arrays_unchecked, dup_min_bytes, the arrays counted, and the top rows
-# from dup_min_bytes up, of the JSON report $1
+# from dup_min_bytes up (or from $2 bytes up), of the JSON report $1
 dups_of() {
     python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 c = r["counters"]
 m = c.get("dup_min_bytes", -1)
-top = [t for t in r["duplicates_top"] if t["length_bytes"] >= m]
+least = int(sys.argv[2]) if len(sys.argv) > 2 else m
+top = [t for t in r["duplicates_top"] if t["length_bytes"] >= least]
 print(c.get("dup_arrays_unchecked", -1), m,
-      sum(v["arrays"] for v in r["duplicates"].values()), json.dumps(top))' "$1"
+      sum(v["arrays"] for v in r["duplicates"].values()), json.dumps(top))' "$@"
 }
 run dupsall -q -p none --stats-file "$T/all.json" -f -o "$T/o.hprof" "$JVM"
 expect_rc 0 "--stats-file, the whole table"
@@ -169,11 +170,7 @@ set -- $(dups_of "$T/cap.json")
 # from dup_min_bytes up the counts are exact: the same rows as the whole table's
 min=$2
 cap_top=$(dups_of "$T/cap.json" | cut -d' ' -f4-)
-all_top=$(python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-print(json.dumps([t for t in r["duplicates_top"] if t["length_bytes"] >= int(sys.argv[2])]))' \
-    "$T/all.json" "$min")
+all_top=$(dups_of "$T/all.json" "$min" | cut -d' ' -f4-)
 [ "$cap_top" = "$all_top" ] && [ "$cap_top" != "[]" ] && ok ||
     bad "a full table, rows of $min bytes or more: $cap_top, the whole table's $all_top"
 

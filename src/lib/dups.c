@@ -11,8 +11,6 @@
 #include <assert.h>
 #include <string.h>
 
-#include "hs_limits.h"
-
 void hs_dups_init(hs_dups *d, const hs_alloc *a, uint64_t max_held)
 {
     hs_idmap_init(&d->seen, a);
@@ -96,7 +94,7 @@ static hs_status record(hs_dups *d, hs_ctx *c, const hs_dup_pending *a)
     uint64_t size_key, *waste;
 
     if (!hs_dups_wants(d, payload)) {
-        c->st.dup_arrays_unchecked++;
+        hs_dups_pass(c, payload);
         return HS_OK;
     }
     if (!hs_idmap_get(&d->seen, key)) {

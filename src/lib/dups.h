@@ -9,6 +9,7 @@
 #include <xxhash.h>
 
 #include "ctx.h"
+#include "hs_limits.h"
 #include "idmap.h"
 
 /* How many arrays wait to be looked up (hs_dups_end): far enough that the
@@ -41,14 +42,21 @@ typedef struct {
  * at most. */
 void hs_dups_init(hs_dups *d, const hs_alloc *a, uint64_t max_held);
 
-/* True when an array of `payload` bytes is to be compared; when not, the
- * caller counts it in dup_arrays_unchecked if it is one that would have
- * been (HS_DUPS_MIN_PAYLOAD or more). */
+void hs_dups_free(hs_dups *d);
+
+/* True when an array of `payload` bytes is to be compared; when not, it
+ * goes to hs_dups_pass. */
 static inline int hs_dups_wants(const hs_dups *d, uint64_t payload)
 {
     return payload >= d->min_payload;
 }
-void hs_dups_free(hs_dups *d);
+/* An array of `payload` bytes left uncompared: counted in
+ * dup_arrays_unchecked when it is one a table with room would have
+ * compared (HS_DUPS_MIN_PAYLOAD or more), so that 0 means exact. */
+static inline void hs_dups_pass(hs_ctx *c, uint64_t payload)
+{
+    c->st.dup_arrays_unchecked += payload >= HS_DUPS_MIN_PAYLOAD;
+}
 
 /* Before a payload of `payload` bytes (element type `type`) moves: when all
  * of it is at p (`avail` bytes there), hashes it into *hash and sets *tap to

@@ -358,10 +358,10 @@ static hs_status prim_array(F *f, uint64_t off, size_t hdr)
             return hs_skip_stream(&f->enc, hdr + payload, "a dropped object", NULL);
         }
     }
-    if (!f->caps.hashing || !hs_dups_wants(&f->dups, payload)) {
-        /* (too small to be compared once the table filled: the counts are
-         * lower bounds from then on, and the report says so) */
-        f->c.st.dup_arrays_unchecked += f->caps.hashing && payload >= HS_DUPS_MIN_PAYLOAD;
+    if (!f->caps.hashing)
+        return array_rules(f, off, hdr, type, count, payload, NULL);
+    if (!hs_dups_wants(&f->dups, payload)) {
+        hs_dups_pass(&f->c, payload); /* the counts are lower bounds: the report says so */
         return array_rules(f, off, hdr, type, count, payload, NULL);
     }
     HS_TRY(hs_dups_begin(&f->dups, &f->c, p + hdr, hs_reader_avail(&f->c.rd) - hdr, type, payload,
