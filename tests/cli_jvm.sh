@@ -296,12 +296,15 @@ else
 fi
 
 # SIGTERM (and SIGINT) while stripping: the JVM has written part and waits
+# (the fake holds the FIFO open before a byte is written, so the strip
+# cannot see its end between the writer's close and the holder's open)
 for sig in TERM INT; do
-    rm -f "$T/slow.pid"
+    rm -f "$T/slow.pid" "$T/slowcat.pid"
     fake slow <<EOF
-head -c 200000 '$T/file.hprof' >"\$fifo" &
+exec 3>"\$fifo"
+head -c 200000 '$T/file.hprof' >&3 &
 echo \$! >'$T/slowcat.pid'
-exec sleep 60 3>"\$fifo"
+exec sleep 60
 EOF
     newtmp
     # (a command started with & has SIGINT ignored, and keeps it so:
@@ -311,8 +314,14 @@ signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.execv(sys.argv[1], sys.argv[1:])' "$BIN" --jvm "$JVM" -o "$T/x.hprof" 2>"$T/err" &
     hs=$!
     i=0
-    while [ ! -s "$T/slow.pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-    sleep 0.5
+    # mid-dump: the writer has handed over its 200000 bytes (more than a
+    # pipe holds, so the strip has read most of them) and the FIFO stays open
+    # (head ends a zombie: its parent became sleep, which reaps no one)
+    while { [ ! -s "$T/slowcat.pid" ] ||
+        grep -q '^[0-9]* ([^)]*) [^Z]' "/proc/$(cat "$T/slowcat.pid")/stat" 2>/dev/null; } &&
+        [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+    sleep 0.2
+    kill -0 $hs 2>/dev/null && ok || bad "--jvm stripping, SIG$sig: the strip ended before the signal"
     kill -$sig $hs
     { wait $hs; rc=$?; } 2>/dev/null
     [ $sig = TERM ] && want=143 || want=130
