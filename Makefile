@@ -154,7 +154,7 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 # salvaged output holds it too (tests/cutcheck.c).
 CUTCHECK = $(BUILD)/cutcheck
 $(CUTCHECK): $(BUILD)/tests/cutcheck.o $(BUILD)/tests/cutscan.o $(BUILD)/tests/helpers.o $(LIB)
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lxxhash -lcriterion
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lxxhash -lcriterion -lz
 check: $(CUTCHECK)
 # tests/abi.sh: a program built against the frozen 0.1 header
 # (tests/abi/hprof_strip-0.1.h) runs against the shared library built now.

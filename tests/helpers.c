@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <xxhash.h>
+#include <zlib.h>
 
 /* ---- memory source and sink -------------------------------------------- */
 
@@ -1370,4 +1371,22 @@ fields_result check_fields(const uint8_t *p, size_t n)
 uint64_t walk_sub_size(const uint8_t *p, size_t avail, unsigned idsize)
 {
     return sub_size(p, avail, idsize);
+}
+
+uint8_t *gzip_bytes(const uint8_t *p, size_t n, size_t *out_len)
+{
+    z_stream z;
+    size_t cap = n + n / 100 + 1024;
+    uint8_t *out = malloc(cap);
+
+    memset(&z, 0, sizeof z);
+    cr_assert(out && deflateInit2(&z, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+    z.next_in = (uint8_t *)(uintptr_t)p;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    cr_assert_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+    *out_len = z.total_out;
+    deflateEnd(&z);
+    return out;
 }

@@ -84,6 +84,9 @@ void run_result_free(run_result *r);
  * when missing. */
 uint8_t *load_file(const char *path, size_t *len);
 
+/* `n` bytes as one gzip member, made with zlib (not the library): to free. */
+uint8_t *gzip_bytes(const uint8_t *p, size_t n, size_t *out_len);
+
 /* 1 when `path` (under ../shared, beside the repository) exists. Otherwise
  * prints one line to stderr, once per `what` in a run of the suites,
  *   skipped: WHAT (needs PATH)

@@ -36,7 +36,7 @@ struct hs_cli {
     int failed_early;   /* the command line failed: no dump will be written */
     int keep_output;    /* --salvage wrote a valid dump: kept whatever the exit code */
     const char *obfuscate_path; /* --obfuscate-names MAPFILE: written after the run */
-    hs_report report;   /* what the run learnt, for the JSON report */
+    hs_report *report;  /* what the run learnt, for the JSON report */
     /* many.c: FILE... -o DIR (files NULL: one input, the run above) */
     char **files;       /* the FILE operands, n_files of them */
     int n_files;

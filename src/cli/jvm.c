@@ -82,15 +82,15 @@ static int jvm_fail(hs_cli *cli, int exit_code, const char *fmt, ...)
     ;
 static int jvm_fail(hs_cli *cli, int exit_code, const char *fmt, ...)
 {
-    char msg[sizeof cli->report.error.message];
+    char msg[sizeof cli->report->error.message];
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    hs_report_fail(&cli->report, HS_E_READ, NULL, "%s", msg);
-    cli->report.cli_status = exit_code == EXIT_JVM_TARGET ? "jvm-target" : "jvm-dump";
-    cli->report.cli_retryable = exit_code == EXIT_JVM_DUMP;
+    hs_report_fail(cli->report, HS_E_READ, NULL, "%s", msg);
+    cli->report->cli_status = exit_code == EXIT_JVM_TARGET ? "jvm-target" : "jvm-dump";
+    cli->report->cli_retryable = exit_code == EXIT_JVM_DUMP;
     return exit_code;
 }
 
@@ -147,12 +147,12 @@ static int check_command(hs_cli *cli)
     int how;
 
     if (cli->in_path || cli->out_positional)
-        return hs_report_fail(&cli->report, HS_E_USAGE, NULL,
+        return hs_report_fail(cli->report, HS_E_USAGE, NULL,
                               "--jvm reads the JVM, not '%s': name the output with -o",
                               cli->in_path ? cli->in_path : cli->out_path);
     if (cli->audit || !cli->out_path) {
         if (!cli->audit && isatty(STDOUT_FILENO) && !cli->force)
-            return hs_report_fail(&cli->report, HS_E_USAGE, NULL,
+            return hs_report_fail(cli->report, HS_E_USAGE, NULL,
                                   "refusing to write a heap dump to a terminal; use -o FILE, "
                                   "or redirect standard output");
         return EXIT_OK;
@@ -163,9 +163,9 @@ static int check_command(hs_cli *cli)
     how = cli->force ? HS_OUT_FORCE : 0;
     switch (hs_files_claim(cli->out_path, how, &c)) {
     case 0: free(c.target); return EXIT_OK;
-    case 1: return hs_report_fail(&cli->report, HS_E_USAGE, NULL, "%s", hs_files_why());
+    case 1: return hs_report_fail(cli->report, HS_E_USAGE, NULL, "%s", hs_files_why());
     default:
-        return hs_report_fail(&cli->report, HS_E_WRITE, NULL, "%s: %s", cli->out_path,
+        return hs_report_fail(cli->report, HS_E_WRITE, NULL, "%s: %s", cli->out_path,
                               strerror(errno));
     }
 }
@@ -256,7 +256,7 @@ static int start_jcmd(hs_cli *cli)
     argv[n++] = g_fifo;
     argv[n] = NULL;
     if (pipe(fds) != 0)
-        return hs_report_fail(&cli->report, HS_E_NOMEM, NULL, "pipe: %s", strerror(errno));
+        return hs_report_fail(cli->report, HS_E_NOMEM, NULL, "pipe: %s", strerror(errno));
     (void)fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -346,7 +346,7 @@ int hs_jvm_open(hs_cli *cli)
         tmp = "/tmp";
     if ((size_t)snprintf(g_dir, sizeof g_dir, "%s/hprof-strip-jvm.XXXXXX", tmp) >= sizeof g_dir ||
         !mkdtemp(g_dir)) {
-        rc = hs_report_fail(&cli->report, HS_E_WRITE, NULL,
+        rc = hs_report_fail(cli->report, HS_E_WRITE, NULL,
                             "--jvm: cannot make a directory in %s for the FIFO: %s", tmp,
                             strerror(errno));
         g_dir[0] = 0;
@@ -355,7 +355,7 @@ int hs_jvm_open(hs_cli *cli)
     hs_stop_jvm(g_dir, NULL, 0);
     snprintf(g_fifo, sizeof g_fifo, "%s/heap.hprof", g_dir);
     if (mkfifo(g_fifo, 0600) != 0) {
-        rc = hs_report_fail(&cli->report, HS_E_WRITE, NULL, "--jvm: mkfifo %s: %s", g_fifo,
+        rc = hs_report_fail(cli->report, HS_E_WRITE, NULL, "--jvm: mkfifo %s: %s", g_fifo,
                             strerror(errno));
         g_fifo[0] = 0;
         forget_files();
@@ -364,7 +364,7 @@ int hs_jvm_open(hs_cli *cli)
     hs_stop_jvm(g_dir, g_fifo, 0);
     /* the reader first, without waiting for a writer */
     if ((fd = open(g_fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
-        rc = hs_report_fail(&cli->report, HS_E_READ, NULL, "--jvm: %s: %s", g_fifo,
+        rc = hs_report_fail(cli->report, HS_E_READ, NULL, "--jvm: %s: %s", g_fifo,
                             strerror(errno));
         forget_files();
         return rc;
@@ -405,7 +405,7 @@ int hs_jvm_open(hs_cli *cli)
     forget_files();
     hs_stop_jvm(NULL, NULL, g_jcmd);
     if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || dup2(fd, STDIN_FILENO) < 0) {
-        rc = hs_report_fail(&cli->report, HS_E_READ, NULL, "--jvm: %s", strerror(errno));
+        rc = hs_report_fail(cli->report, HS_E_READ, NULL, "--jvm: %s", strerror(errno));
         close(fd);
         return rc;
     }

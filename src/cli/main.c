@@ -351,7 +351,7 @@ static void apply_base_rules(hs_cli *cli, int argc, char **argv)
     optind = 0; /* glibc: start the real pass from scratch */
     if (!have_preset && (!to_jvm || have_rules)) {
         hs_rules_preset(cli->rules, "default", NULL);
-        hs_report_note_rules(&cli->report, 0, "default");
+        hs_report_note_rules(cli->report, 0, "default");
     }
 }
 
@@ -543,7 +543,7 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         case 'r':
             if (c == 'p' && strcmp(optarg, "android-app") == 0)
                 cli->android_preset = 1;
-            hs_report_note_rules(&cli->report, c == 'r', optarg);
+            hs_report_note_rules(cli->report, c == 'r', optarg);
             rc = add_rules(cli->rules, c == 'r', optarg);
             break;
         case 'o':
@@ -555,7 +555,7 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
             cli->out_path = optarg;
             break;
         case 'f': cli->force = 1; break;
-        case 'q': cli->quiet = cli->report.quiet = 1, cli->progress = 0; break;
+        case 'q': cli->quiet = cli->report->quiet = 1, cli->progress = 0; break;
         case 'z': rc = set_format(cli, HS_COMPRESS_ZSTD, optarg, argv[optind - 1]); break;
         case OPT_GZIP: rc = set_format(cli, HS_COMPRESS_GZIP, optarg, argv[optind - 1]); break;
         case OPT_NO_COMPRESS: rc = set_format(cli, HS_COMPRESS_NONE, NULL, NULL); break;
@@ -649,7 +649,7 @@ static void threads_from_env(hs_cli *cli)
     if (cli->threads || !v || !*v)
         return;
     if (!(cli->threads = count_1_256(v)))
-        hs_report_warn(&cli->report,
+        hs_report_warn(cli->report,
                        "HPROF_STRIP_THREADS='%.40s' is not a number from 1 to 256: ignored, "
                        "using every core",
                        v);
@@ -671,7 +671,7 @@ static int run_one(hs_cli *cli, int rc)
      * that none is ever left, and a stop is reported (stop.h) */
     hs_stop_catch();
     if (rc == EXIT_OK && cli->obfuscate_path && (map || cli->audit))
-        rc = hs_report_fail(&cli->report, HS_E_USAGE, NULL, "--obfuscate-names cannot go with %s",
+        rc = hs_report_fail(cli->report, HS_E_USAGE, NULL, "--obfuscate-names cannot go with %s",
                             cli->audit ? "--audit, which writes nothing"
                             : cli->mapping_path
                                 ? "--mapping: names are obfuscated or restored, not both"
@@ -688,7 +688,7 @@ static int run_one(hs_cli *cli, int rc)
     /* the deadline counts from here: the mapping's loading is the run's */
     if (rc == EXIT_OK && cli->timeout &&
         hs_stop_timeout(cli->timeout, cli->timeout_s, hs_cli_in_name(cli)) != 0)
-        rc = hs_report_fail(&cli->report, HS_E_NOMEM, NULL, "--timeout: cannot start a timer: %s",
+        rc = hs_report_fail(cli->report, HS_E_NOMEM, NULL, "--timeout: cannot start a timer: %s",
                             strerror(errno));
     if (rc == EXIT_OK && map && !cli->audit)
         rc = hs_cli_load_mapping(cli->rules, map, cli->opt.max_held);
@@ -711,13 +711,14 @@ int main(int argc, char **argv)
     memset(&cli, 0, sizeof cli);
     cli.level = HS_CLI_LEVEL_DEFAULT;
     cli.progress = -1;
-    cli.report.print = 1; /* failures and warnings on stderr too */
     cli.rules = hs_rules_create(NULL);
-    if (!cli.rules) {
+    cli.report = hs_report_create();
+    if (!cli.rules || !cli.report) {
         fprintf(stderr, "%s: out of memory\n", g_prog);
         return EXIT_LIMIT;
     }
-    g_report = &cli.report;
+    cli.report->print = 1; /* failures and warnings on stderr too */
+    g_report = cli.report;
     g_argc = argc;
     g_argv = argv;
     rc = parse_args(&cli, argc, argv);
@@ -729,7 +730,7 @@ int main(int argc, char **argv)
         rc = hs_cli_many(&cli, run_one);
     else
         rc = run_one(&cli, rc);
-    hs_report_free(&cli.report);
+    hs_report_free(cli.report);
     hs_rules_free(cli.rules);
     return rc;
 }

@@ -309,7 +309,7 @@ static void run_child(hs_cli *cli, int (*one)(hs_cli *, int), int i, char **outs
     if (cli->progress < 0) /* several bars on one terminal say nothing */
         cli->progress = 0;
     if (clash[i] >= 0)
-        rc = hs_report_fail(&cli->report, HS_E_USAGE, NULL,
+        rc = hs_report_fail(cli->report, HS_E_USAGE, NULL,
                             "%s: its output name %s is %s's already: nothing is written for "
                             "it (rename one of the two)",
                             cli->files[i], outs[i], cli->files[clash[i]]);

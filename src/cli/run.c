@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * run.c - one run of the command: open the input (decompressing it when it
- * is compressed) and the output (compressing it when asked), run the
- * filter, and turn the outcome into messages and an exit code.
+ * run.c - one run of the command: the files (opened, claimed, put in place
+ * or removed), the input and output opened, and the run itself made by the
+ * library's hs_job_run, told through its hooks what only a command line
+ * has: the terminal's progress line, the option names in messages, a
+ * report kept ready for a signal, a mapped file shrinking (SIGBUS), a
+ * closed pipe ending quietly, the spill file and --obfuscate-names' file.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -20,27 +23,30 @@
 
 #include "batch.h"
 #include "cli.h"
-#include "hasher.h"
-#include "input.h"
 #include "io.h"
-#include "output.h"
 #include "progress.h"
 #include "stop.h"
 
 static const char *const g_prog = "hprof-strip";
 
+/* The spill store for instances held back by field scrubbing: a file in
+ * $TMPDIR (else /tmp), made on first use and unlinked at once, so it is gone
+ * when the process ends however it ends. tmpfile() would ignore $TMPDIR. */
 typedef struct {
     int fd;
-    hs_input *in;
-    const hs_source *base; /* the input's source, wrapped for the progress line */
-    hs_progress progress;
-    hs_hasher *hash; /* a JSON report's digests, of input and output */
-    /* for the report kept ready for a signal (publish_report) */
+    int err;         /* errno of the first failure, 0 if none */
+    char path[4096]; /* for the message */
+} spill_file;
+
+/* One run: what hs_job_run's hooks reach (their ctx). */
+typedef struct {
     hs_cli *cli;
-    const hs_filter *filter;
-    const hs_output *out;
-    struct timespec next_publish;
-} reader;
+    hs_input *in;
+    hs_output *out; /* NULL for --audit */
+    int out_fd;
+    hs_progress progress;
+    spill_file spill;
+} cli_run;
 
 static struct timespec g_t0; /* the run's start, for "wall_seconds" */
 
@@ -52,13 +58,11 @@ static double since_start(void)
     return (double)(t.tv_sec - g_t0.tv_sec) + (double)(t.tv_nsec - g_t0.tv_nsec) / 1e9;
 }
 
-static void keep_figures(hs_cli *cli, const hs_filter *filter, const reader *rd,
-                         const hs_output *out, int rc);
-
 /* Renders the report as it stands, without its exit status and error, for
- * a signal's handler to complete (stop.h): the figures so far, the output
+ * a signal's handler to complete (stop.h): the figures so far (hs_job_run
+ * keeps them current before each snapshot and each message), the output
  * not kept (a stopped run removes it) until it is in place. */
-static void publish_report(hs_cli *cli, const reader *rd)
+static void publish_report(hs_cli *cli)
 {
     static hs_report copy; /* big (warnings): not on the stack */
     char *doc = NULL;
@@ -68,9 +72,7 @@ static void publish_report(hs_cli *cli, const reader *rd)
 
     if (!cli->stats_file && cli->stats != 2)
         return;
-    if (rd)
-        keep_figures(cli, rd->filter, rd, rd->out, EXIT_IO);
-    copy = cli->report;
+    copy = *cli->report;
     copy.histo = NULL; /* made at the end only */
     copy.n_histo = 0;
     copy.wall = since_start();
@@ -84,69 +86,6 @@ static void publish_report(hs_cli *cli, const reader *rd)
     free(doc);
 }
 
-/* Before each read (which may wait long on a pipe, a signal coming
- * meanwhile), at most every 10 ms: a coarse clock read per block, and a
- * report of a few KiB rendered (about 20 us) a hundred times a second is
- * 0.2 % of a core. So a stopped run's report counts what it had read. */
-static void maybe_publish(reader *r)
-{
-    struct timespec now;
-
-    if (!r->cli || (!r->cli->stats_file && r->cli->stats != 2))
-        return;
-#ifdef CLOCK_MONOTONIC_COARSE
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-#else
-    clock_gettime(CLOCK_MONOTONIC, &now);
-#endif
-    if (now.tv_sec < r->next_publish.tv_sec ||
-        (now.tv_sec == r->next_publish.tv_sec && now.tv_nsec < r->next_publish.tv_nsec))
-        return;
-    r->next_publish = now;
-    r->next_publish.tv_nsec += 10000000L;
-    if (r->next_publish.tv_nsec >= 1000000000L) {
-        r->next_publish.tv_sec++;
-        r->next_publish.tv_nsec -= 1000000000L;
-    }
-    publish_report(r->cli, r);
-}
-
-static long read_with_progress(void *ctx, void *buf, size_t cap)
-{
-    reader *r = ctx;
-    long n;
-
-    maybe_publish(r);
-    n = r->base->read(r->base->ctx, buf, cap);
-    hs_progress_update(&r->progress, hs_input_bytes_read(r->in));
-    return n;
-}
-
-static long borrow_with_progress(void *ctx, const void **block)
-{
-    reader *r = ctx;
-    long n;
-
-    maybe_publish(r);
-    n = r->base->borrow(r->base->ctx, block);
-    hs_progress_update(&r->progress, hs_input_bytes_read(r->in));
-    return n;
-}
-
-static void window_with_progress(void *ctx, uint64_t done, uint64_t next)
-{
-    reader *r = ctx;
-
-    maybe_publish(r);
-    r->base->window(r->base->ctx, done, next);
-    hs_progress_update(&r->progress, done);
-}
-
-/* report.c's table: one place says which exit code a status gives */
-static int exit_code(hs_status s)
-{
-    return hs_status_exit(s);
-}
 
 /* What the SIGBUS handler needs to name the place: set before the mapped
  * input is read, read only by the handler. */
@@ -251,123 +190,9 @@ static void choose_format(hs_cli *cli)
     }
 }
 
-/* Prints a message of the filter about the input. Its offsets are in the
- * bytes the filter read: in a compressed input, the decompressed dump, which
- * the message then says ("decompressed byte N" for "input byte N"). */
-static void print_dump_message(hs_report *r, hs_status s, const hs_error *e, const char *name,
-                               const hs_input *in, const char *msg, int salvage)
-{
-    static const char lead[] = "input byte ";
-    /* a cut dump: what gets the rest out of it */
-    const char *hint = s == HS_E_TRUNCATED && !salvage
-                           ? " (--salvage writes the complete records before the cut)"
-                           : "";
-    /* the memory cap: the library names its option, we name ours */
-    const char *cap = s == HS_E_LIMIT ? strstr(msg, "(max_held)") : NULL;
-    char named[sizeof e->message + 16];
-
-    if (cap) {
-        snprintf(named, sizeof named, "%.*s(--max-held)%s", (int)(cap - msg), msg,
-                 cap + sizeof "(max_held)" - 1);
-        msg = named;
-    }
-
-    if (hs_input_compression(in) == HS_COMPRESS_NONE)
-        hs_report_fail(r, s, e, "%s: %s%s", name, msg, hint);
-    else if (strncmp(msg, lead, sizeof lead - 1) == 0)
-        hs_report_fail(r, s, e, "%s: decompressed byte %s%s", name, msg + sizeof lead - 1,
-                       hint);
-    else
-        hs_report_fail(r, s, e, "%s: in the decompressed dump: %s%s", name, msg, hint);
-}
-
-/* The spill store for instances held back by field scrubbing: a file in
- * $TMPDIR (else /tmp), made on first use and unlinked at once, so it is gone
- * when the process ends however it ends. tmpfile() would ignore $TMPDIR. */
-typedef struct {
-    int fd;
-    int err;         /* errno of the first failure, 0 if none */
-    char path[4096]; /* for the message */
-} spill_file;
-
 static const char *out_name(const hs_cli *cli)
 {
     return cli->out_path ? cli->out_path : "standard output";
-}
-
-/* `read`: how far the filter had read, for a failure with no place in
- * the input (a write from the mapped pages of a file that shrank fails
- * with EFAULT: the error is the output's, and has no input offset). */
-static void report_failure(hs_cli *cli, hs_status s, const hs_error *e, hs_input *in,
-                           hs_output *out, const spill_file *spill, uint64_t read)
-{
-    const char *name = hs_cli_in_name(cli);
-    hs_report *r = &cli->report;
-
-    if (hs_input_shrank(in))
-        hs_report_fail(r, HS_E_READ, e,
-                       "%s: the input file shrank while it was being read (at input byte %llu)",
-                       name, (unsigned long long)(e->offset != UINT64_MAX ? e->offset : read));
-    else if (s == HS_E_READ && hs_input_error(in))
-        hs_report_fail(r, s, e, "%s: %s", name, hs_input_error(in));
-    else if (spill->err)
-        hs_report_fail(r, s, e, "%s: %s: %s", e->message, spill->path, strerror(spill->err));
-    else if (s == HS_E_WRITE)
-        hs_report_fail(r, s, e, "%s: %s: %s", out_name(cli), e->message, hs_output_error(out));
-    else
-        print_dump_message(r, s, e, name, in, e->message, cli->opt.salvage);
-}
-
-/* The filter's account of where a cut dump ends, without its own "input
- * byte N: " (the decompressed length is said already). */
-static const char *cut_detail(hs_status s, const hs_error *e)
-{
-    const char *p;
-
-    if (s == HS_OK)
-        return "it ends between two records";
-    p = strncmp(e->message, "input byte ", 11) == 0 ? strstr(e->message, ": ") : NULL;
-    return p ? p + 2 : e->message;
-}
-
-/* The compressed layer of the input was cut short or corrupt: the filter
- * saw a dump cut there. Salvaged (with --salvage), that is exit 6; else a
- * cut .gz/.zst is a truncated dump (3) and a corrupt one invalid input (1).
- * A failure of the filter before the cut is reported as such (one at the
- * cut, "the input is empty", is the cut's). Returns the exit code. */
-static int report_damage(hs_cli *cli, hs_status s, const hs_error *e, hs_input *in,
-                         hs_output *out, const spill_file *spill)
-{
-    const char *name = hs_cli_in_name(cli);
-    uint64_t end = hs_input_dump_bytes(in);
-    int salvaged = cli->opt.salvage && (s == HS_OK || s == HS_SALVAGED), cut;
-
-    if (s != HS_OK && s != HS_SALVAGED && s != HS_E_TRUNCATED && e->offset < end) {
-        report_failure(cli, s, e, in, out, spill, e->offset);
-        fprintf(stderr, "%s: %s: (and then %s)\n", g_prog, name, hs_input_error(in));
-        return exit_code(s);
-    }
-    /* the status says what the compressed file is: cut (3, or salvaged: 6)
-     * or corrupt (1, salvaged or not: what was before the damage is kept
-     * with --salvage, but the input is invalid, not merely cut) */
-    cut = hs_input_damaged(in) == HS_E_TRUNCATED;
-    if (salvaged && cut)
-        hs_report_salvage(&cli->report, HS_E_TRUNCATED, e,
-                          "%s: %s; the decompressed dump ends there, at byte %llu: %s%s", name,
-                          hs_input_error(in), (unsigned long long)end, cut_detail(s, e),
-                          s == HS_OK ? " (salvaged)" : "");
-    else
-        hs_report_fail(&cli->report, cut ? HS_E_TRUNCATED : HS_E_MALFORMED, e,
-                       "%s: %s; the decompressed dump ends there, at byte %llu: %s%s", name,
-                       hs_input_error(in), (unsigned long long)end, cut_detail(s, e),
-                       salvaged ? " (--salvage wrote the complete records before it)"
-                       : cut    ? " (--salvage writes the complete records before the cut)"
-                                : "");
-    if (salvaged)
-        cli->keep_output = 1;
-    if (salvaged && cut)
-        return EXIT_SALVAGED;
-    return cut ? EXIT_TRUNCATED : EXIT_BAD_INPUT;
 }
 
 static int spill_open(spill_file *s)
@@ -423,15 +248,6 @@ static int spill_read(void *ctx, uint64_t off, void *buf, size_t len)
         off += (uint64_t)n;
         len -= (size_t)n;
     }
-    return 0;
-}
-
-/* --audit's sink: the output goes nowhere. */
-static int discard(void *ctx, const void *buf, size_t len)
-{
-    (void)ctx;
-    (void)buf;
-    (void)len;
     return 0;
 }
 
@@ -496,8 +312,8 @@ static int audit_report(hs_cli *cli, const hs_stats *st)
     int clean = !st->nonzero_array_bytes && !st->nonzero_field_bytes && !st->strings_dropped &&
                 !st->unknown_records_dropped && !st->nonzero_string_bytes;
 
-    cli->report.audited = 1;
-    cli->report.audit_clean = clean;
+    cli->report->audited = 1;
+    cli->report->audit_clean = clean;
 
     if (cli->quiet)
         return clean ? EXIT_OK : EXIT_AUDIT;
@@ -512,16 +328,16 @@ static int audit_report(hs_cli *cli, const hs_stats *st)
     printf("  records of unknown tag:         %llu\n",
            (unsigned long long)st->unknown_records_dropped);
     printf("  STRINGs too long to be names:   %llu holding data (%llu bytes)\n",
-           (unsigned long long)(st->nonzero_string_bytes ? count_kind(&cli->report,
+           (unsigned long long)(st->nonzero_string_bytes ? count_kind(cli->report,
                                                                       HS_FIND_STRING_LONG)
                                                          : 0),
            (unsigned long long)st->nonzero_string_bytes);
-    print_findings(&cli->report);
+    print_findings(cli->report);
     printf("  (String.coder and the Unsafe offsets VisualVM sizes objects by are not data:\n"
            "   see hprof-strip --print-rules privacy)\n");
     /* a report that was not written is an I/O failure, not a finding */
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        hs_report_fail(&cli->report, HS_E_WRITE, NULL,
+        hs_report_fail(cli->report, HS_E_WRITE, NULL,
                        "standard output: writing the audit report failed: %s", strerror(errno));
         return EXIT_IO;
     }
@@ -583,7 +399,7 @@ static int check_audit(hs_cli *cli)
     if (!cli->audit)
         return EXIT_OK;
     if (cli->out_path) {
-        hs_report_fail(&cli->report, HS_E_USAGE, NULL,
+        hs_report_fail(cli->report, HS_E_USAGE, NULL,
                        "--audit writes no dump; drop the output name '%s'", cli->out_path);
         return EXIT_USAGE;
     }
@@ -597,12 +413,12 @@ static int check_audit(hs_cli *cli)
 static int check_terminals(hs_cli *cli)
 {
     if (!cli->in_path && isatty(STDIN_FILENO)) {
-        hs_report_fail(&cli->report, HS_E_USAGE, NULL,
+        hs_report_fail(cli->report, HS_E_USAGE, NULL,
                        "stdin is a terminal; give a file or pipe a dump in, see --help");
         return EXIT_USAGE;
     }
     if (!cli->audit && !cli->out_path && isatty(STDOUT_FILENO) && !cli->force) {
-        hs_report_fail(&cli->report, HS_E_USAGE, NULL,
+        hs_report_fail(cli->report, HS_E_USAGE, NULL,
                        "refusing to write a heap dump to a terminal; redirect standard "
                        "output, use -o FILE, or -f to insist");
         return EXIT_USAGE;
@@ -621,7 +437,7 @@ static int output_how(const hs_cli *cli)
  * exit code, with the message said. */
 static int open_files(hs_cli *cli, int *in_fd, hs_outfile *of)
 {
-    hs_report *r = &cli->report;
+    hs_report *r = cli->report;
     struct stat st;
     int e, how = output_how(cli);
 
@@ -660,7 +476,7 @@ static int close_output(hs_cli *cli, hs_outfile *of, int rc)
     }
     if (hs_outfile_commit(of) != 0) {
         if (errno == EEXIST)
-            hs_report_fail(&cli->report, HS_E_WRITE, NULL,
+            hs_report_fail(cli->report, HS_E_WRITE, NULL,
                            "%s: %s while this run went on; it is left as it is, and this "
                            "run's output is dropped%s",
                            cli->out_path,
@@ -668,293 +484,11 @@ static int close_output(hs_cli *cli, hs_outfile *of, int rc)
                                       : "was created",
                            cli->force ? "" : " (-f replaces it)");
         else
-            hs_report_fail(&cli->report, HS_E_WRITE, NULL, "%s: %s", cli->out_path,
+            hs_report_fail(cli->report, HS_E_WRITE, NULL, "%s: %s", cli->out_path,
                            strerror(errno));
         return EXIT_IO;
     }
     return rc;
-}
-
-/* The reader went away (EPIPE on standard output): end quietly, the way
- * gzip and zstd do, by the SIGPIPE that was ignored to get here, the
- * report saying so as it would for a SIGPIPE that killed the run. */
-static void die_of_sigpipe(hs_cli *cli, reader *rd)
-{
-    fflush(stderr);
-    publish_report(cli, rd);
-    hs_stop_now(SIGPIPE);
-}
-
-static uint64_t filter_read(const hs_filter *filter)
-{
-    hs_stats now;
-
-    hs_filter_stats_ex(filter, &now, sizeof now);
-    return now.bytes_in;
-}
-
-/* Runs the filter from the input to `out`; returns the exit code, the
- * failure said (or the salvage). */
-static int filter_files(hs_cli *cli, hs_filter *filter, reader *rd, hs_output *out,
-                        const spill_file *spill)
-{
-    hs_report *r = &cli->report;
-    const char *name = hs_cli_in_name(cli);
-    const hs_error *e;
-    hs_source src;
-    hs_sink dst;
-    hs_status s;
-    int rc, finished;
-    const void *mapped;
-    uint64_t mapped_len;
-
-    /* the input's own source, each call through the progress line */
-    memset(&src, 0, sizeof src);
-    src.read = read_with_progress;
-    src.ctx = rd;
-    src.data = rd->base->data;
-    src.size = rd->base->size;
-    if (rd->base->window)
-        src.window = window_with_progress;
-    if (rd->base->borrow) /* the reader thread's blocks, in place */
-        src.borrow = borrow_with_progress;
-    if ((mapped = hs_input_mapping(rd->in, &mapped_len)) != NULL)
-        catch_sigbus(name, src.data ? "input byte" : "compressed byte", mapped, mapped_len);
-    if (cli->audit) {
-        dst.write = discard;
-        dst.ctx = NULL;
-    } else {
-        dst = *hs_output_sink(out);
-    }
-    s = hs_filter_run(filter, &src, &dst);
-    e = hs_filter_error(filter);
-    /* A dump broken inside a compressed file: the rest of its frame or
-     * member may say the file itself is damaged (a flipped bit fails the
-     * zstd checksum or the gzip CRC only at the end), and that is the
-     * error to name (report_damage). */
-    if (s == HS_E_MALFORMED || s == HS_E_UNSUPPORTED)
-        hs_input_drain(rd->in);
-    finished = (s == HS_OK || s == HS_SALVAGED) && hs_output_finish(out, NULL) == HS_OK;
-    if (!finished && !cli->out_path && hs_output_errno(out) == EPIPE)
-        die_of_sigpipe(cli, rd);
-    if (!finished || s != HS_OK)
-        hs_progress_clear(&rd->progress); /* the message on a line of its own */
-    if ((s == HS_OK || s == HS_SALVAGED) && !finished) {
-        hs_report_fail(r, HS_E_WRITE, NULL, "%s: writing the output failed: %s",
-                       out_name(cli), hs_output_error(out));
-        return EXIT_IO;
-    }
-    if (hs_input_damaged(rd->in) != HS_OK)
-        return report_damage(cli, s, e, rd->in, out, spill);
-    rc = exit_code(s);
-    /* salvaged past a cut: 6; past damage that is no cut (an unknown
-     * record, a bad length), the input is invalid: 1, the complete
-     * records before it written all the same */
-    if (s == HS_SALVAGED && e->code != HS_E_TRUNCATED)
-        rc = exit_code(e->code);
-    if (s == HS_SALVAGED)
-        cli->keep_output = 1;
-    if (s == HS_SALVAGED && rc == EXIT_SALVAGED)
-        hs_report_salvage(r, e->code, e, "%s: %s", name, e->message);
-    else if (s == HS_SALVAGED)
-        hs_report_fail(r, e->code, e, "%s (invalid, not cut): %s", name, e->message);
-    else if (s != HS_OK)
-        report_failure(cli, s, e, rd->in, out, spill, filter_read(filter));
-    if (s == HS_OK) { /* after an error, no final figures under it */
-        hs_stats now;
-        hs_filter_stats_ex(filter, &now, sizeof now);
-        /* read in place: how far the filter got */
-        hs_progress_end(&rd->progress, src.data ? now.bytes_in : hs_input_bytes_read(rd->in));
-    }
-    return rc;
-}
-
-/* The run's warnings, on stderr (not with -q) and in the report: what the
- * input's decompressor read past, a dump with no heap dump in it (valid,
- * but nothing was stripped), and the filter's own. */
-static void report_warnings(hs_cli *cli, const hs_filter *filter, const hs_input *in,
-                            const hs_stats *st, int rc)
-{
-    const char *w;
-    size_t i;
-
-    if ((w = hs_input_warning(in)) != NULL)
-        hs_report_warn(&cli->report, "%s: %s", hs_cli_in_name(cli), w);
-    if (!st->heap_dumps && rc == EXIT_OK) /* (salvaged: said already) */
-        hs_report_warn(&cli->report,
-                       "%s holds no heap dump (valid HPROF, but no object in it: nothing "
-                       "was stripped)",
-                       hs_cli_in_name(cli));
-    for (i = 0; (w = hs_filter_warning(filter, i)) != NULL; i++)
-        hs_report_warn(&cli->report, "%s", w);
-}
-
-/* After the run: --audit's verdict, the histogram kept for the report,
- * the warnings of a good run. */
-static int after_run(hs_cli *cli, const hs_filter *filter, const hs_input *in, int out_fd,
-                     int rc)
-{
-    const hs_class_count *rows;
-    size_t n;
-    hs_stats st;
-
-    if (rc != EXIT_OK && rc != EXIT_SALVAGED)
-        return rc;
-    hs_filter_stats_ex(filter, &st, sizeof st);
-    report_warnings(cli, filter, in, &st, rc);
-    warn_after_run(cli, &st, out_fd);
-    n = hs_filter_histogram(filter, &rows);
-    if (cli->histogram &&
-        hs_report_keep_histogram(&cli->report, rows, n, st.hprof_version == 3) != 0) {
-        hs_report_fail(&cli->report, HS_E_NOMEM, NULL, "out of memory");
-        return EXIT_LIMIT;
-    }
-    if (cli->audit) {
-        const hs_finding *found;
-        size_t nf = hs_filter_findings(filter, &found);
-        if (hs_report_keep_findings(&cli->report, found, nf) != 0) {
-            hs_report_fail(&cli->report, HS_E_NOMEM, NULL, "out of memory");
-            return EXIT_LIMIT;
-        }
-    }
-    if (cli->audit && rc == EXIT_OK)
-        rc = audit_report(cli, &st);
-    return rc;
-}
-
-/* The digests, once the run is over (once only: not for a report
- * published while it runs): a plain side's HPROF is its file. */
-static void keep_digests(hs_report *r, hs_hasher *h, hs_input *in, const hs_output *out,
-                         hs_compression out_format)
-{
-    hs_digest d[HS_HASH_STREAMS];
-
-    /* in place, the filter walked the file as far as bytes_in */
-    hs_input_hash_end(in, r->st.bytes_in);
-    hs_hasher_digests(h, d);
-    r->in_hashed = 1;
-    r->in_sha = d[HS_HASH_IN_FILE];
-    r->in_hprof_sha =
-        hs_input_compression(in) == HS_COMPRESS_NONE ? d[HS_HASH_IN_FILE] : d[HS_HASH_IN_DUMP];
-    if (out) {
-        r->out_hashed = 1;
-        r->out_sha = d[HS_HASH_OUT_FILE];
-        r->out_hprof_sha = out_format == HS_COMPRESS_NONE ? d[HS_HASH_OUT_FILE] : d[HS_HASH_OUT_DUMP];
-    }
-}
-
-/* What the report keeps of a run that got as far as the filter. Bytes that
- * never got out are not output: a plain dump counts what was written;
- * compressed, nothing written is nothing out (else what was compressed is
- * all one knows). */
-static void keep_figures(hs_cli *cli, const hs_filter *filter, const reader *rd,
-                         const hs_output *out, int rc)
-{
-    hs_report *r = &cli->report;
-
-    if (filter) {
-        r->ran = 1;
-        hs_filter_stats_ex(filter, &r->st, sizeof r->st);
-    }
-    if (rd->in) {
-        int c = hs_input_compression(rd->in);
-        r->in_known = 1;
-        r->in_format = c == HS_COMPRESS_GZIP ? HS_IN_GZIP : c == HS_COMPRESS_ZSTD ? HS_IN_ZSTD
-                                                                                  : HS_IN_PLAIN;
-        r->in_raw = hs_input_bytes_read(rd->in);
-    }
-    if (out) {
-        r->out_known = 1;
-        r->out_format = (int)cli->format;
-        r->out_raw = hs_output_written(out);
-        if (filter && !cli->audit && rc == EXIT_IO &&
-            (cli->format == HS_COMPRESS_NONE || hs_output_written(out) == 0) &&
-            hs_output_written(out) < r->st.bytes_out)
-            r->st.bytes_out = hs_output_written(out);
-    }
-}
-
-/* gzip input is inflated on a thread of its own (input.c), and that thread
- * is what a run waits on: the filter and the compressor's workers keep up
- * with it on the other core. As SCHED_BATCH they keep the same share of
- * the CPU, but no longer preempt the inflater when they wake, so it keeps
- * its core whenever it has work (-z on a 1 GB gzip dump: 3 % faster,
- * bench/RESULTS.md). Only this thread changes, and only from the default
- * policy, so a run started under chrt keeps what it was given; the threads
- * started before (inflater, helper, pager) keep theirs, the compressor's
- * workers, started after, inherit this one (batch.h). */
-static void leave_inflater_a_core(const reader *rd)
-{
-    if (rd->base->borrow && hs_input_compression(rd->in) == HS_COMPRESS_GZIP)
-        (void)hs_run_as_batch();
-}
-
-/* A JSON report will be written (--stats=json, --stats-file). */
-static int wants_json(const hs_cli *cli)
-{
-    return cli->stats == 2 || cli->stats_file;
-}
-
-/* Opens the input's decoder, the output's encoder and the filter. Returns
- * EXIT_OK or the exit code, with the message said. */
-static int start_run(hs_cli *cli, reader *rd, int out_fd, hs_output **out, hs_filter **filter,
-                     spill_file *spill)
-{
-    hs_report *r = &cli->report;
-    hs_output_params op;
-    hs_error err;
-
-    if (!(rd->in = hs_input_open_fd(rd->fd, &err))) {
-        if (err.code == HS_E_NOMEM) {
-            hs_report_fail(r, HS_E_NOMEM, NULL, "out of memory");
-            return EXIT_LIMIT;
-        }
-        /* HS_E_UNSUPPORTED: a zip, xz, ... named as such, which is not a
-         * heap dump: the input's fault (1), not a read that may work again */
-        return hs_report_fail(r, err.code, NULL, "%s: %s", hs_cli_in_name(cli),
-                              err.message);
-    }
-    /* a JSON report binds the bytes it describes: every byte read and
-     * written is hashed (SHA-256) on its way, from the first */
-    if (wants_json(cli)) {
-        if (!(rd->hash = hs_hasher_start(cli->threads > 1))) {
-            hs_report_fail(r, HS_E_NOMEM, NULL, "out of memory");
-            return EXIT_LIMIT;
-        }
-        hs_input_hash(rd->in, rd->hash);
-    }
-    /* decompressing beside the filter pays when there is a core for it:
-     * the reader thread and the pager start with -T 2 or more */
-    rd->base = hs_input_source_ex(rd->in, cli->threads > 1 ? 2 : 1);
-    leave_inflater_a_core(rd);
-    memset(&op, 0, sizeof op);
-    op.size = sizeof op;
-    op.compress = cli->format;
-    op.level_as_given = cli->level != HS_CLI_LEVEL_DEFAULT;
-    op.level = op.level_as_given ? cli->level : 0;
-    op.threads = cli->threads;
-    if (!(*out = hs_output_open_ex(out_fd, NULL, NULL, &op, &err))) {
-        /* the range of levels is main.c's: only the compressor can fail */
-        hs_report_fail(r, HS_E_NOMEM, NULL, "%s", err.message);
-        return EXIT_LIMIT;
-    }
-    if (rd->hash && !cli->audit)
-        hs_output_hash(*out, rd->hash);
-    cli->opt.spill.write = spill_write;
-    cli->opt.spill.read = spill_read;
-    cli->opt.spill.ctx = spill;
-    /* the duplicate report rides on --stats: it costs a hash per array */
-    cli->opt.find_duplicates = cli->stats != 0 || cli->stats_file;
-    /* so is the count of non-zero bytes scrubbed: it reads bytes that
-     * would otherwise be skipped unread */
-    cli->opt.count_nonzero = cli->stats != 0 || cli->stats_file || cli->audit;
-    cli->opt.histogram = cli->histogram;
-    cli->opt.findings = cli->audit; /* --audit says where */
-    if (!(*filter = hs_filter_create(cli->rules, &cli->opt, NULL))) {
-        hs_report_fail(r, HS_E_NOMEM, NULL, "out of memory");
-        return EXIT_LIMIT;
-    }
-    return EXIT_OK;
 }
 
 static int write_all(int fd, const char *p, size_t n);
@@ -980,9 +514,9 @@ static int claim_mapfile(hs_cli *cli)
         return EXIT_OK;
     }
     if (r > 0)
-        hs_report_fail(&cli->report, HS_E_USAGE, NULL, "%s", hs_files_why());
+        hs_report_fail(cli->report, HS_E_USAGE, NULL, "%s", hs_files_why());
     else
-        hs_report_fail(&cli->report, HS_E_WRITE, NULL, "%s: %s", cli->obfuscate_path,
+        hs_report_fail(cli->report, HS_E_WRITE, NULL, "%s: %s", cli->obfuscate_path,
                        strerror(errno));
     return r > 0 ? EXIT_USAGE : EXIT_IO;
 }
@@ -998,7 +532,7 @@ static int write_mapfile(hs_cli *cli, const hs_filter *filter, int rc)
         return rc;
     if (hs_outfile_open(&mf, cli->obfuscate_path,
                         HS_OUT_MAPFILE | (cli->force ? HS_OUT_FORCE : 0), -1) != 0) {
-        hs_report_fail(&cli->report, mf.refused ? HS_E_USAGE : HS_E_WRITE, NULL, "%s%s%s",
+        hs_report_fail(cli->report, mf.refused ? HS_E_USAGE : HS_E_WRITE, NULL, "%s%s%s",
                        mf.refused ? hs_files_why() : cli->obfuscate_path, mf.refused ? "" : ": ",
                        mf.refused ? "" : strerror(errno));
         return mf.refused ? EXIT_USAGE : EXIT_IO;
@@ -1009,71 +543,262 @@ static int write_mapfile(hs_cli *cli, const hs_filter *filter, int rc)
     if (s != HS_OK) {
         int e = errno;
         hs_outfile_abort(&mf);
-        hs_report_fail(&cli->report, s, NULL, "%s: %s", cli->obfuscate_path,
+        hs_report_fail(cli->report, s, NULL, "%s: %s", cli->obfuscate_path,
                        s == HS_E_NOMEM ? "out of memory" : strerror(e));
         return s == HS_E_NOMEM ? EXIT_LIMIT : EXIT_IO;
     }
     if (hs_outfile_commit(&mf) != 0) {
-        hs_report_fail(&cli->report, HS_E_WRITE, NULL, "%s: %s", cli->obfuscate_path,
+        hs_report_fail(cli->report, HS_E_WRITE, NULL, "%s: %s", cli->obfuscate_path,
                        strerror(errno));
         return EXIT_IO;
     }
     return rc;
 }
 
+/* The reader went away (EPIPE on standard output): end quietly, the way
+ * gzip and zstd do, by the SIGPIPE that was ignored to get here, the
+ * report saying so as it would for a SIGPIPE that killed the run. */
+static void die_of_sigpipe(hs_cli *cli)
+{
+    fflush(stderr);
+    publish_report(cli);
+    hs_stop_now(SIGPIPE);
+}
+
+/* Replaces the first `from` in `text` by `to`, within `cap`. */
+static void rename_word(char *text, size_t cap, const char *from, const char *to)
+{
+    char *at = strstr(text, from);
+    size_t n = strlen(from), k = strlen(to), len = strlen(text);
+
+    if (!at || len - n + k >= cap)
+        return;
+    memmove(at + k, at + n, len - (size_t)(at - text) - n + 1);
+    memcpy(at, to, k);
+}
+
+/* hs_job's message hook (the report's): each message as the library makes
+ * it, in the command's words (the options by their names, the spill
+ * file's), on a line of its own below the progress line; a write that
+ * failed for a reader gone ends the run instead (die_of_sigpipe). */
+static void say(void *ctx, hs_message_kind kind, hs_status code, const hs_error *where,
+                char *text, size_t cap)
+{
+    cli_run *rn = ctx;
+    hs_cli *cli = rn->cli;
+
+    if (kind == HS_MSG_ERROR && !cli->out_path && rn->out && hs_output_errno(rn->out) == EPIPE)
+        die_of_sigpipe(cli);
+    (void)code;
+    if (kind == HS_MSG_ERROR && rn->spill.err && where) /* the spill file's own failure */
+        snprintf(text, cap, "%s: %s: %s", where->message, rn->spill.path,
+                 strerror(rn->spill.err));
+    rename_word(text, cap, "(salvage ", "(--salvage ");
+    rename_word(text, cap, "(max_held)", "(--max-held)");
+    if (cli->quiet && (kind == HS_MSG_WARNING || kind == HS_MSG_SALVAGED))
+        return;
+    hs_progress_clear(&rn->progress);
+    fprintf(stderr, "%s: %s%s\n", g_prog, kind == HS_MSG_WARNING ? "warning: " : "", text);
+}
+
+/* hs_job's snapshot hook: the report kept ready for a signal. */
+static void snapshot(void *ctx, const hs_report *r)
+{
+    cli_run *rn = ctx;
+
+    (void)r; /* it is rn->cli->report */
+    publish_report(rn->cli);
+}
+
+/* hs_job's progress: the terminal's line, in the input's own bytes. */
+static int progress(void *ctx, uint64_t in_bytes, uint64_t in_hprof_bytes, uint64_t out_bytes)
+{
+    cli_run *rn = ctx;
+
+    (void)in_hprof_bytes;
+    (void)out_bytes;
+    hs_progress_update(&rn->progress, in_bytes);
+    return 0;
+}
+
+/* hs_job's start, the input's source made: a mapped input's SIGBUS named,
+ * and the scheduling beside a gzip input's inflater.
+ *
+ * gzip input is inflated on a thread of its own (input.c), and that thread
+ * is what a run waits on: the filter and the compressor's workers keep up
+ * with it on the other core. As SCHED_BATCH they keep the same share of
+ * the CPU, but no longer preempt the inflater when they wake, so it keeps
+ * its core whenever it has work (-z on a 1 GB gzip dump: 3 % faster,
+ * bench/RESULTS.md). Only this thread changes, and only from the default
+ * policy, so a run started under chrt keeps what it was given; the threads
+ * started before (inflater, helper, pager) keep theirs, and so do --gzip's
+ * workers, started when the output was opened, before the job; -z's, which
+ * libzstd starts with the first bytes compressed, inherit this one
+ * (batch.h). */
+static void started(void *ctx, hs_input *in)
+{
+    cli_run *rn = ctx;
+    const hs_source *src = hs_input_source_ex(in, rn->cli->threads > 1 ? 2 : 1);
+    const void *mapped;
+    uint64_t mapped_len;
+
+    if ((mapped = hs_input_mapping(in, &mapped_len)) != NULL)
+        catch_sigbus(hs_cli_in_name(rn->cli), src->data ? "input byte" : "compressed byte",
+                     mapped, mapped_len);
+    if (src->borrow && hs_input_compression(in) == HS_COMPRESS_GZIP)
+        (void)hs_run_as_batch();
+}
+
+/* hs_job's end of a run that worked: what the user may not expect, and
+ * --obfuscate-names' file. */
+static int finished(void *ctx, const hs_filter *filter, int rc)
+{
+    cli_run *rn = ctx;
+    hs_stats st;
+
+    hs_filter_stats_ex(filter, &st, sizeof st);
+    warn_after_run(rn->cli, &st, rn->out_fd);
+    return write_mapfile(rn->cli, filter, rc);
+}
+
+/* A JSON report will be written (--stats=json, --stats-file). */
+static int wants_json(const hs_cli *cli)
+{
+    return cli->stats == 2 || cli->stats_file;
+}
+
+/* Opens the input's decoder and the output's encoder. Returns EXIT_OK or
+ * the exit code, with the message said. */
+static int open_run(hs_cli *cli, cli_run *rn, int in_fd)
+{
+    hs_report *r = cli->report;
+    hs_output_params op;
+    hs_error err;
+
+    if (!(rn->in = hs_input_open_fd(in_fd, &err))) {
+        if (err.code == HS_E_NOMEM) {
+            hs_report_fail(r, HS_E_NOMEM, NULL, "out of memory");
+            return EXIT_LIMIT;
+        }
+        /* HS_E_UNSUPPORTED: a zip, xz, ... named as such, which is not a
+         * heap dump: the input's fault (1), not a read that may work again */
+        return hs_report_fail(r, err.code, NULL, "%s: %s", hs_cli_in_name(cli),
+                              err.message);
+    }
+    if (cli->audit) /* --audit writes no dump */
+        return EXIT_OK;
+    memset(&op, 0, sizeof op);
+    op.size = sizeof op;
+    op.compress = cli->format;
+    op.level_as_given = cli->level != HS_CLI_LEVEL_DEFAULT;
+    op.level = op.level_as_given ? cli->level : 0;
+    op.threads = cli->threads;
+    if (!(rn->out = hs_output_open_ex(rn->out_fd, NULL, NULL, &op, &err))) {
+        /* the range of levels is main.c's: only the compressor can fail */
+        hs_report_fail(r, HS_E_NOMEM, NULL, "%s", err.message);
+        return EXIT_LIMIT;
+    }
+    return EXIT_OK;
+}
+
+/* The run itself: hs_job_run with the command's rules, options, report
+ * and hooks; then the progress line's end and --audit's text. */
+static int run_job(hs_cli *cli, cli_run *rn)
+{
+    hs_job job;
+    hs_stats st;
+    int rc;
+
+    cli->opt.spill.write = spill_write;
+    cli->opt.spill.read = spill_read;
+    cli->opt.spill.ctx = &rn->spill;
+    /* the duplicate report rides on --stats: it costs a hash per array */
+    cli->opt.find_duplicates = cli->stats != 0 || cli->stats_file;
+    /* so is the count of non-zero bytes scrubbed: it reads bytes that
+     * would otherwise be skipped unread */
+    cli->opt.count_nonzero = cli->stats != 0 || cli->stats_file || cli->audit;
+    memset(&job, 0, sizeof job);
+    job.size = sizeof job;
+    job.compress = cli->format;
+    job.threads = cli->threads;
+    job.histogram = cli->histogram;
+    job.audit = cli->audit; /* the privacy preset's rules: check_audit's */
+    job.salvage = cli->opt.salvage;
+    job.progress = progress;
+    job.progress_ctx = rn;
+    job.in_name = hs_cli_in_name(cli);
+    job.out_name = out_name(cli);
+    job.rules = cli->audit ? NULL : cli->rules;
+    job.options = &cli->opt;
+    job.options_size = sizeof cli->opt;
+    job.report = cli->report;
+    /* a JSON report binds the bytes it describes: every byte read and
+     * written is hashed (SHA-256) on its way, from the first */
+    job.full_report = wants_json(cli);
+    job.snapshot = wants_json(cli) ? snapshot : NULL;
+    job.started = started;
+    job.finished = finished;
+    job.hooks_ctx = rn;
+    hs_report_set_messages(cli->report, say, rn);
+    rc = hs_job_run(&job, rn->in, rn->out, NULL);
+    hs_report_set_messages(cli->report, NULL, NULL);
+    cli->keep_output = cli->report->output_kept; /* a salvaged dump, whatever the code */
+    if (rc == EXIT_OK || (rc == EXIT_AUDIT && cli->report->audited)) {
+        /* read in place: how far the filter got */
+        hs_report_stats(cli->report, &st, sizeof st);
+        hs_progress_end(&rn->progress, hs_input_compression(rn->in) == HS_COMPRESS_NONE
+                                           ? st.bytes_in
+                                           : hs_input_bytes_read(rn->in));
+    } else {
+        hs_progress_clear(&rn->progress);
+    }
+    if (cli->audit && cli->report->audited)
+        rc = audit_report(cli, &cli->report->st);
+    return rc;
+}
+
 static int run_filter(hs_cli *cli)
 {
     hs_outfile of = {NULL, NULL, NULL, -1, 0, 0, -1};
-    hs_output *out = NULL;
-    hs_filter *filter = NULL;
-    reader rd;
-    int out_fd = STDOUT_FILENO, rc;
+    static cli_run rn; /* big (the spill file's name); the one run */
+    int in_fd = STDIN_FILENO, rc;
     struct stat st;
-    spill_file spill = {-1, 0, {0}};
 
-    memset(&rd, 0, sizeof rd);
-    rd.fd = STDIN_FILENO;
-    rd.cli = cli;
+    memset(&rn, 0, sizeof rn);
+    rn.cli = cli;
+    rn.out_fd = STDOUT_FILENO;
+    rn.spill.fd = -1;
     choose_format(cli);
     if ((rc = check_audit(cli)) != EXIT_OK || (rc = check_terminals(cli)) != EXIT_OK)
         return rc;
     /* (the signals are caught already: main.c, before any temporary file) */
-    if ((rc = open_files(cli, &rd.fd, &of)) != EXIT_OK)
+    if ((rc = open_files(cli, &in_fd, &of)) != EXIT_OK)
         return rc;
     if ((rc = claim_mapfile(cli)) != EXIT_OK) {
         if (cli->in_path)
-            close(rd.fd);
+            close(in_fd);
         return cli->out_path ? close_output(cli, &of, rc) : rc;
     }
     if (cli->out_path)
-        out_fd = of.fd;
-    hs_widen_pipe(rd.fd);
-    hs_widen_pipe(out_fd);
-    rc = start_run(cli, &rd, out_fd, &out, &filter, &spill);
-    rd.filter = filter;
-    rd.out = out;
+        rn.out_fd = of.fd;
+    hs_widen_pipe(in_fd);
+    hs_widen_pipe(rn.out_fd);
+    rc = open_run(cli, &rn, in_fd);
     if (rc == EXIT_OK) {
-        publish_report(cli, &rd);
-        hs_progress_start(&rd.progress, cli->progress < 0 ? isatty(STDERR_FILENO) : cli->progress,
+        publish_report(cli);
+        hs_progress_start(&rn.progress, cli->progress < 0 ? isatty(STDERR_FILENO) : cli->progress,
                           cli->size ? cli->size
-                          : fstat(rd.fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size
+                          : fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size
                                                                            : 0);
-        rc = filter_files(cli, filter, &rd, out, &spill);
-        rc = after_run(cli, filter, rd.in, out_fd, rc);
-        rc = write_mapfile(cli, filter, rc);
+        rc = run_job(cli, &rn);
     }
-    keep_figures(cli, filter, &rd, out, rc);
-    if (rd.hash)
-        keep_digests(&cli->report, rd.hash, rd.in, cli->audit ? NULL : out, cli->format);
-    publish_report(cli, NULL);
-    hs_filter_free(filter);
-    hs_output_close(out);
-    hs_input_close(rd.in);
-    hs_hasher_free(rd.hash);
-    if (spill.fd >= 0)
-        close(spill.fd);
+    publish_report(cli);
+    hs_output_close(rn.out);
+    hs_input_close(rn.in);
+    if (rn.spill.fd >= 0)
+        close(rn.spill.fd);
     if (cli->in_path)
-        close(rd.fd);
+        close(in_fd);
     if (cli->input_done) /* --jvm: the JVM's word on its dump (jvm.c) */
         rc = cli->input_done(cli, rc);
     /* the output put in place (or removed) and the report that says so
@@ -1081,9 +806,9 @@ static int run_filter(hs_cli *cli)
     hs_stop_hold();
     if (cli->out_path)
         rc = close_output(cli, &of, rc);
-    cli->report.output_kept = !cli->audit && (rc == EXIT_OK || rc == EXIT_SALVAGED ||
+    cli->report->output_kept = !cli->audit && (rc == EXIT_OK || rc == EXIT_SALVAGED ||
                                               (cli->keep_output && rc != EXIT_IO));
-    publish_report(cli, NULL);
+    publish_report(cli);
     hs_stop_release();
     return rc;
 }
@@ -1115,7 +840,7 @@ static int report_to_stdout(const hs_cli *cli)
  * said. */
 static int open_report(hs_cli *cli)
 {
-    hs_report *r = &cli->report;
+    hs_report *r = cli->report;
     hs_claim c;
 
     /* the dump's output is claimed first (again when it is opened): when
@@ -1179,7 +904,7 @@ int hs_cli_report_open(hs_cli *cli)
     }
     if (cli->stats == 2)
         hs_stop_report_to(stats_fd(cli), NULL);
-    publish_report(cli, NULL);
+    publish_report(cli);
     hs_stop_ready();
     return EXIT_OK;
 }
@@ -1205,19 +930,16 @@ static int write_all(int fd, const char *p, size_t n)
  * the report's temporary file: 0, or -1 with errno set. */
 static int send_report(const hs_cli *cli, int rc, int fd, int stream)
 {
-    char *doc = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&doc, &len);
+    char *doc;
     int bad, e;
 
-    if (!fp)
+    cli->report->audit_run = cli->audit; /* (set by the job, unless it never ran) */
+    doc = hs_report_json(cli->report, rc, hs_cli_report_in_name(cli), cli->out_path);
+    if (!doc)
         return -1;
-    bad = hs_report_write_json(fp, &cli->report, rc, hs_cli_report_in_name(cli), cli->out_path,
-                               cli->audit);
-    bad |= fclose(fp) != 0;
-    bad = bad || (stream ? hs_stop_stream(fd, doc, len) : write_all(fd, doc, len)) != 0;
+    bad = (stream ? hs_stop_stream(fd, doc, strlen(doc)) : write_all(fd, doc, strlen(doc))) != 0;
     e = errno;
-    free(doc);
+    hs_free(doc);
     errno = e;
     return bad ? -1 : 0;
 }
@@ -1231,7 +953,7 @@ static int report_lost(int rc)
 
 int hs_cli_report_close(hs_cli *cli, int rc)
 {
-    hs_report *r = &cli->report;
+    hs_report *r = cli->report;
     struct rusage ru;
 
     /* single-threaded here: the reports are the run's own from now */
@@ -1285,7 +1007,7 @@ int hs_cli_report_close(hs_cli *cli, int rc)
  * many.c's child puts them, headed by the input's name). */
 int hs_cli_run(hs_cli *cli)
 {
-    hs_report *r = &cli->report;
+    hs_report *r = cli->report;
     int rc = run_filter(cli), stats = cli->stats == 1 && r->ran,
         histo = cli->histogram && r->histo && !cli->quiet && cli->stats != 2, fd;
     const char *name = cli->files ? hs_cli_in_name(cli) : NULL;

@@ -77,10 +77,10 @@ extern "C" {
  * number grows with each release that adds calls, the major one (the
  * soname's) would only with a break. */
 #define HS_VERSION_MAJOR 0
-#define HS_VERSION_MINOR 5
+#define HS_VERSION_MINOR 6
 #define HS_VERSION_PATCH 0
 #define HS_VERSION_NUMBER (HS_VERSION_MAJOR * 10000 + HS_VERSION_MINOR * 100 + HS_VERSION_PATCH)
-#define HS_VERSION_STRING "0.5.0"
+#define HS_VERSION_STRING "0.6.0"
 
 /* Marks the library's exported functions. The shared library is built with
  * -fvisibility=hidden, so these are its only dynamic symbols and the core's
@@ -754,6 +754,96 @@ HS_API hs_status hs_rules_mapping_input(hs_rules *rules, hs_input *in, uint64_t 
 typedef int (*hs_job_progress_fn)(void *ctx, uint64_t in_bytes, uint64_t in_hprof_bytes,
                                   uint64_t out_hprof_bytes);
 
+/* ---- a run's report, as an object (0.6) ----
+ *
+ * What a run learnt, filled as it goes: its counters, its failure (or
+ * salvaged cut), warnings, the input's and output's sizes and SHA-256
+ * digests, the histogram and audit findings. hs_job_run fills one the
+ * caller made (hs_job.report), which the caller may then add to (its own
+ * failure after the run, as the CLI's rename of its output is) and render
+ * as the JSON document --stats-file writes (hs_report_json). A report
+ * belongs to one run at a time and is not thread-safe. */
+typedef struct hs_report hs_report; /* opaque */
+
+/* What a message is (hs_message_fn): the run's failure (kept as the
+ * report's error), a cut or damage salvaged (kept as its error; the run
+ * worked), a warning (kept in "warnings", at most 16), or a note that is
+ * said and not kept (what a compressed input's damage added after a
+ * failure before it). */
+typedef enum {
+    HS_MSG_ERROR = 0,
+    HS_MSG_SALVAGED = 1,
+    HS_MSG_WARNING = 2,
+    HS_MSG_NOTE = 3
+} hs_message_kind;
+
+/* Called with each message as the report takes it, on the thread that
+ * made it (the one running the job), before it is kept: `text` (at most
+ * `cap` bytes with its NUL) may be rewritten in place, and what it then
+ * says is what the report keeps; a caller names its own options so, or
+ * adds what only it knows (a file name). `code`: the status (HS_OK for a
+ * warning or note); `where`: the place in the input, or NULL. */
+typedef void (*hs_message_fn)(void *ctx, hs_message_kind kind, hs_status code,
+                              const hs_error *where, char *text, size_t cap);
+
+/* A new, empty report (NULL: out of memory), and its end (NULL is fine). */
+HS_API hs_report *hs_report_create(void);
+HS_API void hs_report_free(hs_report *r);
+/* Each message from now on goes to `fn` (NULL: none; the library prints
+ * nothing of its own). */
+HS_API void hs_report_set_messages(hs_report *r, hs_message_fn fn, void *ctx);
+/* Records a rule argument for the report's "rules" list, in order: a
+ * preset's name (is_file 0) or a rule file's (1). `arg` is not copied: it
+ * must outlive the report. At most 64. */
+HS_API void hs_report_note_rules(hs_report *r, int is_file, const char *arg);
+/* Records MESSAGE (printf's format) as the run's failure with status
+ * `code`, at the place `where` gives (NULL: none), replacing an earlier
+ * one, and returns the exit code of `code` (hs_status_exit). */
+HS_API int hs_report_fail(hs_report *r, hs_status code, const hs_error *where,
+                          const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* Records MESSAGE as a warning (at most 16 kept; each said to the hook). */
+HS_API void hs_report_warn(hs_report *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The run's failure (or salvaged cut), or NULL when there is none. */
+HS_API const hs_error *hs_report_error(const hs_report *r);
+/* The counters as the run left them, sized as hs_filter_stats_ex (`size`
+ * is sizeof *st as the caller knows it; returns the bytes filled): all 0
+ * before a filter ran. */
+HS_API size_t hs_report_stats(const hs_report *r, hs_stats *st, size_t size);
+/* Whether the complete output is under its name: hs_job_run sets it (a
+ * good or salvaged run's), a caller that then removes or renames the
+ * output says so. */
+HS_API int hs_report_output_kept(const hs_report *r);
+HS_API void hs_report_set_output_kept(hs_report *r, int kept);
+/* The JSON document of a run that ended with `exit_status` (hs_job_run's
+ * return, or the caller's own after it), the one --stats-file writes, the
+ * input and output named `in_name` and `out_name` (NULL: null),
+ * NUL-terminated, one line; to free with hs_free(). NULL when out of
+ * memory. */
+HS_API char *hs_report_json(const hs_report *r, int exit_status, const char *in_name,
+                            const char *out_name);
+
+/* A job's snapshot (hs_job.snapshot): the report as it stands while the
+ * run goes (its counters so far; no exit status, error or digests yet),
+ * made before a read of the input, at most every 10 ms, so that one kept
+ * for a signal is never older than that. Only with hs_job.report. */
+typedef void (*hs_job_snapshot_fn)(void *ctx, const hs_report *r);
+/* A job's start (hs_job.started): the input's source is made (a gzip
+ * input's reader thread running) and nothing is read yet. */
+typedef void (*hs_job_started_fn)(void *ctx, hs_input *in);
+/* A job's end (hs_job.finished): after a run that worked (exit 0, 6, or 7
+ * for an audit), with the filter before it is freed (hs_filter_obfuscation_map,
+ * hs_filter_histogram...) and the exit code so far; returns the run's exit
+ * code, its failure recorded in hs_job.report when it is not 0. */
+typedef int (*hs_job_finished_fn)(void *ctx, const hs_filter *filter, int exit_code);
+
 typedef struct {
     size_t size;              /* sizeof(hs_job) as the caller knows it: later fields read as 0 */
     const char *preset;       /* NULL: "default" */
@@ -783,6 +873,19 @@ typedef struct {
                                     histogram and audit, and what its report
                                     counts, are turned on over them */
     size_t options_size;         /* sizeof *options as the caller knows it */
+    /* Added in 0.6: the report as an object, and a caller's hooks. */
+    hs_report *report;           /* filled by the run (hs_report_create), the caller's
+                                    to render and free; its message hook says each
+                                    message as it is made. NULL: none */
+    int full_report;             /* with `report`: all of a JSON report's figures
+                                    (both sides' digests, duplicate arrays, non-zero
+                                    counts), which cost a hash per byte and per
+                                    array; asking for the `report` argument's
+                                    document implies it */
+    hs_job_snapshot_fn snapshot; /* NULL: none. Only with `report` */
+    hs_job_started_fn started;   /* NULL: none */
+    hs_job_finished_fn finished; /* NULL: none */
+    void *hooks_ctx;             /* the first argument of snapshot, started, finished */
 } hs_job;
 
 /* Runs `job` from `in` into `out` and returns the run's exit status, the

@@ -11,9 +11,13 @@
  *
  * The messages are the CLI's, the input named job->in_name where the CLI
  * names its file ("input" without one), and the output job->out_name
- * ("output"). The job's progress callback rides on the filter's, adding
- * the compressed bytes read; its non-zero return cancels the run as
- * hs_filter_cancel does (exit 8, "cancelled").
+ * ("output"), naming no option (the CLI's message hook adds its own). The
+ * job's progress callback rides on the filter's, adding the compressed
+ * bytes read; its non-zero return cancels the run as hs_filter_cancel does
+ * (exit 8, "cancelled"). The CLI's run is this one: it gives its report
+ * (hs_job.report), its words (the report's message hook), its snapshot for
+ * a signal, its scheduling once the reader thread runs (started) and its
+ * --obfuscate-names file (finished) as hooks.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "hasher.h"
@@ -37,7 +41,9 @@ typedef struct {
     hs_job job;          /* the caller's, zero past its size */
     const char *in_name; /* in messages: job.in_name, else "input" */
     const char *out_name;
-    hs_report r;
+    hs_report own;       /* the report when the caller gave none */
+    hs_report *r;        /* job.report, else &own */
+    int full;            /* all of a JSON report's figures (digests, duplicates) */
     hs_input *in;
     hs_output *out;
     enum hs_output_format format;
@@ -47,6 +53,10 @@ typedef struct {
     hs_hasher *hash;
     int threads;
     int keep_output;
+    /* job.snapshot: the input's source wrapped, a snapshot before a read */
+    const hs_source *base;
+    hs_source snap_src;
+    struct timespec next_snapshot;
 } run;
 
 /* --audit's sink: the output goes nowhere. */
@@ -66,32 +76,38 @@ static int make_rules(run *j)
     const char *map;
     hs_error err;
     hs_status s;
+    /* a caller's report with its own rule arguments (the CLI's -p and -r,
+     * in order) keeps them */
+    int note = j->r->n_rules == 0;
 
     if (job->rules) { /* the caller's, made as it wished: one or the other */
         if (job->preset || job->rules_text || job->rules_len || job->mapping_path || job->audit)
-            return hs_report_fail(&j->r, HS_E_USAGE, NULL,
+            return hs_report_fail(j->r, HS_E_USAGE, NULL,
                                   "hs_job_run: a rule set (rules) and %s: one or the other",
                                   job->audit ? "audit (the privacy preset's)"
                                              : "preset, rules_text or mapping_path");
-        hs_report_note_rules(&j->r, 1, "rules");
+        if (note)
+            hs_report_note_rules(j->r, 1, "rules");
         j->use_rules = job->rules;
         return EXIT_OK;
     }
     if (!(j->rules = hs_rules_create(NULL)))
-        return hs_report_fail(&j->r, HS_E_NOMEM, NULL, "out of memory");
+        return hs_report_fail(j->r, HS_E_NOMEM, NULL, "out of memory");
     j->use_rules = j->rules;
     if (job->audit) { /* what the privacy preset would remove: nothing else */
         hs_rules_preset(j->rules, "privacy", NULL);
         return EXIT_OK;
     }
-    hs_report_note_rules(&j->r, 0, preset);
+    if (note)
+        hs_report_note_rules(j->r, 0, preset);
     if (hs_rules_preset(j->rules, preset, NULL) != HS_OK)
-        return hs_report_fail(&j->r, HS_E_USAGE, NULL, "unknown preset '%s'", preset);
+        return hs_report_fail(j->r, HS_E_USAGE, NULL, "unknown preset '%s'", preset);
     if (job->rules_text || job->rules_len) {
-        hs_report_note_rules(&j->r, 1, "rules_text");
+        if (note)
+            hs_report_note_rules(j->r, 1, "rules_text");
         if (hs_rules_parse(j->rules, job->rules_text, job->rules_len, "rules_text", &err) !=
             HS_OK)
-            return hs_report_fail(&j->r, HS_E_USAGE, NULL, "%s", err.message);
+            return hs_report_fail(j->r, HS_E_USAGE, NULL, "%s", err.message);
     }
     /* the job's mapping wins over the rule text's `mapping` line */
     map = job->mapping_path ? job->mapping_path : hs_rules_mapping_file(j->rules);
@@ -100,7 +116,7 @@ static int make_rules(run *j)
     s = hs_rules_mapping_path(j->rules, map, 0, &err);
     if (s == HS_OK)
         return EXIT_OK;
-    hs_report_fail(&j->r, s, NULL, "%s", err.message);
+    hs_report_fail(j->r, s, NULL, "%s", err.message);
     return s == HS_E_LIMIT || s == HS_E_NOMEM ? EXIT_LIMIT : EXIT_USAGE;
 }
 
@@ -115,20 +131,27 @@ static void dump_message(run *j, hs_status s, const hs_error *e)
                            : "";
 
     if (hs_input_format(j->in) == HS_IN_PLAIN)
-        hs_report_fail(&j->r, s, e, "%s: %s%s", j->in_name, msg, hint);
+        hs_report_fail(j->r, s, e, "%s: %s%s", j->in_name, msg, hint);
     else if (strncmp(msg, lead, sizeof lead - 1) == 0)
-        hs_report_fail(&j->r, s, e, "%s: decompressed byte %s%s", j->in_name,
+        hs_report_fail(j->r, s, e, "%s: decompressed byte %s%s", j->in_name,
                        msg + sizeof lead - 1, hint);
     else
-        hs_report_fail(&j->r, s, e, "%s: in the decompressed dump: %s%s", j->in_name, msg, hint);
+        hs_report_fail(j->r, s, e, "%s: in the decompressed dump: %s%s", j->in_name, msg, hint);
 }
 
 static void failure(run *j, hs_status s, const hs_error *e)
 {
-    if (s == HS_E_READ && hs_input_error(j->in))
-        hs_report_fail(&j->r, s, e, "%s: %s", j->in_name, hs_input_error(j->in));
+    if (hs_input_shrank(j->in)) { /* whatever failed after: the pages went */
+        hs_stats now;
+        hs_filter_stats_ex(j->filter, &now, sizeof now);
+        hs_report_fail(j->r, HS_E_READ, e,
+                       "%s: the input file shrank while it was being read (at input byte %llu)",
+                       j->in_name,
+                       (unsigned long long)(e->offset != UINT64_MAX ? e->offset : now.bytes_in));
+    } else if (s == HS_E_READ && hs_input_error(j->in))
+        hs_report_fail(j->r, s, e, "%s: %s", j->in_name, hs_input_error(j->in));
     else if (s == HS_E_WRITE)
-        hs_report_fail(&j->r, s, e, "%s: %s: %s", j->out_name, e->message,
+        hs_report_fail(j->r, s, e, "%s: %s: %s", j->out_name, e->message,
                        j->out ? hs_output_error(j->out) : "");
     else
         dump_message(j, s, e);
@@ -153,16 +176,17 @@ static int damage(run *j, hs_status s, const hs_error *e)
 
     if (s != HS_OK && s != HS_SALVAGED && s != HS_E_TRUNCATED && e->offset < end) {
         failure(j, s, e);
+        hs_report_note(j->r, "%s: (and then %s)", j->in_name, hs_input_error(j->in));
         return hs_status_exit(s);
     }
     cut = hs_input_damage(j->in) == HS_DAMAGE_TRUNCATED;
     if (salvaged && cut)
-        hs_report_salvage(&j->r, HS_E_TRUNCATED, e,
+        hs_report_salvage(j->r, HS_E_TRUNCATED, e,
                           "%s: %s; the decompressed dump ends there, at byte %llu: %s%s",
                           j->in_name, hs_input_error(j->in), (unsigned long long)end,
                           cut_detail(s, e), s == HS_OK ? " (salvaged)" : "");
     else
-        hs_report_fail(&j->r, cut ? HS_E_TRUNCATED : HS_E_MALFORMED, e,
+        hs_report_fail(j->r, cut ? HS_E_TRUNCATED : HS_E_MALFORMED, e,
                        "%s: %s; the decompressed dump ends there, at byte %llu: %s%s",
                        j->in_name, hs_input_error(j->in), (unsigned long long)end, cut_detail(s, e),
                        salvaged ? " (salvage wrote the complete records before it)"
@@ -188,9 +212,75 @@ static int progress(void *ctx, uint64_t in, uint64_t out)
     return j->job.progress(j->job.progress_ctx, raw, in, out) != 0;
 }
 
+static void counts(run *j, int rc);
+
+/* job.snapshot, before a read, at most every 10 ms: a coarse clock read
+ * per block, and a report of a few KiB rendered by the caller (about 20 us)
+ * a hundred times a second is 0.2 % of a core. So a report kept for a
+ * signal counts what the run had read. */
+static void maybe_snapshot(run *j)
+{
+    struct timespec now;
+
+#ifdef CLOCK_MONOTONIC_COARSE
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+#else
+    clock_gettime(CLOCK_MONOTONIC, &now);
+#endif
+    if (now.tv_sec < j->next_snapshot.tv_sec ||
+        (now.tv_sec == j->next_snapshot.tv_sec && now.tv_nsec < j->next_snapshot.tv_nsec))
+        return;
+    j->next_snapshot = now;
+    j->next_snapshot.tv_nsec += 10000000L;
+    if (j->next_snapshot.tv_nsec >= 1000000000L) {
+        j->next_snapshot.tv_sec++;
+        j->next_snapshot.tv_nsec -= 1000000000L;
+    }
+    counts(j, EXIT_IO); /* as if it ended now: what got out is what was written */
+    j->job.snapshot(j->job.hooks_ctx, j->r);
+}
+
+static long snap_read(void *ctx, void *buf, size_t cap)
+{
+    run *j = ctx;
+
+    maybe_snapshot(j);
+    return j->base->read(j->base->ctx, buf, cap);
+}
+
+static long snap_borrow(void *ctx, const void **block)
+{
+    run *j = ctx;
+
+    maybe_snapshot(j);
+    return j->base->borrow(j->base->ctx, block);
+}
+
+static void snap_window(void *ctx, uint64_t done, uint64_t next)
+{
+    run *j = ctx;
+
+    maybe_snapshot(j);
+    j->base->window(j->base->ctx, done, next);
+}
+
+/* The input's source, each call through the snapshot when there is one. */
+static const hs_source *source(run *j)
+{
+    j->base = hs_input_source_threads(j->in, j->threads > 1);
+    if (!j->job.snapshot || !j->job.report)
+        return j->base;
+    j->snap_src = *j->base;
+    j->snap_src.ctx = j;
+    j->snap_src.read = snap_read;
+    j->snap_src.borrow = j->base->borrow ? snap_borrow : NULL;
+    j->snap_src.window = j->base->window ? snap_window : NULL;
+    return &j->snap_src;
+}
+
 /* The filter from the input to the output: the exit code, the failure
  * (or the salvage) recorded. */
-static int filter(run *j, int want_report)
+static int filter(run *j)
 {
     hs_options opt;
     hs_error err;
@@ -201,20 +291,22 @@ static int filter(run *j, int want_report)
     int rc, finished;
 
     if (hs_options_take(&opt, j->job.options, j->job.options ? j->job.options_size : 0) != HS_OK)
-        return hs_report_fail(&j->r, HS_E_USAGE, NULL,
+        return hs_report_fail(j->r, HS_E_USAGE, NULL,
                               "hs_job.options: an option this library version does not have "
                               "is set");
     opt.salvage |= j->job.salvage;
     /* what the JSON report holds: the CLI's --stats-file counts these */
-    opt.find_duplicates |= want_report;
-    opt.count_nonzero |= want_report || j->job.audit;
+    opt.find_duplicates |= j->full;
+    opt.count_nonzero |= j->full || j->job.audit;
     opt.histogram |= j->job.histogram;
     opt.findings |= j->job.audit;
     if (!(j->filter = hs_filter_create_ex(j->use_rules, &opt, sizeof opt, NULL, &err)))
-        return hs_report_fail(&j->r, err.code, NULL, "%s", err.message);
+        return hs_report_fail(j->r, err.code, NULL, "%s", err.message);
     if (j->job.progress && hs_filter_set_progress(j->filter, progress, j) != HS_OK)
-        return hs_report_fail(&j->r, HS_E_USAGE, NULL, "the filter would take no progress");
-    src = hs_input_source_threads(j->in, j->threads > 1);
+        return hs_report_fail(j->r, HS_E_USAGE, NULL, "the filter would take no progress");
+    src = source(j);
+    if (j->job.started)
+        j->job.started(j->job.hooks_ctx, j->in);
     if (j->job.audit || !j->out) {
         dst.write = discard;
         dst.ctx = NULL;
@@ -226,8 +318,11 @@ static int filter(run *j, int want_report)
     if (s == HS_E_MALFORMED || s == HS_E_UNSUPPORTED)
         hs_input_drain(j->in);
     finished = (s == HS_OK || s == HS_SALVAGED) && (!j->out || hs_output_end(j->out) == 0);
+    /* the figures as they stand before a word is said: a message hook may
+     * publish the report (the CLI's, ending quietly on a closed pipe) */
+    counts(j, (s == HS_OK || s == HS_SALVAGED) && finished ? EXIT_OK : EXIT_IO);
     if ((s == HS_OK || s == HS_SALVAGED) && !finished)
-        return hs_report_fail(&j->r, HS_E_WRITE, NULL, "%s: writing the output failed: %s",
+        return hs_report_fail(j->r, HS_E_WRITE, NULL, "%s: writing the output failed: %s",
                               j->out_name, hs_output_error(j->out));
     if (hs_input_damage(j->in))
         return damage(j, s, e);
@@ -237,9 +332,9 @@ static int filter(run *j, int want_report)
     if (s == HS_SALVAGED)
         j->keep_output = 1;
     if (s == HS_SALVAGED && rc == EXIT_SALVAGED)
-        hs_report_salvage(&j->r, e->code, e, "%s: %s", j->in_name, e->message);
+        hs_report_salvage(j->r, e->code, e, "%s: %s", j->in_name, e->message);
     else if (s == HS_SALVAGED)
-        hs_report_fail(&j->r, e->code, e, "%s (invalid, not cut): %s", j->in_name, e->message);
+        hs_report_fail(j->r, e->code, e, "%s (invalid, not cut): %s", j->in_name, e->message);
     else if (s != HS_OK)
         failure(j, s, e);
     return rc;
@@ -259,37 +354,39 @@ static int after(run *j, int rc)
         return rc;
     hs_filter_stats_ex(j->filter, &st, sizeof st);
     if ((w = hs_input_warning(j->in)) != NULL)
-        hs_report_warn(&j->r, "%s: %s", j->in_name, w);
+        hs_report_warn(j->r, "%s: %s", j->in_name, w);
     if (!st.heap_dumps && rc == EXIT_OK)
-        hs_report_warn(&j->r,
+        hs_report_warn(j->r,
                        "%s holds no heap dump (valid HPROF, but no object in it: nothing "
                        "was stripped)",
                        j->in_name);
     for (i = 0; (w = hs_filter_warning(j->filter, i)) != NULL; i++)
-        hs_report_warn(&j->r, "%s", w);
+        hs_report_warn(j->r, "%s", w);
     n = hs_filter_histogram(j->filter, &rows);
-    if (j->job.histogram && hs_report_keep_histogram(&j->r, rows, n, st.hprof_version == 3) != 0)
-        return hs_report_fail(&j->r, HS_E_NOMEM, NULL, "out of memory");
+    if (j->job.histogram && hs_report_keep_histogram(j->r, rows, n, st.hprof_version == 3) != 0)
+        return hs_report_fail(j->r, HS_E_NOMEM, NULL, "out of memory");
     if (j->job.audit) {
         int clean = !st.nonzero_array_bytes && !st.nonzero_field_bytes && !st.strings_dropped &&
                     !st.unknown_records_dropped && !st.nonzero_string_bytes;
         n = hs_filter_findings(j->filter, &found);
-        if (hs_report_keep_findings(&j->r, found, n) != 0)
-            return hs_report_fail(&j->r, HS_E_NOMEM, NULL, "out of memory");
+        if (hs_report_keep_findings(j->r, found, n) != 0)
+            return hs_report_fail(j->r, HS_E_NOMEM, NULL, "out of memory");
         if (rc == EXIT_OK) {
-            j->r.audited = 1;
-            j->r.audit_clean = clean;
+            j->r->audited = 1;
+            j->r->audit_clean = clean;
             rc = clean ? EXIT_OK : EXIT_AUDIT;
         }
     }
     return rc;
 }
 
-/* What the report keeps of the run (the CLI's keep_figures and
- * keep_digests). */
-static void figures(run *j, int rc)
+/* What the report keeps of the run so far: counters and sizes. Bytes that
+ * never got out are not output: a plain dump counts what was written;
+ * compressed, nothing written is nothing out (else what was compressed is
+ * all one knows). */
+static void counts(run *j, int rc)
 {
-    hs_report *r = &j->r;
+    hs_report *r = j->r;
 
     if (j->filter) {
         r->ran = 1;
@@ -306,6 +403,15 @@ static void figures(run *j, int rc)
             (j->format == HS_OUT_PLAIN || r->out_raw == 0) && r->out_raw < r->st.bytes_out)
             r->st.bytes_out = r->out_raw;
     }
+}
+
+/* ... and, once the run is over (once only), the digests: a plain side's
+ * HPROF is its file. */
+static void figures(run *j, int rc)
+{
+    hs_report *r = j->r;
+
+    counts(j, rc);
     if (j->hash) {
         hs_digest d[HS_HASH_STREAMS];
         hs_input_hash_end(j->in, r->st.bytes_in);
@@ -323,12 +429,12 @@ static void figures(run *j, int rc)
     }
 }
 
-static int start(run *j, int want_report)
+static int start(run *j)
 {
     static const enum hs_output_format formats[] = {HS_OUT_PLAIN, HS_OUT_ZSTD, HS_OUT_GZIP};
 
     if (j->job.threads < 0)
-        return hs_report_fail(&j->r, HS_E_USAGE, NULL, "thread count %d", j->job.threads);
+        return hs_report_fail(j->r, HS_E_USAGE, NULL, "thread count %d", j->job.threads);
     j->threads = j->job.threads;
     if (j->threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -337,19 +443,19 @@ static int start(run *j, int want_report)
     if (j->out) {
         j->format = (enum hs_output_format)hs_output_is(j->out);
         if ((unsigned)j->job.compress > 2 || formats[j->job.compress] != j->format)
-            return hs_report_fail(&j->r, HS_E_USAGE, NULL,
+            return hs_report_fail(j->r, HS_E_USAGE, NULL,
                                   "the output was opened with another compression than the "
                                   "job's (%d)",
                                   (int)j->job.compress);
     }
     if (hs_input_started(j->in))
-        return hs_report_fail(&j->r, HS_E_USAGE, NULL,
+        return hs_report_fail(j->r, HS_E_USAGE, NULL,
                               "the input was read from already (one run per input)");
     /* the report binds the bytes it describes, as the CLI's does: every
      * byte read and written is hashed (SHA-256) on its way */
-    if (want_report) {
+    if (j->full) {
         if (!(j->hash = hs_hasher_start(j->threads > 1)))
-            return hs_report_fail(&j->r, HS_E_NOMEM, NULL, "out of memory");
+            return hs_report_fail(j->r, HS_E_NOMEM, NULL, "out of memory");
         hs_input_hash(j->in, j->hash);
         if (j->out && !j->job.audit && hs_output_written(j->out) == 0)
             hs_output_hash(j->out, j->hash);
@@ -380,7 +486,7 @@ static char *render(const run *j, int rc)
 
     if (!fp)
         return NULL;
-    bad = hs_report_write_json(fp, &j->r, rc, j->job.in_name, j->job.out_name, j->job.audit);
+    bad = hs_report_write_json(fp, j->r, rc, j->job.in_name, j->job.out_name, j->job.audit);
     if (fclose(fp) != 0 || bad) {
         free(doc);
         return NULL;
@@ -389,8 +495,8 @@ static char *render(const run *j, int rc)
 }
 
 /* The end of the last hs_job field this library knows. */
-#define JOB_KNOWN (offsetof(hs_job, options_size) + sizeof(size_t))
-_Static_assert(JOB_KNOWN == sizeof(hs_job), "JOB_KNOWN: a field was added after options_size");
+#define JOB_KNOWN (offsetof(hs_job, hooks_ctx) + sizeof(void *))
+_Static_assert(JOB_KNOWN == sizeof(hs_job), "JOB_KNOWN: a field was added after hooks_ctx");
 
 HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **report)
 {
@@ -410,37 +516,42 @@ HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **re
     if (job)
         memcpy(&j->job, job,
                job->size && job->size < sizeof j->job ? job->size : sizeof j->job);
+    j->r = j->job.report ? j->job.report : &j->own;
+    j->r->audit_run = j->job.audit != 0;
+    j->full = report != NULL || (j->job.report && j->job.full_report);
     j->in_name = j->job.in_name ? j->job.in_name : "input";
     j->out_name = j->job.out_name ? j->job.out_name : "output";
     j->in = in;
     j->out = j->job.audit ? NULL : out; /* (the copy: fields past size are 0) */
     if (!job || !in || (!out && !j->job.audit))
-        rc = hs_report_fail(&j->r, HS_E_USAGE, NULL, "hs_job_run: no %s",
+        rc = hs_report_fail(j->r, HS_E_USAGE, NULL, "hs_job_run: no %s",
                             !job ? "job" : !in ? "input" : "output");
     else if (hs_sized_unknown_set(job, JOB_KNOWN, job->size))
-        rc = hs_report_fail(&j->r, HS_E_USAGE, NULL,
+        rc = hs_report_fail(j->r, HS_E_USAGE, NULL,
                             "hs_job_run: the job sets a field this library version (%s) does "
                             "not have",
                             HS_VERSION_STRING);
-    else if ((rc = make_rules(j)) == EXIT_OK && (rc = start(j, report != NULL)) == EXIT_OK) {
-        rc = filter(j, report != NULL);
+    else if ((rc = make_rules(j)) == EXIT_OK && (rc = start(j)) == EXIT_OK) {
+        rc = filter(j);
         rc = after(j, rc);
+        if (j->job.finished && (rc == EXIT_OK || rc == EXIT_SALVAGED || rc == EXIT_AUDIT))
+            rc = j->job.finished(j->job.hooks_ctx, j->filter, rc);
     }
     if (in)
         figures(j, rc);
-    j->r.output_kept = !j->job.audit && j->out &&
+    j->r->output_kept = !j->job.audit && j->out &&
                        (rc == EXIT_OK || rc == EXIT_SALVAGED || (j->keep_output && rc != EXIT_IO));
-    j->r.wall = since(&t0);
+    j->r->wall = since(&t0);
     if (have_ru && getrusage(RUSAGE_SELF, &ru1) == 0) {
-        j->r.user = seconds(ru1.ru_utime) - seconds(ru0.ru_utime);
-        j->r.sys = seconds(ru1.ru_stime) - seconds(ru0.ru_stime);
+        j->r->user = seconds(ru1.ru_utime) - seconds(ru0.ru_utime);
+        j->r->sys = seconds(ru1.ru_stime) - seconds(ru0.ru_stime);
     }
     if (report)
         *report = render(j, rc);
     hs_filter_free(j->filter);
     hs_rules_free(j->rules);
     hs_hasher_free(j->hash);
-    hs_report_free(&j->r);
+    hs_report_clear(&j->own);
     free(j);
     return rc;
 }

@@ -25,18 +25,30 @@ HS_API const char *hs_basic_type_name(unsigned t)
     return t < 12 ? names[t] : "?";
 }
 
-void hs_report_note_rules(hs_report *r, int is_file, const char *arg)
+HS_API void hs_report_note_rules(hs_report *r, int is_file, const char *arg)
 {
-    if (r->n_rules < HS_REPORT_MAX_RULES) {
+    if (r && r->n_rules < HS_REPORT_MAX_RULES) {
         r->rule_arg[r->n_rules] = arg;
         r->rule_is_file[r->n_rules++] = (char)is_file;
     }
 }
 
+/* Says a message: through the caller's hook (which may rewrite it in
+ * place), else on stderr when the CLI asked (`print`, `shown`: not
+ * silenced by -q). */
+static void say(hs_report *r, hs_message_kind kind, hs_status code, const hs_error *where,
+                char *text, size_t cap, int shown)
+{
+    if (r->say)
+        r->say(r->say_ctx, kind, code, where, text, cap);
+    else if (shown && r->print)
+        fprintf(stderr, "hprof-strip: %s%s\n", kind == HS_MSG_WARNING ? "warning: " : "", text);
+}
+
 #if defined(__GNUC__)
 __attribute__((format(printf, 5, 0)))
 #endif
-static void record(hs_report *r, hs_status code, const hs_error *where, int print,
+static void record(hs_report *r, hs_status code, const hs_error *where, hs_message_kind kind,
                    const char *fmt, va_list ap)
 {
     if (where) {
@@ -50,16 +62,19 @@ static void record(hs_report *r, hs_status code, const hs_error *where, int prin
     r->cli_status = NULL;
     vsnprintf(r->error.message, sizeof r->error.message, fmt, ap);
     r->has_error = 1;
-    if (print && r->print)
-        fprintf(stderr, "hprof-strip: %s\n", r->error.message);
+    say(r, kind, code, where, r->error.message, sizeof r->error.message,
+        kind == HS_MSG_ERROR || !r->quiet);
 }
 
-int hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
+HS_API int hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const char *fmt,
+                          ...)
 {
     va_list ap;
 
+    if (!r)
+        return hs_status_exit(code);
     va_start(ap, fmt);
-    record(r, code, where, 1, fmt, ap);
+    record(r, code, where, HS_MSG_ERROR, fmt, ap);
     va_end(ap);
     return hs_status_exit(code);
 }
@@ -69,22 +84,103 @@ void hs_report_salvage(hs_report *r, hs_status code, const hs_error *where, cons
     va_list ap;
 
     va_start(ap, fmt);
-    record(r, code, where, !r->quiet, fmt, ap);
+    record(r, code, where, HS_MSG_SALVAGED, fmt, ap);
     va_end(ap);
 }
 
-void hs_report_warn(hs_report *r, const char *fmt, ...)
+HS_API void hs_report_warn(hs_report *r, const char *fmt, ...)
 {
     char w[sizeof r->warnings[0]];
+    va_list ap;
+
+    if (!r)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(w, sizeof w, fmt, ap);
+    va_end(ap);
+    say(r, HS_MSG_WARNING, HS_OK, NULL, w, sizeof w, !r->quiet);
+    if (r->n_warnings < HS_REPORT_MAX_WARNINGS) /* when full, said only */
+        memcpy(r->warnings[r->n_warnings++], w, sizeof w);
+}
+
+void hs_report_note(hs_report *r, const char *fmt, ...)
+{
+    char w[sizeof r->error.message];
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(w, sizeof w, fmt, ap);
     va_end(ap);
-    if (!r->quiet && r->print)
-        fprintf(stderr, "hprof-strip: warning: %s\n", w);
-    if (r->n_warnings < HS_REPORT_MAX_WARNINGS) /* when full, said on stderr only */
-        memcpy(r->warnings[r->n_warnings++], w, sizeof w);
+    say(r, HS_MSG_NOTE, HS_OK, NULL, w, sizeof w, 1);
+}
+
+/* ---- the report as an object (hprof_strip.h) ------------------------------- */
+
+HS_API hs_report *hs_report_create(void)
+{
+    return calloc(1, sizeof(hs_report));
+}
+
+HS_API void hs_report_free(hs_report *r)
+{
+    if (!r)
+        return;
+    hs_report_clear(r);
+    free(r);
+}
+
+HS_API void hs_report_set_messages(hs_report *r, hs_message_fn fn, void *ctx)
+{
+    if (r) {
+        r->say = fn;
+        r->say_ctx = ctx;
+    }
+}
+
+HS_API const hs_error *hs_report_error(const hs_report *r)
+{
+    return r && r->has_error ? &r->error : NULL;
+}
+
+HS_API size_t hs_report_stats(const hs_report *r, hs_stats *st, size_t size)
+{
+    size_t n = size < sizeof r->st ? size : sizeof r->st;
+
+    if (!r || !st)
+        return 0;
+    memcpy(st, &r->st, n);
+    if (size > n) /* a caller built with a newer header */
+        memset((unsigned char *)st + n, 0, size - n);
+    return n;
+}
+
+HS_API int hs_report_output_kept(const hs_report *r)
+{
+    return r ? r->output_kept : 0;
+}
+
+HS_API void hs_report_set_output_kept(hs_report *r, int kept)
+{
+    if (r)
+        r->output_kept = kept != 0;
+}
+
+HS_API char *hs_report_json(const hs_report *r, int exit_status, const char *in_name,
+                            const char *out_name)
+{
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *fp;
+    int bad;
+
+    if (!r || !(fp = open_memstream(&doc, &len)))
+        return NULL;
+    bad = hs_report_write_json(fp, r, exit_status, in_name, out_name, r->audit_run);
+    if (fclose(fp) != 0 || bad) {
+        free(doc);
+        return NULL;
+    }
+    return doc;
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -370,7 +466,7 @@ int hs_report_keep_findings(hs_report *r, const hs_finding *rows, size_t n)
     return 0;
 }
 
-void hs_report_free(hs_report *r)
+void hs_report_clear(hs_report *r)
 {
     size_t i;
 

@@ -35,8 +35,10 @@ enum {
 #define HS_REPORT_MAX_WARNINGS 16
 
 /* Everything a run learnt, filled as it goes, so that a failed run can
- * still say how far it got and how it failed. */
-typedef struct {
+ * still say how far it got and how it failed. The public header's opaque
+ * hs_report (hs_report_create, hs_job.report) is this struct; the CLI
+ * holds one by value (cli.h). */
+struct hs_report {
     int ran;                  /* the filter was created: `st` is its counters */
     hs_stats st;
     int has_error;            /* `error` holds the failure (or the salvaged cut) */
@@ -73,7 +75,12 @@ typedef struct {
     const char *cli_status;
     int cli_retryable;
     const char *cli_signal;   /* "SIGKILL": error.signal, with cli_status "signal" */
-} hs_report;
+    /* each message as it is made (hs_report_set_messages): then `print`
+     * is not looked at, the hook says what it will */
+    hs_message_fn say;
+    void *say_ctx;
+    int audit_run;            /* an audit (no output): hs_report_json's `audit` */
+};
 
 /* The one table of outcomes (report.c: status, exit code, report name,
  * retryable) is public: hs_status_exit, hs_status_name, hs_status_retryable
@@ -87,20 +94,15 @@ int hs_report_keep_histogram(hs_report *r, const hs_class_count *rows, size_t n,
 int hs_report_keep_findings(hs_report *r, const hs_finding *rows, size_t n);
 /* The JSON name of a finding's kind ("field", "static", "array", ...). */
 const char *hs_report_finding_kind(int kind);
-void hs_report_free(hs_report *r);
+/* Frees what `r` holds (rows, findings), not `r` itself: for a report held
+ * by value, as the CLI's is (hs_report_free frees one made by
+ * hs_report_create). */
+void hs_report_clear(hs_report *r);
 
-/* Records a -p (is_file 0) or -r argument for the report. */
-void hs_report_note_rules(hs_report *r, int is_file, const char *arg);
-
-/* Records MESSAGE as the run's error, with the place `where` gives (NULL:
- * no place in the input), and with `print` prints "hprof-strip: MESSAGE"
- * on stderr.
- * Returns the exit code the table gives `code`. */
-int hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
+/* hs_report_note_rules, hs_report_fail and hs_report_warn are public
+ * (hprof_strip.h). Without a message hook, hs_report_fail prints
+ * "hprof-strip: MESSAGE" on stderr when `print` is set (the CLI's), and
+ * hs_report_warn "hprof-strip: warning: MESSAGE" (not with -q). */
 
 /* The same for a cut or damage that was salvaged (the run worked: exit 6),
  * printed (`print`) only without -q. */
@@ -110,9 +112,9 @@ void hs_report_salvage(hs_report *r, hs_status code, const hs_error *where, cons
 #endif
     ;
 
-/* Keeps MESSAGE for the JSON report's "warnings", and with `print` prints
- * "hprof-strip: warning: MESSAGE" on stderr (not with -q). */
-void hs_report_warn(hs_report *r, const char *fmt, ...)
+/* A message said and not kept (HS_MSG_NOTE): through the hook, else with
+ * `print` on stderr, "hprof-strip: MESSAGE". */
+void hs_report_note(hs_report *r, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
