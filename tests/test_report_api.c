@@ -183,8 +183,8 @@ Test(report_api, the_callers_report_is_filled_and_renders_the_jobs_document)
     cr_assert_eq(hs_report_stats(r, &st, sizeof st), sizeof st);
     cr_assert_eq(st.bytes_in, len);
     doc = hs_report_json(r, rc, NULL, NULL);
-    cr_assert(has(doc, "\"exit_status\":0,\"error\":null"), "%s", doc);
-    cr_assert(has(doc, "\"presets\":[\"default\"]"), "%s", doc);
+    cr_assert(has(doc, "\"exit_status\":0,\"error\":null"), "%.400s", doc);
+    cr_assert(has(doc, "\"presets\":[\"default\"]"), "%.400s", doc);
     x = untimed(doc);
     y = untimed(want);
     cr_assert_str_eq(x, y, "the same document but its timing:\n%s\n%s", x, y);
@@ -231,9 +231,9 @@ Test(report_api, messages_go_through_the_hook_and_name_no_option)
     cr_assert(strncmp(hs_report_error(r)->message, "REWRITTEN: input: ", 18) == 0, "%s",
               hs_report_error(r)->message);
     doc = hs_report_json(r, rc, "cut.gz", NULL);
-    cr_assert(has(doc, "\"message\":\"REWRITTEN: input: "), "%s", doc);
-    cr_assert(has(doc, "\"name\":\"cut.gz\""), "%s", doc);
-    cr_assert(has(doc, "\"kept\":false"), "%s", doc);
+    cr_assert(has(doc, "\"message\":\"REWRITTEN: input: "), "%.400s", doc);
+    cr_assert(has(doc, "\"name\":\"cut.gz\""), "%.400s", doc);
+    cr_assert(has(doc, "\"kept\":false"), "%.400s", doc);
     hs_free(doc);
     hs_report_free(r);
 
@@ -278,9 +278,9 @@ Test(report_api, finished_decides_the_exit_code_and_the_callers_notes_stay)
     cr_assert_str_eq(h.texts[0], "the caller's own step failed");
     cr_assert_eq(hs_report_output_kept(r), 0, "a failed run's output is not kept");
     doc = hs_report_json(r, rc, NULL, NULL);
-    cr_assert(has(doc, "\"presets\":[\"mine\"]"), "%s", doc);
-    cr_assert(has(doc, "\"rule_files\":[\"my.rules\"]"), "%s", doc);
-    cr_assert(has(doc, "\"status\":\"write\""), "%s", doc);
+    cr_assert(has(doc, "\"presets\":[\"mine\"]"), "%.400s", doc);
+    cr_assert(has(doc, "\"rule_files\":[\"my.rules\"]"), "%.400s", doc);
+    cr_assert(has(doc, "\"status\":\"write\""), "%.400s", doc);
     hs_free(doc);
     hs_report_free(r);
     free(sink.data);
@@ -327,6 +327,100 @@ Test(report_api, sized_stats_and_null_arguments)
     hs_report_warn(NULL, "nowhere");
     hs_report_note_rules(NULL, 0, "x");
     hs_report_set_messages(NULL, NULL, NULL);
+    hs_report_free(r);
+    free(sink.data);
+    free(hprof);
+}
+
+/* What the CLI reads and sets through calls since it stopped reading the
+ * report's insides: rows, findings, the verdict, times, a caller's own
+ * status, and the document in two parts for a signal handler. */
+Test(report_api, accessors_a_callers_status_and_the_parts)
+{
+    size_t len, n, head;
+    uint8_t *hprof = load_file(DUMP, &len);
+    mem_sink sink = {NULL, 0, 0, 0};
+    hs_report *r = hs_report_create();
+    const hs_class_count *rows;
+    const hs_finding *found;
+    hs_job job;
+    hooks h;
+    int heaps = -1;
+    char *doc, *whole;
+
+    cr_assert(hprof && r);
+    cr_assert_eq(hs_report_ran(r), 0);
+    cr_assert_eq(hs_report_audit_verdict(r), -1);
+    cr_assert_eq(hs_report_histogram(r, &rows, &heaps), 0);
+    cr_assert_null(rows);
+    /* an audit with the histogram: rows, findings, a verdict */
+    job_with(&job, &h, r);
+    job.audit = 1;
+    job.histogram = 1;
+    cr_assert_eq(run_on(&job, hprof, len, &sink), HS_EXIT_AUDIT);
+    cr_assert_eq(hs_report_ran(r), 1);
+    cr_assert_eq(hs_report_audit_verdict(r), 0, "the unstripped dump is not clean");
+    n = hs_report_histogram(r, &rows, &heaps);
+    cr_assert_gt(n, 100);
+    cr_assert_eq(heaps, 0, "a JVM dump has no Android heaps");
+    cr_assert(rows[0].name && rows[0].bytes_in >= rows[n - 1].bytes_in, "largest first");
+    cr_assert_gt(hs_report_findings(r, &found), 0);
+    cr_assert(found[0].name);
+    /* the caller's times, a negative one left alone */
+    hs_report_set_times(r, 12.5, 3.25, -1);
+    doc = hs_report_json(r, HS_EXIT_AUDIT, NULL, NULL);
+    cr_assert(has(doc, "\"wall_seconds\":12.500000,\"user_seconds\":3.250000"), "%.400s", doc);
+    cr_assert(has(doc, "\"mode\":\"audit\""), "%.400s", doc);
+    hs_free(doc);
+    /* two parts: the head ends where the exit status goes, the tail
+     * starts after the error object, no histogram in it */
+    doc = hs_report_json_parts(r, "in", NULL, &head);
+    cr_assert(doc && head > 0 && head < strlen(doc));
+    cr_assert(head >= 14 && strncmp(doc + head - 14, "\"exit_status\":", 14) == 0, "%.400s", doc);
+    cr_assert_eq(doc[head], ',', "%.400s", doc + head);
+    cr_assert(has(doc + head, "\"histogram\":null"), "%.400s", doc + head);
+    whole = malloc(strlen(doc) + 16);
+    cr_assert(whole);
+    memcpy(whole, doc, head);
+    strcpy(whole + head, "7,\"error\":null");
+    strcat(whole, doc + head);
+    cr_assert(has(whole, "\"exit_status\":7,\"error\":null,\"input\":{\"name\":\"in\""), "%.400s",
+              whole);
+    free(whole);
+    hs_free(doc);
+    /* a caller's own status: no library code, said to the hook */
+    h.messages = 0;
+    hs_report_fail_other(r, "jvm-dump", 1, NULL, "the JVM stopped writing");
+    cr_assert_eq(h.messages, 1);
+    cr_assert_eq(h.codes[0], HS_OK);
+    cr_assert_eq(hs_report_error(r)->code, HS_OK);
+    doc = hs_report_json(r, 10, NULL, NULL);
+    cr_assert(has(doc, "\"error\":{\"code\":null,\"status\":\"jvm-dump\",\"retryable\":true,"
+                       "\"signal\":null"),
+              "%.400s", doc);
+    hs_free(doc);
+    hs_report_fail_other(r, "signal", 1, "SIGTERM", "stopped");
+    doc = hs_report_json(r, 143, NULL, NULL);
+    cr_assert(has(doc, "\"status\":\"signal\",\"retryable\":true,\"signal\":\"SIGTERM\""), "%.400s",
+              doc);
+    hs_free(doc);
+    /* a library failure after it is a library status again */
+    hs_report_fail(r, HS_E_READ, NULL, "read failed");
+    doc = hs_report_json(r, 4, NULL, NULL);
+    cr_assert(has(doc, "\"error\":{\"code\":-4,\"status\":\"read\""), "%.400s", doc);
+    hs_free(doc);
+    hs_report_set_audit(r, 0);
+    doc = hs_report_json(r, 4, NULL, NULL);
+    cr_assert(has(doc, "\"mode\":\"filter\""), "%.400s", doc);
+    hs_free(doc);
+    cr_assert_null(hs_report_json_parts(NULL, NULL, NULL, &head));
+    cr_assert_null(hs_report_json_parts(r, NULL, NULL, NULL));
+    cr_assert_eq(hs_report_histogram(NULL, NULL, NULL), 0);
+    cr_assert_eq(hs_report_findings(NULL, NULL), 0);
+    cr_assert_eq(hs_report_ran(NULL), 0);
+    hs_report_set_times(NULL, 1, 1, 1);
+    hs_report_set_audit(NULL, 1);
+    hs_report_fail_other(NULL, "x", 0, NULL, "nowhere");
     hs_report_free(r);
     free(sink.data);
     free(hprof);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cli.h - what the command-line files share: the parsed command line (the
- * exit codes are the library's, report.h, as hs_job_run returns them).
+ * exit codes are the library's, hprof_strip.h's enum hs_exit_code, as
+ * hs_job_run returns them).
  */
 #ifndef HS_CLI_H
 #define HS_CLI_H
@@ -11,8 +12,6 @@
 #include <stdio.h>
 
 #include "hprof_strip.h"
-#include "report.h"
-
 
 typedef struct hs_cli hs_cli;
 struct hs_cli {
@@ -57,6 +56,12 @@ struct hs_cli {
     int stats_fd;
 };
 
+/* The report's message hook (ctx: the hs_cli): each message on stderr as
+ * "hprof-strip: MESSAGE" ("warning: " before a warning), warnings and
+ * salvage notices not with -q. A run's own hook adds to it (run.c). */
+void hs_cli_say(void *ctx, hs_message_kind kind, hs_status code, const hs_error *where,
+                char *text, size_t cap);
+
 /* The input's name in messages: its path, jvm:PID, or "stdin". */
 const char *hs_cli_in_name(const hs_cli *cli);
 /* ... and in the JSON report, where standard input is null. */
@@ -72,7 +77,7 @@ const char *hs_cli_report_in_name(const hs_cli *cli);
 /* many.c: strips every cli->files[i] into cli->out_dir, cli->jobs at a
  * time, each in a child process that runs `one` (main.c: what a single
  * run does, with cli->in_path, out_path, threads and stats_file set, and
- * `rc` EXIT_OK or the exit code of a failure already said). Returns the
+ * `rc` HS_EXIT_OK or the exit code of a failure already said). Returns the
  * worst exit status (the man page's order), or dies of the signal that
  * stopped it. */
 int hs_cli_many(hs_cli *cli, int (*one)(hs_cli *cli, int rc));
@@ -81,10 +86,10 @@ int hs_cli_many(hs_cli *cli, int (*one)(hs_cli *cli, int rc));
 int hs_cli_run(hs_cli *cli);
 /* run.c: the JSON report's destinations (--stats-file FILE or -,
  * --stats=json), opened before anything else is (the inputs noted first):
- * EXIT_OK, or the exit code with the message said (no report possible). */
+ * HS_EXIT_OK, or the exit code with the message said (no report possible). */
 int hs_cli_report_open(hs_cli *cli);
 /* Writes the report of a run that ended with `rc` and puts it in place;
- * returns `rc`, or EXIT_IO for a good run whose report failed. */
+ * returns `rc`, or HS_EXIT_IO for a good run whose report failed. */
 int hs_cli_report_close(hs_cli *cli, int rc);
 
 /* mapfile.c: reads the mapping at `path` (plain, gzip or zstd) into
@@ -92,7 +97,7 @@ int hs_cli_report_close(hs_cli *cli, int rc);
  * default cap); returns an exit code, the message printed. */
 int hs_cli_load_mapping(hs_rules *rules, const char *path, uint64_t max_held);
 
-/* report.c (the JSON report and the exit codes are the library's: report.h) */
+/* report.c (the JSON report and the exit codes are the library's) */
 /* The --stats table to `to`; `name` (NULL: none) heads it, for many.c. */
 void hs_cli_print_stats(FILE *to, const hs_stats *st, const char *name);
 /* "1234567 (1.2 MiB)": a byte count with its size in binary units (just

@@ -82,15 +82,14 @@ static int jvm_fail(hs_cli *cli, int exit_code, const char *fmt, ...)
     ;
 static int jvm_fail(hs_cli *cli, int exit_code, const char *fmt, ...)
 {
-    char msg[sizeof cli->report->error.message];
+    char msg[sizeof(((hs_error *)0)->message)];
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    hs_report_fail(cli->report, HS_E_READ, NULL, "%s", msg);
-    cli->report->cli_status = exit_code == EXIT_JVM_TARGET ? "jvm-target" : "jvm-dump";
-    cli->report->cli_retryable = exit_code == EXIT_JVM_DUMP;
+    hs_report_fail_other(cli->report, exit_code == EXIT_JVM_TARGET ? "jvm-target" : "jvm-dump",
+                         exit_code == EXIT_JVM_DUMP, NULL, "%s", msg);
     return exit_code;
 }
 
@@ -106,7 +105,7 @@ static void forget_files(void)
 
 /* ---- the target ---------------------------------------------------------- */
 
-/* Is `pid` a HotSpot JVM this user may dump? EXIT_OK, or the failure. */
+/* Is `pid` a HotSpot JVM this user may dump? HS_EXIT_OK, or the failure. */
 static int check_target(hs_cli *cli)
 {
     char path[64], line[PATH_MAX + 128], pid[24];
@@ -120,7 +119,7 @@ static int check_target(hs_cli *cli)
     if (!(fp = fopen(path, "r"))) {
         int e = errno;
         if (e == ENOENT && access("/proc/self/maps", R_OK) != 0)
-            return EXIT_OK; /* no /proc here: jcmd alone will tell */
+            return HS_EXIT_OK; /* no /proc here: jcmd alone will tell */
         if (e == ENOENT)
             return jvm_fail(cli, EXIT_JVM_TARGET, "--jvm %s: no such process", pid);
         return jvm_fail(cli, EXIT_JVM_TARGET,
@@ -136,7 +135,7 @@ static int check_target(hs_cli *cli)
                         "--jvm %s: not a JVM (no libjvm.so in the process; jcmd would send it "
                         "SIGQUIT)",
                         pid);
-    return EXIT_OK;
+    return HS_EXIT_OK;
 }
 
 /* Refuses what would fail only after the JVM has started dumping: an
@@ -155,14 +154,14 @@ static int check_command(hs_cli *cli)
             return hs_report_fail(cli->report, HS_E_USAGE, NULL,
                                   "refusing to write a heap dump to a terminal; use -o FILE, "
                                   "or redirect standard output");
-        return EXIT_OK;
+        return HS_EXIT_OK;
     }
     /* the same claim run.c makes when it opens the file (a second claim
      * of the same output is no conflict): a refusal now, not after the
      * JVM has paused to dump */
     how = cli->force ? HS_OUT_FORCE : 0;
     switch (hs_files_claim(cli->out_path, how, &c)) {
-    case 0: free(c.target); return EXIT_OK;
+    case 0: free(c.target); return HS_EXIT_OK;
     case 1: return hs_report_fail(cli->report, HS_E_USAGE, NULL, "%s", hs_files_why());
     default:
         return hs_report_fail(cli->report, HS_E_WRITE, NULL, "%s: %s", cli->out_path,
@@ -282,7 +281,7 @@ static int start_jcmd(hs_cli *cli)
     }
     g_out = fds[0];
     hs_stop_jvm(g_dir, g_fifo, g_jcmd);
-    return EXIT_OK;
+    return HS_EXIT_OK;
 }
 
 /* Waits for jcmd to end (after `grace_s` seconds it is killed); returns
@@ -340,7 +339,7 @@ int hs_jvm_open(hs_cli *cli)
     int fd, rc;
 
     assert(cli->jvm_pid > 0);
-    if ((rc = check_command(cli)) != EXIT_OK || (rc = check_target(cli)) != EXIT_OK)
+    if ((rc = check_command(cli)) != HS_EXIT_OK || (rc = check_target(cli)) != HS_EXIT_OK)
         return rc;
     if (!tmp || !*tmp)
         tmp = "/tmp";
@@ -369,7 +368,7 @@ int hs_jvm_open(hs_cli *cli)
         forget_files();
         return rc;
     }
-    if ((rc = start_jcmd(cli)) != EXIT_OK) {
+    if ((rc = start_jcmd(cli)) != HS_EXIT_OK) {
         forget_files();
         close(fd);
         return rc;
@@ -412,7 +411,7 @@ int hs_jvm_open(hs_cli *cli)
     close(fd);
     (void)fcntl(STDIN_FILENO, F_SETFD, 0);
     cli->input_done = jvm_done;
-    return EXIT_OK;
+    return HS_EXIT_OK;
 }
 
 /* run.c's cli->input_done, before the output is put in place. */
@@ -436,7 +435,8 @@ static int jvm_done(hs_cli *cli, int rc)
     /* the JVM stopped writing: its failure, not a truncated input (and a
      * dump cut at a record's end, which would read as whole, is no
      * success either) */
-    if (rc == EXIT_OK || rc == EXIT_TRUNCATED || rc == EXIT_BAD_INPUT || rc == EXIT_SALVAGED) {
+    if (rc == HS_EXIT_OK || rc == HS_EXIT_TRUNCATED || rc == HS_EXIT_BAD_INPUT ||
+        rc == HS_EXIT_SALVAGED) {
         cli->keep_output = 0;
         return jvm_fail(cli, EXIT_JVM_DUMP, "--jvm %ld: the JVM's dump failed: %s", cli->jvm_pid,
                         said_why(why, sizeof why));

@@ -26,7 +26,7 @@ enum {
  * `jcmd PID GC.heap_dump [-all] -overwrite FIFO` and waits until the JVM
  * writes into it (or jcmd ends without it doing so); then the FIFO's read
  * end is standard input, and its name and directory are already gone.
- * Returns EXIT_OK, or an exit code with the failure reported. */
+ * Returns HS_EXIT_OK, or an exit code with the failure reported. */
 int hs_jvm_open(hs_cli *cli);
 
 /* After hs_cli_run, whatever it returned (`rc`): closes the FIFO, waits

@@ -120,7 +120,7 @@ static int usage_error(const char *what, const char *arg)
     hs_report_fail(g_report, HS_E_USAGE, NULL, "%s%s%s%s", what, arg ? " '" : "", arg ? arg : "",
                    arg ? "'" : "");
     fprintf(stderr, "Try '%s --help' for more information.\n", g_prog);
-    return EXIT_USAGE;
+    return HS_EXIT_USAGE;
 }
 
 /* Reads a whole rule file (they are small: at most 1 MiB). */
@@ -165,7 +165,7 @@ static int unknown_preset(const char *name)
                  g_presets[i]);
     hs_report_fail(g_report, HS_E_USAGE, NULL, "unknown preset '%s'; presets:%s", name, list);
     fprintf(stderr, "Try '%s --print-rules' for what each does.\n", g_prog);
-    return EXIT_USAGE;
+    return HS_EXIT_USAGE;
 }
 
 /* --print-rules without a name: the presets, one a line with what it does. */
@@ -176,7 +176,7 @@ static int list_presets(void)
     for (i = 0; i < sizeof g_presets / sizeof g_presets[0]; i++)
         printf("%-12s %s\n", g_presets[i], hs_preset_summary(g_presets[i]));
     printf("Print one as a rule file: %s --print-rules NAME\n", g_prog);
-    return fflush(stdout) == 0 ? EXIT_OK : EXIT_IO;
+    return fflush(stdout) == 0 ? HS_EXIT_OK : HS_EXIT_IO;
 }
 
 /* Applies one -p or -r argument to the rule set; returns an exit code. */
@@ -192,11 +192,11 @@ static int add_rules(hs_rules *rules, int is_file, const char *arg)
             return unknown_preset(arg);
         if (hs_rules_preset(rules, arg, &err) != HS_OK)
             return usage_error(err.message, NULL);
-        return EXIT_OK;
+        return HS_EXIT_OK;
     }
     if (hs_files_note_input("-r", arg) != 0) {
         fprintf(stderr, "%s: out of memory\n", g_prog);
-        return EXIT_LIMIT;
+        return HS_EXIT_LIMIT;
     }
     text = read_rule_file(arg, &len);
     if (!text)
@@ -205,7 +205,7 @@ static int add_rules(hs_rules *rules, int is_file, const char *arg)
     free(text);
     if (s != HS_OK) /* a bad line, a preset it names that does not exist: usage */
         return hs_report_fail(g_report, HS_E_USAGE, NULL, "%s", err.message);
-    return EXIT_OK;
+    return HS_EXIT_OK;
 }
 
 static int print_rules(const char *name)
@@ -215,7 +215,7 @@ static int print_rules(const char *name)
     char buf[16384];
 
     if (!rules)
-        return EXIT_LIMIT;
+        return HS_EXIT_LIMIT;
     if (!hs_preset_summary(name)) {
         hs_rules_free(rules);
         return unknown_preset(name);
@@ -227,7 +227,7 @@ static int print_rules(const char *name)
     hs_rules_print(rules, buf, sizeof buf);
     printf("# hprof-strip rules: preset %s\n# %s\n%s", name, hs_preset_summary(name), buf);
     hs_rules_free(rules);
-    return fflush(stdout) == 0 ? EXIT_OK : EXIT_IO;
+    return fflush(stdout) == 0 ? HS_EXIT_OK : HS_EXIT_IO;
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -268,14 +268,14 @@ static int set_format(hs_cli *cli, hs_compression format, const char *level,
     if (cli->format_given && cli->format != format) {
         fprintf(stderr, "%s: choose one of %s and %s\n", g_prog, format_option(cli->format),
                 format_option(format));
-        return EXIT_USAGE;
+        return HS_EXIT_USAGE;
     }
     g_bare_format = level || format == HS_COMPRESS_NONE ? NULL : spelled;
     cli->format_given = 1;
     cli->format = format;
     cli->level = HS_CLI_LEVEL_DEFAULT;
     if (!level)
-        return EXIT_OK;
+        return HS_EXIT_OK;
     v = strtol(level, &end, 10);
     if (*end || end == level || v < (format == HS_COMPRESS_ZSTD ? -7 : 0) ||
         v > (format == HS_COMPRESS_ZSTD ? 19 : 12))
@@ -283,7 +283,7 @@ static int set_format(hs_cli *cli, hs_compression format, const char *level,
                                                  : "gzip levels run from 0 to 12, not",
                            level);
     cli->level = (int)v;
-    return EXIT_OK;
+    return HS_EXIT_OK;
 }
 
 enum {
@@ -364,7 +364,7 @@ static int check_level_word(const char *path, int is_output)
 
     if (!g_bare_format || !path || !*path || strspn(path, "0123456789") != strlen(path) ||
         stat(path, &st) == 0)
-        return EXIT_OK;
+        return HS_EXIT_OK;
     eq = g_bare_format[1] == '-' ? "=" : "";
     if (is_output) /* a new output file does not exist yet: ./19 says it is one */
         fprintf(stderr, "%s: %s would be the output file's name; did you mean %s%s%s? "
@@ -372,7 +372,7 @@ static int check_level_word(const char *path, int is_output)
     else
         fprintf(stderr, "%s: %s: no such file; did you mean %s%s%s?\n", g_prog, path,
                 g_bare_format, eq, path);
-    return EXIT_USAGE;
+    return HS_EXIT_USAGE;
 }
 
 static int ends_with(const char *s, const char *tail)
@@ -391,7 +391,7 @@ static int check_output_name(const hs_cli *cli)
     int named_gz, named_zst;
 
     if (!o || !cli->format_given)
-        return EXIT_OK;
+        return HS_EXIT_OK;
     if (cli->format != HS_COMPRESS_NONE && ends_with(o, ".hprof")) {
         fprintf(stderr,
                 "%s: %s writes %s, but the name '%s' says plain HPROF: name the output "
@@ -399,7 +399,7 @@ static int check_output_name(const hs_cli *cli)
                 "-p android-app here)\n",
                 g_prog, format_option(cli->format), cli->format == HS_COMPRESS_ZSTD ? "zstd" : "gzip",
                 o, o, cli->format == HS_COMPRESS_ZSTD ? "zst" : "gz", format_option(cli->format));
-        return EXIT_USAGE;
+        return HS_EXIT_USAGE;
     }
     named_gz = ends_with(o, ".gz");
     named_zst = ends_with(o, ".zst") || ends_with(o, ".zstd");
@@ -410,9 +410,9 @@ static int check_output_name(const hs_cli *cli)
                 g_prog, format_option(cli->format), cli->format == HS_COMPRESS_ZSTD ? "zstd" : "gzip",
                 o, named_gz ? "gzip" : "zstd", format_option(cli->format),
                 cli->format == HS_COMPRESS_ZSTD ? "zst" : "gz");
-        return EXIT_USAGE;
+        return HS_EXIT_USAGE;
     }
-    return EXIT_OK;
+    return HS_EXIT_OK;
 }
 
 /* A count of threads or jobs, 1 to 256 (-T, -j, HPROF_STRIP_THREADS):
@@ -434,11 +434,11 @@ static int number_option(hs_cli *cli, int c, const char *arg)
     case 'T':
         if (!(cli->threads = count_1_256(arg)))
             return usage_error("--threads takes a number from 1 to 256, not", arg);
-        return EXIT_OK;
+        return HS_EXIT_OK;
     case 'j':
         if (!(cli->jobs = count_1_256(arg)))
             return usage_error("--jobs takes a number from 1 to 256, not", arg);
-        return EXIT_OK;
+        return HS_EXIT_OK;
     case OPT_TIMEOUT: {
         double t = strtod(arg, &end);
         /* 0 is no deadline, as timeout(1) has it; a week at most */
@@ -446,25 +446,25 @@ static int number_option(hs_cli *cli, int c, const char *arg)
             return usage_error("--timeout takes seconds, such as 30 or 0.5, not", arg);
         cli->timeout = t > 0 ? arg : NULL;
         cli->timeout_s = t;
-        return EXIT_OK;
+        return HS_EXIT_OK;
     }
     case OPT_SIZE:
         if (parse_size(arg, &cli->size) != 0)
             return usage_error("--size takes a size such as 4G, not", arg);
-        return EXIT_OK;
+        return HS_EXIT_OK;
     case OPT_SPILL_AFTER:
         if (parse_size(arg, &cli->opt.hold_in_memory) != 0 || !cli->opt.hold_in_memory)
             return usage_error("--spill-after takes a size such as 64M, not", arg);
-        return EXIT_OK;
+        return HS_EXIT_OK;
     case OPT_MAX_HELD:
         if (parse_size(arg, &cli->opt.max_held) != 0 || cli->opt.max_held == 0)
             return usage_error("--max-held takes a size such as 512M, not", arg);
-        return EXIT_OK;
+        return HS_EXIT_OK;
     default: /* OPT_STATS: no value, or =json */
         if (arg && strcmp(arg, "json") != 0)
             return usage_error("--stats takes no value or =json, not", arg);
         cli->stats = arg ? 2 : 1;
-        return EXIT_OK;
+        return HS_EXIT_OK;
     }
 }
 
@@ -482,7 +482,7 @@ static int jvm_option(hs_cli *cli, const char *arg)
         return usage_error("--jvm given twice: one JVM a run, not", arg);
     cli->jvm_pid = n;
     snprintf(cli->jvm_name, sizeof cli->jvm_name, "jvm:%ld", n);
-    return EXIT_OK;
+    return HS_EXIT_OK;
 }
 
 static int is_dir(const char *path)
@@ -507,7 +507,7 @@ static int take_operands(hs_cli *cli, int argc, char **argv)
         cli->n_files = argc - optind;
         cli->out_dir = cli->out_path;
         cli->out_path = NULL;
-        return EXIT_OK;
+        return HS_EXIT_OK;
     }
     if (optind < argc)
         cli->in_path = argv[optind++];
@@ -523,13 +523,13 @@ static int take_operands(hs_cli *cli, int argc, char **argv)
         cli->in_path = NULL;
     if (cli->out_path && strcmp(cli->out_path, "-") == 0)
         cli->out_path = NULL;
-    if ((rc = check_level_word(cli->in_path, 0)) != EXIT_OK ||
-        (rc = check_level_word(cli->out_path, 1)) != EXIT_OK)
+    if ((rc = check_level_word(cli->in_path, 0)) != HS_EXIT_OK ||
+        (rc = check_level_word(cli->out_path, 1)) != HS_EXIT_OK)
         return rc;
     return check_output_name(cli);
 }
 
-/* Fills `cli` from argv. Returns EXIT_OK to go on, or the exit code of a
+/* Fills `cli` from argv. Returns HS_EXIT_OK to go on, or the exit code of a
  * finished job (--help, --version, --print-rules) or of a usage error. */
 static int parse_args(hs_cli *cli, int argc, char **argv)
 {
@@ -537,7 +537,7 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
 
     apply_base_rules(cli, argc, argv);
     while ((c = getopt_long(argc, argv, g_optstring, longopts, NULL)) != -1) {
-        rc = EXIT_OK;
+        rc = HS_EXIT_OK;
         switch (c) {
         case 'p':
         case 'r':
@@ -550,12 +550,12 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
             if (cli->out_path) {
                 fprintf(stderr, "%s: -o given twice ('%s' and '%s')\n", g_prog, cli->out_path,
                         optarg);
-                return EXIT_USAGE;
+                return HS_EXIT_USAGE;
             }
             cli->out_path = optarg;
             break;
         case 'f': cli->force = 1; break;
-        case 'q': cli->quiet = cli->report->quiet = 1, cli->progress = 0; break;
+        case 'q': cli->quiet = 1, cli->progress = 0; break;
         case 'z': rc = set_format(cli, HS_COMPRESS_ZSTD, optarg, argv[optind - 1]); break;
         case OPT_GZIP: rc = set_format(cli, HS_COMPRESS_GZIP, optarg, argv[optind - 1]); break;
         case OPT_NO_COMPRESS: rc = set_format(cli, HS_COMPRESS_NONE, NULL, NULL); break;
@@ -584,26 +584,26 @@ static int parse_args(hs_cli *cli, int argc, char **argv)
         case OPT_JVM_LIVE: cli->jvm_all = 0; break;
         case OPT_PRINT_RULES:
             rc = print_rules(optarg);
-            return rc == EXIT_OK ? JOB_DONE : rc;
+            return rc == HS_EXIT_OK ? JOB_DONE : rc;
         case 'h':
             usage(stdout);
-            return fflush(stdout) == 0 ? JOB_DONE : EXIT_IO;
+            return fflush(stdout) == 0 ? JOB_DONE : HS_EXIT_IO;
         case 'V':
             printf("hprof-strip %s\n", HS_VERSION_STRING);
-            return fflush(stdout) == 0 ? JOB_DONE : EXIT_IO;
+            return fflush(stdout) == 0 ? JOB_DONE : HS_EXIT_IO;
         case ':':
             if (optopt == OPT_PRINT_RULES)
-                return list_presets() == EXIT_OK ? JOB_DONE : EXIT_IO;
+                return list_presets() == HS_EXIT_OK ? JOB_DONE : HS_EXIT_IO;
             return usage_error("missing argument for option", argv[optind - 1]);
         default: return usage_error("unknown option", argv[optind - 1]);
         }
-        if (rc != EXIT_OK)
+        if (rc != HS_EXIT_OK)
             return rc;
     }
-    if ((rc = take_operands(cli, argc, argv)) == EXIT_OK && cli->jvm_all && !cli->jvm_pid)
+    if ((rc = take_operands(cli, argc, argv)) == HS_EXIT_OK && cli->jvm_all && !cli->jvm_pid)
         return usage_error("--jvm-all goes with --jvm PID", NULL);
     /* one JVM, one output: FILE... -o DIR is for files */
-    if (rc == EXIT_OK && cli->jvm_pid && cli->files)
+    if (rc == HS_EXIT_OK && cli->jvm_pid && cli->files)
         return usage_error("--jvm reads the JVM's dump, not a FILE too:", cli->files[0]);
     return rc;
 }
@@ -620,9 +620,9 @@ static int note_inputs(const hs_cli *cli, const char *map)
                                   map);
     if (bad) {
         fprintf(stderr, "%s: out of memory\n", g_prog);
-        return EXIT_LIMIT;
+        return HS_EXIT_LIMIT;
     }
-    return EXIT_OK;
+    return HS_EXIT_OK;
 }
 
 /* A command line that failed before its operands were read: every file it
@@ -658,7 +658,7 @@ static void threads_from_env(hs_cli *cli)
 static int g_argc;
 static char **g_argv;
 
-/* One run, after the command line was read: `rc` EXIT_OK, or the exit code
+/* One run, after the command line was read: `rc` HS_EXIT_OK, or the exit code
  * of a failure of the command line (then the report says so). many.c runs
  * this in each child. */
 static int run_one(hs_cli *cli, int rc)
@@ -670,31 +670,31 @@ static int run_one(hs_cli *cli, int rc)
     /* before any temporary file exists (the report's is the first), so
      * that none is ever left, and a stop is reported (stop.h) */
     hs_stop_catch();
-    if (rc == EXIT_OK && cli->obfuscate_path && (map || cli->audit))
+    if (rc == HS_EXIT_OK && cli->obfuscate_path && (map || cli->audit))
         rc = hs_report_fail(cli->report, HS_E_USAGE, NULL, "--obfuscate-names cannot go with %s",
                             cli->audit ? "--audit, which writes nothing"
                             : cli->mapping_path
                                 ? "--mapping: names are obfuscated or restored, not both"
                                 : "a rule file's mapping: names are obfuscated or restored, "
                                   "not both");
-    cli->failed_early = rc != EXIT_OK;
-    if (rc == EXIT_OK)
+    cli->failed_early = rc != HS_EXIT_OK;
+    if (rc == HS_EXIT_OK)
         rc = note_inputs(cli, map);
     else
         note_arguments(g_argc, g_argv);
     /* a usage error is reported too, where the report was to go */
-    if ((orc = hs_cli_report_open(cli)) != EXIT_OK && rc == EXIT_OK)
+    if ((orc = hs_cli_report_open(cli)) != HS_EXIT_OK && rc == HS_EXIT_OK)
         rc = orc;
     /* the deadline counts from here: the mapping's loading is the run's */
-    if (rc == EXIT_OK && cli->timeout &&
+    if (rc == HS_EXIT_OK && cli->timeout &&
         hs_stop_timeout(cli->timeout, cli->timeout_s, hs_cli_in_name(cli)) != 0)
         rc = hs_report_fail(cli->report, HS_E_NOMEM, NULL, "--timeout: cannot start a timer: %s",
                             strerror(errno));
-    if (rc == EXIT_OK && map && !cli->audit)
+    if (rc == HS_EXIT_OK && map && !cli->audit)
         rc = hs_cli_load_mapping(cli->rules, map, cli->opt.max_held);
-    if (rc == EXIT_OK && cli->jvm_pid)
+    if (rc == HS_EXIT_OK && cli->jvm_pid)
         rc = hs_jvm_open(cli); /* the JVM's dump as standard input */
-    if (rc == EXIT_OK)
+    if (rc == HS_EXIT_OK)
         rc = hs_cli_run(cli);
     if (cli->jvm_pid)
         rc = hs_jvm_close(cli, rc);
@@ -715,18 +715,18 @@ int main(int argc, char **argv)
     cli.report = hs_report_create();
     if (!cli.rules || !cli.report) {
         fprintf(stderr, "%s: out of memory\n", g_prog);
-        return EXIT_LIMIT;
+        return HS_EXIT_LIMIT;
     }
-    cli.report->print = 1; /* failures and warnings on stderr too */
+    hs_report_set_messages(cli.report, hs_cli_say, &cli); /* on stderr too */
     g_report = cli.report;
     g_argc = argc;
     g_argv = argv;
     rc = parse_args(&cli, argc, argv);
-    if (rc == EXIT_OK)
+    if (rc == HS_EXIT_OK)
         threads_from_env(&cli);
     if (rc == JOB_DONE)
-        rc = EXIT_OK;
-    else if (rc == EXIT_OK && cli.files)
+        rc = HS_EXIT_OK;
+    else if (rc == HS_EXIT_OK && cli.files)
         rc = hs_cli_many(&cli, run_one);
     else
         rc = run_one(&cli, rc);

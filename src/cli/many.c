@@ -174,8 +174,9 @@ static char *slurp(const char *path, size_t *len)
 static void put_report(FILE *to, const char *path, const hs_cli *cli, char **outs, int i,
                        int rc)
 {
-    static hs_report none; /* big (warnings): not on the stack */
+    hs_report *none;
     char sig[16];
+    const char *name;
     size_t len;
     char *doc = slurp(path, &len);
 
@@ -184,24 +185,24 @@ static void put_report(FILE *to, const char *path, const hs_cli *cli, char **out
         free(doc);
         return;
     }
-    memset(&none, 0, sizeof none);
-    none.has_error = 1;
-    none.error.offset = none.error.record_offset = UINT64_MAX;
-    none.error.tag = none.error.subtag = -1;
-    none.error.code = hs_status_of_exit(rc);
+    if (!(none = hs_report_create()))
+        return;
     /* a signal is no library status: the command's own, as stop.c says */
     if (rc > 128) {
-        none.cli_status = "signal";
-        none.cli_retryable = 1;
-        none.cli_signal = hs_signal_name(rc - 128);
-        if (!none.cli_signal) { /* not one the schema names: its number */
+        if (!(name = hs_signal_name(rc - 128))) { /* not one the schema names: its number */
             snprintf(sig, sizeof sig, "%d", rc - 128);
-            none.cli_signal = sig;
+            name = sig;
         }
+        hs_report_fail_other(none, "signal", 1, name,
+                             "no report: the run ended with status %d before writing one", rc);
+    } else {
+        hs_report_fail(none, hs_status_of_exit(rc), NULL,
+                       "no report: the run ended with status %d before writing one", rc);
     }
-    snprintf(none.error.message, sizeof none.error.message,
-             "no report: the run ended with status %d before writing one", rc);
-    (void)hs_report_write_json(to, &none, rc, cli->files[i], outs[i], 0);
+    if ((doc = hs_report_json(none, rc, cli->files[i], outs[i])) != NULL)
+        fputs(doc, to);
+    hs_free(doc);
+    hs_report_free(none);
 }
 
 /* Whether a child writes what a single run prints on standard error at
@@ -243,9 +244,10 @@ static void say_end(const hs_cli *cli, char **outs, const char *tmpdir, int i, i
  * then a stop by signal. */
 static int severity(int rc)
 {
-    static const int order[] = {EXIT_OK, EXIT_AUDIT, EXIT_SALVAGED, EXIT_TRUNCATED,
-                                EXIT_BAD_INPUT, EXIT_CANCELLED, HS_EXIT_TIMEOUT, EXIT_LIMIT,
-                                EXIT_IO, EXIT_USAGE};
+    static const int order[] = {HS_EXIT_OK,        HS_EXIT_AUDIT,     HS_EXIT_SALVAGED,
+                                HS_EXIT_TRUNCATED, HS_EXIT_BAD_INPUT, HS_EXIT_CANCELLED,
+                                HS_EXIT_TIMEOUT,   HS_EXIT_LIMIT,     HS_EXIT_IO,
+                                HS_EXIT_USAGE};
     size_t i;
 
     for (i = 0; i < sizeof order / sizeof order[0]; i++)
@@ -279,7 +281,7 @@ static void run_child(hs_cli *cli, int (*one)(hs_cli *, int), int i, char **outs
     struct sigaction sa;
     sigset_t set;
     size_t k;
-    int rc = EXIT_OK;
+    int rc = HS_EXIT_OK;
 
     /* the parent's forwarding is not the child's: the default until
      * the single run catches them (before it makes any temporary file) */
@@ -319,8 +321,8 @@ static void run_child(hs_cli *cli, int (*one)(hs_cli *, int), int i, char **outs
 }
 
 /* The JSON Lines report, in input order: the reports the children wrote
- * (one per input started) put on one line each. Returns EXIT_OK or
- * EXIT_IO, said. */
+ * (one per input started) put on one line each. Returns HS_EXIT_OK or
+ * HS_EXIT_IO, said. */
 static int write_lines(const hs_cli *cli, char **outs, const char *tmpdir, const int *status,
                        int started)
 {
@@ -338,13 +340,13 @@ static int write_lines(const hs_cli *cli, char **outs, const char *tmpdir, const
     } else {
         fprintf(stderr, "%s: %s: %s\n", g_prog, cli->stats_file,
                 of.refused ? hs_files_why() : strerror(errno));
-        return EXIT_IO;
+        return HS_EXIT_IO;
     }
     if (fd < 0 || !(fp = fdopen(fd, "w"))) {
         fprintf(stderr, "%s: %s: %s\n", g_prog, cli->stats_file, strerror(errno));
         if (!to_stdout)
             hs_outfile_abort(&of);
-        return EXIT_IO;
+        return HS_EXIT_IO;
     }
     for (i = 0; i < started; i++) {
         snprintf(path, sizeof path, "%s/%d.json", tmpdir, i);
@@ -355,13 +357,13 @@ static int write_lines(const hs_cli *cli, char **outs, const char *tmpdir, const
                 to_stdout ? "standard output" : cli->stats_file, strerror(errno));
         if (!to_stdout)
             hs_outfile_abort(&of);
-        return EXIT_IO;
+        return HS_EXIT_IO;
     }
-    return EXIT_OK;
+    return HS_EXIT_OK;
 }
 
 /* Checks made before any child starts: what -o DIR may not go with, and
- * the JSON Lines report's name under files.h's rule. EXIT_OK or 2, said. */
+ * the JSON Lines report's name under files.h's rule. HS_EXIT_OK or 2, said. */
 static int check_many(hs_cli *cli)
 {
     struct stat st;
@@ -372,25 +374,25 @@ static int check_many(hs_cli *cli)
     if (r != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "%s: with several FILEs, -o names a directory: '%s' is not one%s\n",
                 g_prog, cli->out_dir, r != 0 && errno == ENOENT ? " (make it first)" : "");
-        return EXIT_USAGE;
+        return HS_EXIT_USAGE;
     }
     if (cli->audit || cli->obfuscate_path) {
         fprintf(stderr, "%s: -o DIR cannot go with %s\n", g_prog,
                 cli->audit ? "--audit, which writes nothing"
                            : "--obfuscate-names: its one mapping file would be every dump's");
-        return EXIT_USAGE;
+        return HS_EXIT_USAGE;
     }
     for (i = 0; i < cli->n_files; i++) {
         if (strcmp(cli->files[i], "-") == 0) {
             fprintf(stderr, "%s: -o DIR names its outputs after their inputs: standard input "
                             "('-') has no name; give it one OUTPUT, without a directory\n",
                     g_prog);
-            return EXIT_USAGE;
+            return HS_EXIT_USAGE;
         }
         /* no input is ever an output, whichever child writes it */
         if (hs_files_note_input("FILE", cli->files[i]) != 0) {
             fprintf(stderr, "%s: out of memory\n", g_prog);
-            return EXIT_LIMIT;
+            return HS_EXIT_LIMIT;
         }
     }
     /* the mapping too (the -r files are noted as they were read): the
@@ -398,10 +400,10 @@ static int check_many(hs_cli *cli)
     map = cli->mapping_path ? cli->mapping_path : hs_rules_mapping_file(cli->rules);
     if (map && hs_files_note_input("--mapping", map) != 0) {
         fprintf(stderr, "%s: out of memory\n", g_prog);
-        return EXIT_LIMIT;
+        return HS_EXIT_LIMIT;
     }
     if (!cli->stats_file)
-        return EXIT_OK;
+        return HS_EXIT_OK;
     if (strcmp(cli->stats_file, "-") == 0)
         r = hs_files_claim_stdout("--stats-file -");
     else if ((r = hs_files_claim(cli->stats_file,
@@ -409,9 +411,9 @@ static int check_many(hs_cli *cli)
         free(c.target);
     if (r > 0 || (r < 0 && errno != ENOENT)) {
         fprintf(stderr, "%s: %s\n", g_prog, r > 0 ? hs_files_why() : strerror(errno));
-        return r > 0 ? EXIT_USAGE : EXIT_IO;
+        return r > 0 ? HS_EXIT_USAGE : HS_EXIT_IO;
     }
-    return EXIT_OK;
+    return HS_EXIT_OK;
 }
 
 /* The outputs' names; clash[i] is the earlier input whose output has input
@@ -455,7 +457,7 @@ static int reap(const hs_cli *cli, const int *owner, int *status, int n_slots)
 
 int hs_cli_many(hs_cli *cli, int (*one)(hs_cli *cli, int rc))
 {
-    int n = cli->n_files, jobs, threads, total, started = 0, running = 0, worst = EXIT_OK, i, k;
+    int n = cli->n_files, jobs, threads, total, started = 0, running = 0, worst = HS_EXIT_OK, i, k;
     int owner[MAX_JOBS], rc;
     char **outs = calloc((size_t)n, sizeof *outs);
     int *clash = calloc((size_t)n, sizeof *clash), *status = calloc((size_t)n, sizeof *status);
@@ -466,14 +468,14 @@ int hs_cli_many(hs_cli *cli, int (*one)(hs_cli *cli, int rc))
 
     if (!outs || !clash || !status) {
         fprintf(stderr, "%s: out of memory\n", g_prog);
-        rc = EXIT_LIMIT;
+        rc = HS_EXIT_LIMIT;
         goto done;
     }
-    if ((rc = check_many(cli)) != EXIT_OK)
+    if ((rc = check_many(cli)) != HS_EXIT_OK)
         goto done;
     if (name_outputs(cli, outs, clash) != 0) {
         fprintf(stderr, "%s: out of memory\n", g_prog);
-        rc = EXIT_LIMIT;
+        rc = HS_EXIT_LIMIT;
         goto done;
     }
     /* the children's reports and ends, each in a file of its own,
@@ -483,7 +485,7 @@ int hs_cli_many(hs_cli *cli, int (*one)(hs_cli *cli, int rc))
         if (!mkdtemp(tmpdir)) {
             fprintf(stderr, "%s: %s: %s\n", g_prog, tmpdir, strerror(errno));
             tmpdir[0] = 0;
-            rc = EXIT_IO;
+            rc = HS_EXIT_IO;
             goto done;
         }
     }
@@ -527,7 +529,7 @@ int hs_cli_many(hs_cli *cli, int (*one)(hs_cli *cli, int rc))
             } else {
                 fprintf(stderr, "%s: %s: cannot start its run: %s\n", g_prog,
                         cli->files[started], strerror(errno));
-                status[started] = EXIT_LIMIT;
+                status[started] = HS_EXIT_LIMIT;
             }
             started++;
             pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -543,7 +545,7 @@ int hs_cli_many(hs_cli *cli, int (*one)(hs_cli *cli, int rc))
         if (severity(status[i]) > severity(worst))
             worst = status[i];
     rc = worst;
-    if (cli->stats_file && (k = write_lines(cli, outs, tmpdir, status, started)) != EXIT_OK &&
+    if (cli->stats_file && (k = write_lines(cli, outs, tmpdir, status, started)) != HS_EXIT_OK &&
         severity(k) > severity(rc))
         rc = k;
 done:

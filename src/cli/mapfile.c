@@ -21,7 +21,7 @@ int hs_cli_load_mapping(hs_rules *rules, const char *path, uint64_t max_held)
     hs_status s = hs_rules_mapping_path(rules, path, max_held, &err);
 
     if (s == HS_OK)
-        return EXIT_OK;
+        return HS_EXIT_OK;
     if (s == HS_E_LIMIT && strstr(err.message, "(max_held)")) {
         /* the library names its option, we name ours */
         const char *cap = strstr(err.message, "(max_held)");
@@ -30,5 +30,5 @@ int hs_cli_load_mapping(hs_rules *rules, const char *path, uint64_t max_held)
     } else {
         fprintf(stderr, "hprof-strip: %s\n", err.message);
     }
-    return s == HS_E_LIMIT || s == HS_E_NOMEM ? EXIT_LIMIT : EXIT_USAGE;
+    return s == HS_E_LIMIT || s == HS_E_NOMEM ? HS_EXIT_LIMIT : HS_EXIT_USAGE;
 }

@@ -101,20 +101,21 @@ static const char *heap_name(uint32_t heap)
 
 void hs_cli_print_histogram(FILE *to, const hs_report *r, size_t top, const char *name)
 {
+    const hs_class_count *rows;
     char in[48], out[48];
-    size_t i;
+    int heaps;
+    size_t i, n = hs_report_histogram(r, &rows, &heaps);
 
     fprintf(to, "hprof-strip: %s%sclasses by input bytes (%zu in all%s)\n", name ? name : "",
-            name ? ": " : "", r->n_histo,
-            r->n_histo > top ? "; the JSON report lists every one" : "");
+            name ? ": " : "", n, n > top ? "; the JSON report lists every one" : "");
     fprintf(to, "  %12s %22s %12s %22s  %s\n", "instances in", "bytes in", "out",
             "bytes out", "class");
-    for (i = 0; i < r->n_histo && i < top; i++) {
-        const hs_class_count *c = &r->histo[i];
+    for (i = 0; i < n && i < top; i++) {
+        const hs_class_count *c = &rows[i];
         fprintf(to, "  %12llu %22s %12llu %22s  %s%s%s\n", U(c->instances_in),
                 hs_report_human(in, sizeof in, c->bytes_in), U(c->instances_out),
-                hs_report_human(out, sizeof out, c->bytes_out), c->name,
-                r->histo_heaps ? " @" : "", r->histo_heaps ? heap_name(c->heap) : "");
+                hs_report_human(out, sizeof out, c->bytes_out), c->name, heaps ? " @" : "",
+                heaps ? heap_name(c->heap) : "");
     }
 }
 

@@ -64,26 +64,17 @@ static double since_start(void)
  * not kept (a stopped run removes it) until it is in place. */
 static void publish_report(hs_cli *cli)
 {
-    static hs_report copy; /* big (warnings): not on the stack */
-    char *doc = NULL;
-    size_t len = 0;
-    long head;
-    FILE *fp;
+    char *doc;
+    size_t head;
 
     if (!cli->stats_file && cli->stats != 2)
         return;
-    copy = *cli->report;
-    copy.histo = NULL; /* made at the end only */
-    copy.n_histo = 0;
-    copy.wall = since_start();
-    if (!(fp = open_memstream(&doc, &len)))
-        return;
-    hs_report_json_head(fp, &copy, cli->audit);
-    head = ftell(fp);
-    hs_report_json_tail(fp, &copy, hs_cli_report_in_name(cli), cli->out_path, cli->audit);
-    if (fclose(fp) == 0 && head > 0)
-        hs_stop_publish(doc, (size_t)head, len);
-    free(doc);
+    hs_report_set_audit(cli->report, cli->audit);
+    hs_report_set_times(cli->report, since_start(), -1, -1);
+    doc = hs_report_json_parts(cli->report, hs_cli_report_in_name(cli), cli->out_path, &head);
+    if (doc)
+        hs_stop_publish(doc, head, strlen(doc));
+    hs_free(doc);
 }
 
 
@@ -148,10 +139,10 @@ static void on_sigbus(int sig, siginfo_t *info, void *uctx)
     (void)ignored;
     /* the report too, as an I/O failure (stop.c: async-signal-safe) */
     msg[at - 1] = 0; /* the newline, or the last byte that fitted */
-    if (!hs_stop_write(0, EXIT_IO, HS_E_READ, msg + sizeof "hprof-strip: " - 1))
+    if (!hs_stop_write(0, HS_EXIT_IO, HS_E_READ, msg + sizeof "hprof-strip: " - 1))
         hs_stop_wait_for_other(); /* a stop by a signal is writing its report */
     hs_outfile_remove_on_signal();
-    _exit(EXIT_IO);
+    _exit(HS_EXIT_IO);
 }
 
 static void catch_sigbus(const char *name, const char *unit, const void *base, uint64_t len)
@@ -251,20 +242,20 @@ static int spill_read(void *ctx, uint64_t off, void *buf, size_t len)
     return 0;
 }
 
-static uint64_t count_kind(const hs_report *r, int kind)
+static uint64_t count_kind(const hs_finding *rows, size_t n_rows, int kind)
 {
     uint64_t n = 0;
     size_t i;
 
-    for (i = 0; i < r->n_findings; i++)
-        n += r->findings[i].kind == kind;
+    for (i = 0; i < n_rows; i++)
+        n += rows[i].kind == kind;
     return n;
 }
 
 /* --audit's places, by kind, in input order within each, at most
  * AUDIT_LIST a kind (the JSON report has all of them). */
 #define AUDIT_LIST 10
-static void print_findings(const hs_report *r)
+static void print_findings(const hs_finding *rows, size_t n_rows)
 {
     static const char *const heads[] = {
         "instance fields holding data (objects, non-zero bytes, first at input byte)",
@@ -278,13 +269,13 @@ static void print_findings(const hs_report *r)
     int kind;
 
     for (kind = HS_FIND_FIELD; kind <= HS_FIND_STRING_LONG; kind++) {
-        uint64_t n = count_kind(r, kind), shown = 0;
+        uint64_t n = count_kind(rows, n_rows, kind), shown = 0;
         size_t i;
         if (!n)
             continue;
         printf("  %s:\n", heads[kind]);
-        for (i = 0; i < r->n_findings && shown < AUDIT_LIST; i++) {
-            const hs_finding *x = &r->findings[i];
+        for (i = 0; i < n_rows && shown < AUDIT_LIST; i++) {
+            const hs_finding *x = &rows[i];
             if (x->kind != kind)
                 continue;
             shown++;
@@ -304,19 +295,17 @@ static void print_findings(const hs_report *r)
 }
 
 /* --audit: what the privacy preset would still have to remove (with -q,
- * only the exit status tells). Returns EXIT_OK when nothing, EXIT_AUDIT
+ * only the exit status tells). Returns HS_EXIT_OK when nothing, HS_EXIT_AUDIT
  * otherwise. */
 static int audit_report(hs_cli *cli, const hs_stats *st)
 {
     const char *name = hs_cli_in_name(cli);
-    int clean = !st->nonzero_array_bytes && !st->nonzero_field_bytes && !st->strings_dropped &&
-                !st->unknown_records_dropped && !st->nonzero_string_bytes;
-
-    cli->report->audited = 1;
-    cli->report->audit_clean = clean;
+    const hs_finding *rows;
+    size_t n = hs_report_findings(cli->report, &rows);
+    int clean = hs_report_audit_verdict(cli->report) == 1;
 
     if (cli->quiet)
-        return clean ? EXIT_OK : EXIT_AUDIT;
+        return clean ? HS_EXIT_OK : HS_EXIT_AUDIT;
     printf("%s: %s\n", name, clean ? "clean" : "NOT clean");
     printf("  non-zero primitive-array bytes: %llu", (unsigned long long)st->nonzero_array_bytes);
     if (st->nonzero_array_bytes)
@@ -328,20 +317,20 @@ static int audit_report(hs_cli *cli, const hs_stats *st)
     printf("  records of unknown tag:         %llu\n",
            (unsigned long long)st->unknown_records_dropped);
     printf("  STRINGs too long to be names:   %llu holding data (%llu bytes)\n",
-           (unsigned long long)(st->nonzero_string_bytes ? count_kind(cli->report,
-                                                                      HS_FIND_STRING_LONG)
-                                                         : 0),
+           (unsigned long long)(st->nonzero_string_bytes
+                                    ? count_kind(rows, n, HS_FIND_STRING_LONG)
+                                    : 0),
            (unsigned long long)st->nonzero_string_bytes);
-    print_findings(cli->report);
+    print_findings(rows, n);
     printf("  (String.coder and the Unsafe offsets VisualVM sizes objects by are not data:\n"
            "   see hprof-strip --print-rules privacy)\n");
     /* a report that was not written is an I/O failure, not a finding */
     if (fflush(stdout) != 0 || ferror(stdout)) {
         hs_report_fail(cli->report, HS_E_WRITE, NULL,
                        "standard output: writing the audit report failed: %s", strerror(errno));
-        return EXIT_IO;
+        return HS_EXIT_IO;
     }
-    return clean ? EXIT_OK : EXIT_AUDIT;
+    return clean ? HS_EXIT_OK : HS_EXIT_AUDIT;
 }
 
 /* True when `rules` change nothing (preset none, or rules amounting to it):
@@ -397,16 +386,16 @@ static void warn_after_run(const hs_cli *cli, const hs_stats *st, int out_fd)
 static int check_audit(hs_cli *cli)
 {
     if (!cli->audit)
-        return EXIT_OK;
+        return HS_EXIT_OK;
     if (cli->out_path) {
         hs_report_fail(cli->report, HS_E_USAGE, NULL,
                        "--audit writes no dump; drop the output name '%s'", cli->out_path);
-        return EXIT_USAGE;
+        return HS_EXIT_USAGE;
     }
     hs_rules_preset(cli->rules, "none", NULL);
     hs_rules_preset(cli->rules, "privacy", NULL);
     cli->format = HS_COMPRESS_NONE;
-    return EXIT_OK;
+    return HS_EXIT_OK;
 }
 
 /* The checks made before any input is read: a terminal on either side. */
@@ -415,15 +404,15 @@ static int check_terminals(hs_cli *cli)
     if (!cli->in_path && isatty(STDIN_FILENO)) {
         hs_report_fail(cli->report, HS_E_USAGE, NULL,
                        "stdin is a terminal; give a file or pipe a dump in, see --help");
-        return EXIT_USAGE;
+        return HS_EXIT_USAGE;
     }
     if (!cli->audit && !cli->out_path && isatty(STDOUT_FILENO) && !cli->force) {
         hs_report_fail(cli->report, HS_E_USAGE, NULL,
                        "refusing to write a heap dump to a terminal; redirect standard "
                        "output, use -o FILE, or -f to insist");
-        return EXIT_USAGE;
+        return HS_EXIT_USAGE;
     }
-    return EXIT_OK;
+    return HS_EXIT_OK;
 }
 
 /* How the dump's output was asked for (files.h). */
@@ -433,7 +422,7 @@ static int output_how(const hs_cli *cli)
 }
 
 /* Opens INPUT, then -o's file (keeping the input file's permission bits),
- * or checks that standard output may take the dump. Returns EXIT_OK or the
+ * or checks that standard output may take the dump. Returns HS_EXIT_OK or the
  * exit code, with the message said. */
 static int open_files(hs_cli *cli, int *in_fd, hs_outfile *of)
 {
@@ -443,18 +432,18 @@ static int open_files(hs_cli *cli, int *in_fd, hs_outfile *of)
 
     if (cli->in_path && (*in_fd = open(cli->in_path, O_RDONLY)) < 0) {
         hs_report_fail(r, HS_E_READ, NULL, "%s: %s", cli->in_path, strerror(errno));
-        return EXIT_IO;
+        return HS_EXIT_IO;
     }
     if (!cli->out_path) {
         if (cli->audit || hs_files_claim_stdout("standard output") == 0)
-            return EXIT_OK;
+            return HS_EXIT_OK;
         hs_report_fail(r, HS_E_USAGE, NULL, "%s", hs_files_why());
         e = EEXIST;
     } else if (hs_outfile_open(of, cli->out_path, how,
                                fstat(*in_fd, &st) == 0 && S_ISREG(st.st_mode)
                                    ? (int)(st.st_mode & 07777)
                                    : -1) == 0) {
-        return EXIT_OK;
+        return HS_EXIT_OK;
     } else if (of->refused) {
         hs_report_fail(r, HS_E_USAGE, NULL, "%s", hs_files_why());
         e = EEXIST;
@@ -464,13 +453,13 @@ static int open_files(hs_cli *cli, int *in_fd, hs_outfile *of)
     }
     if (cli->in_path)
         close(*in_fd);
-    return e == EEXIST ? EXIT_USAGE : EXIT_IO;
+    return e == EEXIST ? HS_EXIT_USAGE : HS_EXIT_IO;
 }
 
 /* Puts -o's file in place after a success, removes it otherwise. */
 static int close_output(hs_cli *cli, hs_outfile *of, int rc)
 {
-    if (rc != EXIT_OK && rc != EXIT_SALVAGED && !cli->keep_output) {
+    if (rc != HS_EXIT_OK && rc != HS_EXIT_SALVAGED && !cli->keep_output) {
         hs_outfile_abort(of);
         return rc;
     }
@@ -486,7 +475,7 @@ static int close_output(hs_cli *cli, hs_outfile *of, int rc)
         else
             hs_report_fail(cli->report, HS_E_WRITE, NULL, "%s: %s", cli->out_path,
                            strerror(errno));
-        return EXIT_IO;
+        return HS_EXIT_IO;
     }
     return rc;
 }
@@ -507,18 +496,18 @@ static int claim_mapfile(hs_cli *cli)
     int r;
 
     if (!cli->obfuscate_path)
-        return EXIT_OK;
+        return HS_EXIT_OK;
     r = hs_files_claim(cli->obfuscate_path, HS_OUT_MAPFILE | (cli->force ? HS_OUT_FORCE : 0), &c);
     if (r == 0) {
         free(c.target);
-        return EXIT_OK;
+        return HS_EXIT_OK;
     }
     if (r > 0)
         hs_report_fail(cli->report, HS_E_USAGE, NULL, "%s", hs_files_why());
     else
         hs_report_fail(cli->report, HS_E_WRITE, NULL, "%s: %s", cli->obfuscate_path,
                        strerror(errno));
-    return r > 0 ? EXIT_USAGE : EXIT_IO;
+    return r > 0 ? HS_EXIT_USAGE : HS_EXIT_IO;
 }
 
 /* After a run that obfuscated: the mapping, in place before the dump is. */
@@ -528,14 +517,14 @@ static int write_mapfile(hs_cli *cli, const hs_filter *filter, int rc)
     hs_sink sink;
     hs_status s;
 
-    if (!cli->obfuscate_path || (rc != EXIT_OK && rc != EXIT_SALVAGED))
+    if (!cli->obfuscate_path || (rc != HS_EXIT_OK && rc != HS_EXIT_SALVAGED))
         return rc;
     if (hs_outfile_open(&mf, cli->obfuscate_path,
                         HS_OUT_MAPFILE | (cli->force ? HS_OUT_FORCE : 0), -1) != 0) {
         hs_report_fail(cli->report, mf.refused ? HS_E_USAGE : HS_E_WRITE, NULL, "%s%s%s",
                        mf.refused ? hs_files_why() : cli->obfuscate_path, mf.refused ? "" : ": ",
                        mf.refused ? "" : strerror(errno));
-        return mf.refused ? EXIT_USAGE : EXIT_IO;
+        return mf.refused ? HS_EXIT_USAGE : HS_EXIT_IO;
     }
     sink.write = fd_sink_write;
     sink.ctx = &mf.fd;
@@ -545,14 +534,27 @@ static int write_mapfile(hs_cli *cli, const hs_filter *filter, int rc)
         hs_outfile_abort(&mf);
         hs_report_fail(cli->report, s, NULL, "%s: %s", cli->obfuscate_path,
                        s == HS_E_NOMEM ? "out of memory" : strerror(e));
-        return s == HS_E_NOMEM ? EXIT_LIMIT : EXIT_IO;
+        return s == HS_E_NOMEM ? HS_EXIT_LIMIT : HS_EXIT_IO;
     }
     if (hs_outfile_commit(&mf) != 0) {
         hs_report_fail(cli->report, HS_E_WRITE, NULL, "%s: %s", cli->obfuscate_path,
                        strerror(errno));
-        return EXIT_IO;
+        return HS_EXIT_IO;
     }
     return rc;
+}
+
+void hs_cli_say(void *ctx, hs_message_kind kind, hs_status code, const hs_error *where,
+                char *text, size_t cap)
+{
+    const hs_cli *cli = ctx;
+
+    (void)code;
+    (void)where;
+    (void)cap;
+    if (cli->quiet && (kind == HS_MSG_WARNING || kind == HS_MSG_SALVAGED))
+        return;
+    fprintf(stderr, "%s: %s%s\n", g_prog, kind == HS_MSG_WARNING ? "warning: " : "", text);
 }
 
 /* The reader went away (EPIPE on standard output): end quietly, the way
@@ -589,7 +591,6 @@ static void say(void *ctx, hs_message_kind kind, hs_status code, const hs_error 
 
     if (kind == HS_MSG_ERROR && !cli->out_path && rn->out && hs_output_errno(rn->out) == EPIPE)
         die_of_sigpipe(cli);
-    (void)code;
     if (kind == HS_MSG_ERROR && rn->spill.err && where) /* the spill file's own failure */
         snprintf(text, cap, "%s: %s: %s", where->message, rn->spill.path,
                  strerror(rn->spill.err));
@@ -598,7 +599,7 @@ static void say(void *ctx, hs_message_kind kind, hs_status code, const hs_error 
     if (cli->quiet && (kind == HS_MSG_WARNING || kind == HS_MSG_SALVAGED))
         return;
     hs_progress_clear(&rn->progress);
-    fprintf(stderr, "%s: %s%s\n", g_prog, kind == HS_MSG_WARNING ? "warning: " : "", text);
+    hs_cli_say(cli, kind, code, where, text, cap);
 }
 
 /* hs_job's snapshot hook: the report kept ready for a signal. */
@@ -667,7 +668,7 @@ static int wants_json(const hs_cli *cli)
     return cli->stats == 2 || cli->stats_file;
 }
 
-/* Opens the input's decoder and the output's encoder. Returns EXIT_OK or
+/* Opens the input's decoder and the output's encoder. Returns HS_EXIT_OK or
  * the exit code, with the message said. */
 static int open_run(hs_cli *cli, cli_run *rn, int in_fd)
 {
@@ -678,7 +679,7 @@ static int open_run(hs_cli *cli, cli_run *rn, int in_fd)
     if (!(rn->in = hs_input_open_fd(in_fd, &err))) {
         if (err.code == HS_E_NOMEM) {
             hs_report_fail(r, HS_E_NOMEM, NULL, "out of memory");
-            return EXIT_LIMIT;
+            return HS_EXIT_LIMIT;
         }
         /* HS_E_UNSUPPORTED: a zip, xz, ... named as such, which is not a
          * heap dump: the input's fault (1), not a read that may work again */
@@ -686,7 +687,7 @@ static int open_run(hs_cli *cli, cli_run *rn, int in_fd)
                               err.message);
     }
     if (cli->audit) /* --audit writes no dump */
-        return EXIT_OK;
+        return HS_EXIT_OK;
     memset(&op, 0, sizeof op);
     op.size = sizeof op;
     op.compress = cli->format;
@@ -696,9 +697,9 @@ static int open_run(hs_cli *cli, cli_run *rn, int in_fd)
     if (!(rn->out = hs_output_open_ex(rn->out_fd, NULL, NULL, &op, &err))) {
         /* the range of levels is main.c's: only the compressor can fail */
         hs_report_fail(r, HS_E_NOMEM, NULL, "%s", err.message);
-        return EXIT_LIMIT;
+        return HS_EXIT_LIMIT;
     }
-    return EXIT_OK;
+    return HS_EXIT_OK;
 }
 
 /* The run itself: hs_job_run with the command's rules, options, report
@@ -741,19 +742,19 @@ static int run_job(hs_cli *cli, cli_run *rn)
     job.hooks_ctx = rn;
     hs_report_set_messages(cli->report, say, rn);
     rc = hs_job_run(&job, rn->in, rn->out, NULL);
-    hs_report_set_messages(cli->report, NULL, NULL);
-    cli->keep_output = cli->report->output_kept; /* a salvaged dump, whatever the code */
-    if (rc == EXIT_OK || (rc == EXIT_AUDIT && cli->report->audited)) {
+    hs_report_set_messages(cli->report, hs_cli_say, cli);
+    cli->keep_output = hs_report_output_kept(cli->report); /* a salvaged dump, whatever the code */
+    hs_report_stats(cli->report, &st, sizeof st);
+    if (rc == HS_EXIT_OK || (rc == HS_EXIT_AUDIT && hs_report_audit_verdict(cli->report) >= 0)) {
         /* read in place: how far the filter got */
-        hs_report_stats(cli->report, &st, sizeof st);
         hs_progress_end(&rn->progress, hs_input_compression(rn->in) == HS_COMPRESS_NONE
                                            ? st.bytes_in
                                            : hs_input_bytes_read(rn->in));
     } else {
         hs_progress_clear(&rn->progress);
     }
-    if (cli->audit && cli->report->audited)
-        rc = audit_report(cli, &cli->report->st);
+    if (cli->audit && hs_report_audit_verdict(cli->report) >= 0)
+        rc = audit_report(cli, &st);
     return rc;
 }
 
@@ -769,12 +770,12 @@ static int run_filter(hs_cli *cli)
     rn.out_fd = STDOUT_FILENO;
     rn.spill.fd = -1;
     choose_format(cli);
-    if ((rc = check_audit(cli)) != EXIT_OK || (rc = check_terminals(cli)) != EXIT_OK)
+    if ((rc = check_audit(cli)) != HS_EXIT_OK || (rc = check_terminals(cli)) != HS_EXIT_OK)
         return rc;
     /* (the signals are caught already: main.c, before any temporary file) */
-    if ((rc = open_files(cli, &in_fd, &of)) != EXIT_OK)
+    if ((rc = open_files(cli, &in_fd, &of)) != HS_EXIT_OK)
         return rc;
-    if ((rc = claim_mapfile(cli)) != EXIT_OK) {
+    if ((rc = claim_mapfile(cli)) != HS_EXIT_OK) {
         if (cli->in_path)
             close(in_fd);
         return cli->out_path ? close_output(cli, &of, rc) : rc;
@@ -784,7 +785,7 @@ static int run_filter(hs_cli *cli)
     hs_widen_pipe(in_fd);
     hs_widen_pipe(rn.out_fd);
     rc = open_run(cli, &rn, in_fd);
-    if (rc == EXIT_OK) {
+    if (rc == HS_EXIT_OK) {
         publish_report(cli);
         hs_progress_start(&rn.progress, cli->progress < 0 ? isatty(STDERR_FILENO) : cli->progress,
                           cli->size ? cli->size
@@ -806,8 +807,9 @@ static int run_filter(hs_cli *cli)
     hs_stop_hold();
     if (cli->out_path)
         rc = close_output(cli, &of, rc);
-    cli->report->output_kept = !cli->audit && (rc == EXIT_OK || rc == EXIT_SALVAGED ||
-                                              (cli->keep_output && rc != EXIT_IO));
+    hs_report_set_output_kept(cli->report,
+                              !cli->audit && (rc == HS_EXIT_OK || rc == HS_EXIT_SALVAGED ||
+                                              (cli->keep_output && rc != HS_EXIT_IO)));
     publish_report(cli);
     hs_stop_release();
     return rc;
@@ -836,7 +838,7 @@ static int report_to_stdout(const hs_cli *cli)
 
 /* --stats-file under files.h's rule: never an input, never the dump's
  * output, never a dump; "-" is standard output, when the dump (or
- * --audit's text) is not going there. Returns EXIT_OK or the exit code,
+ * --audit's text) is not going there. Returns HS_EXIT_OK or the exit code,
  * said. */
 static int open_report(hs_cli *cli)
 {
@@ -859,28 +861,28 @@ static int open_report(hs_cli *cli)
                             "takes %s already: give the report a file name, or %s\n",
                     g_prog, cli->audit ? "--audit's findings" : "the dump",
                     cli->audit ? "use -q" : "the dump one (-o FILE)");
-            return EXIT_USAGE;
+            return HS_EXIT_USAGE;
         } else if (hs_files_claim_stdout("--stats-file -") != 0) {
             fprintf(stderr, "%s: %s\n", g_prog, hs_files_why());
-            return EXIT_USAGE;
+            return HS_EXIT_USAGE;
         }
         g_report_fd = STDOUT_FILENO;
-        return EXIT_OK;
+        return HS_EXIT_OK;
     }
     if (hs_outfile_open(&g_report_file, cli->stats_file,
                         HS_OUT_REPORT | (cli->force ? HS_OUT_FORCE : 0), -1) == 0) {
         g_report_fd = g_report_file.fd;
-        return EXIT_OK;
+        return HS_EXIT_OK;
     }
     if (g_report_file.refused) {
         fprintf(stderr, "%s: %s\n", g_prog, hs_files_why());
-        return EXIT_USAGE;
+        return HS_EXIT_USAGE;
     }
     if (errno == EINTR)
         hs_stop_ready(); /* a signal cut the open (a FIFO with no reader): it ends the run */
     fprintf(stderr, "%s: %s: %s\n", g_prog, cli->stats_file, strerror(errno));
     (void)r;
-    return EXIT_IO;
+    return HS_EXIT_IO;
 }
 
 int hs_cli_report_open(hs_cli *cli)
@@ -895,7 +897,7 @@ int hs_cli_report_open(hs_cli *cli)
     signal(SIGXFSZ, SIG_IGN);
 #endif
     if (cli->stats_file) {
-        if ((rc = open_report(cli)) != EXIT_OK) {
+        if ((rc = open_report(cli)) != HS_EXIT_OK) {
             cli->stats_file = NULL; /* nowhere to write it */
             hs_stop_ready();
             return rc;
@@ -906,7 +908,7 @@ int hs_cli_report_open(hs_cli *cli)
         hs_stop_report_to(stats_fd(cli), NULL);
     publish_report(cli);
     hs_stop_ready();
-    return EXIT_OK;
+    return HS_EXIT_OK;
 }
 
 static int write_all(int fd, const char *p, size_t n)
@@ -933,7 +935,7 @@ static int send_report(const hs_cli *cli, int rc, int fd, int stream)
     char *doc;
     int bad, e;
 
-    cli->report->audit_run = cli->audit; /* (set by the job, unless it never ran) */
+    hs_report_set_audit(cli->report, cli->audit); /* (the job's, unless it never ran) */
     doc = hs_report_json(cli->report, rc, hs_cli_report_in_name(cli), cli->out_path);
     if (!doc)
         return -1;
@@ -948,7 +950,7 @@ static int send_report(const hs_cli *cli, int rc, int fd, int stream)
  * asked for was not all done (the dump, when written, stays). */
 static int report_lost(int rc)
 {
-    return rc == EXIT_OK || rc == EXIT_SALVAGED || rc == EXIT_AUDIT ? EXIT_IO : rc;
+    return rc == HS_EXIT_OK || rc == HS_EXIT_SALVAGED || rc == HS_EXIT_AUDIT ? HS_EXIT_IO : rc;
 }
 
 int hs_cli_report_close(hs_cli *cli, int rc)
@@ -959,21 +961,16 @@ int hs_cli_report_close(hs_cli *cli, int rc)
     /* single-threaded here: the reports are the run's own from now */
     hs_stop_hold();
     hs_stop_finish();
-    r->wall = since_start();
-    if (getrusage(RUSAGE_SELF, &ru) == 0) {
-        r->user = seconds(ru.ru_utime);
-        r->sys = seconds(ru.ru_stime);
-    }
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        hs_report_set_times(r, since_start(), seconds(ru.ru_utime), seconds(ru.ru_stime));
+    else
+        hs_report_set_times(r, since_start(), -1, -1);
     /* a failure said only on stderr (the mapping's, a usage error printed
-     * before the report knew of it) is still named by its status */
-    if (rc != EXIT_OK && rc != EXIT_SALVAGED && rc != EXIT_AUDIT && !r->has_error) {
-        memset(&r->error, 0, sizeof r->error);
-        r->error.offset = r->error.record_offset = UINT64_MAX;
-        r->error.tag = r->error.subtag = -1;
-        r->error.code = hs_status_of_exit(rc);
-        snprintf(r->error.message, sizeof r->error.message, "%s",
-                 "see the message on standard error");
-        r->has_error = 1;
+     * before the report knew of it) is still named by its status: kept,
+     * not said again */
+    if (rc != HS_EXIT_OK && rc != HS_EXIT_SALVAGED && rc != HS_EXIT_AUDIT && !hs_report_error(r)) {
+        hs_report_set_messages(r, NULL, NULL);
+        hs_report_fail(r, hs_status_of_exit(rc), NULL, "%s", "see the message on standard error");
     }
     /* the file first: the streams may wait for their readers */
     if (cli->stats_file && g_report_file.tmp) {
@@ -1008,18 +1005,22 @@ int hs_cli_report_close(hs_cli *cli, int rc)
 int hs_cli_run(hs_cli *cli)
 {
     hs_report *r = cli->report;
-    int rc = run_filter(cli), stats = cli->stats == 1 && r->ran,
-        histo = cli->histogram && r->histo && !cli->quiet && cli->stats != 2, fd;
+    int rc = run_filter(cli), stats = cli->stats == 1 && hs_report_ran(r),
+        histo = cli->histogram && hs_report_histogram(r, NULL, NULL) && !cli->quiet &&
+                cli->stats != 2,
+        fd;
     const char *name = cli->files ? hs_cli_in_name(cli) : NULL;
     FILE *to = stderr;
+    hs_stats st;
 
     if ((stats || histo) && cli->stats_fd > 0 && (fd = dup(cli->stats_fd)) >= 0 &&
         !(to = fdopen(fd, "w"))) {
         close(fd);
         to = stderr;
     }
+    hs_report_stats(r, &st, sizeof st);
     if (stats)
-        hs_cli_print_stats(to, &r->st, name);
+        hs_cli_print_stats(to, &st, name);
     if (histo)
         hs_cli_print_histogram(to, r, 20, name);
     if (to != stderr)

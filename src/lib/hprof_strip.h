@@ -822,6 +822,46 @@ HS_API size_t hs_report_stats(const hs_report *r, hs_stats *st, size_t size);
  * output says so. */
 HS_API int hs_report_output_kept(const hs_report *r);
 HS_API void hs_report_set_output_kept(hs_report *r, int kept);
+/* Whether a filter ran (the counters are its). */
+HS_API int hs_report_ran(const hs_report *r);
+/* The histogram rows a run with `histogram` kept (names owned by the
+ * report), by input bytes, largest first; *per_heap (may be NULL): the
+ * rows are per Android heap. 0 rows: none kept. */
+HS_API size_t hs_report_histogram(const hs_report *r, const hs_class_count **rows,
+                                  int *per_heap);
+/* The findings an audit kept (names owned by the report), in input order. */
+HS_API size_t hs_report_findings(const hs_report *r, const hs_finding **rows);
+/* The audit's verdict: 1 clean, 0 not clean, -1 none reached (no audit,
+ * or it failed before its end). */
+HS_API int hs_report_audit_verdict(const hs_report *r);
+/* Whether the report is an audit's ("mode": "audit", no output); the job
+ * sets it from hs_job.audit, a caller whose run failed before it does. */
+HS_API void hs_report_set_audit(hs_report *r, int audit);
+/* The report's "time": the wall, user and system seconds of the run as the
+ * caller counts it (the command's: its whole process); a negative value
+ * leaves that one as it is. hs_job_run sets the job's own. */
+HS_API void hs_report_set_times(hs_report *r, double wall, double user, double sys);
+/* A failure of the caller's own that no library status names (the
+ * command's --jvm: "jvm-target", "jvm-dump"; a run stopped by a signal:
+ * "signal"): recorded as hs_report_fail does, the JSON's error.status
+ * `status` (a caller's name, [a-z-]), error.code null, error.retryable
+ * `retryable`, error.signal `signal` (NULL: null); hs_report_error's code
+ * is HS_OK (no library status), as is the hook's. */
+HS_API void hs_report_fail_other(hs_report *r, const char *status, int retryable,
+                                 const char *signal, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+/* The report as it stands, for a caller that must write it where it may
+ * not render it (a signal handler): the document with no exit status and
+ * no error, in two parts. The first *head_len bytes end with
+ * "exit_status": and the rest starts with the comma after the "error"
+ * object: the caller writes the number and the error object (or null)
+ * between them. No histogram (it is made at the end). NUL-terminated, to
+ * free with hs_free(); NULL when out of memory. */
+HS_API char *hs_report_json_parts(const hs_report *r, const char *in_name,
+                                  const char *out_name, size_t *head_len);
 /* The JSON document of a run that ended with `exit_status` (hs_job_run's
  * return, or the caller's own after it), the one --stats-file writes, the
  * input and output named `in_name` and `out_name` (NULL: null),

@@ -165,6 +165,97 @@ HS_API void hs_report_set_output_kept(hs_report *r, int kept)
         r->output_kept = kept != 0;
 }
 
+HS_API int hs_report_ran(const hs_report *r)
+{
+    return r ? r->ran : 0;
+}
+
+HS_API size_t hs_report_histogram(const hs_report *r, const hs_class_count **rows, int *per_heap)
+{
+    if (rows)
+        *rows = r ? r->histo : NULL;
+    if (per_heap)
+        *per_heap = r ? r->histo_heaps : 0;
+    return r ? r->n_histo : 0;
+}
+
+HS_API size_t hs_report_findings(const hs_report *r, const hs_finding **rows)
+{
+    if (rows)
+        *rows = r ? r->findings : NULL;
+    return r ? r->n_findings : 0;
+}
+
+HS_API int hs_report_audit_verdict(const hs_report *r)
+{
+    return r && r->audited ? r->audit_clean != 0 : -1;
+}
+
+HS_API void hs_report_set_audit(hs_report *r, int audit)
+{
+    if (r)
+        r->audit_run = audit != 0;
+}
+
+HS_API void hs_report_set_times(hs_report *r, double wall, double user, double sys)
+{
+    if (!r)
+        return;
+    if (wall >= 0)
+        r->wall = wall;
+    if (user >= 0)
+        r->user = user;
+    if (sys >= 0)
+        r->sys = sys;
+}
+
+HS_API void hs_report_fail_other(hs_report *r, const char *status, int retryable,
+                                 const char *signal, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!r)
+        return;
+    va_start(ap, fmt);
+    record(r, HS_OK, NULL, HS_MSG_ERROR, fmt, ap); /* HS_OK: no library status */
+    va_end(ap);
+    r->cli_status = status;
+    r->cli_retryable = retryable != 0;
+    r->cli_signal = signal;
+}
+
+HS_API char *hs_report_json_parts(const hs_report *r, const char *in_name, const char *out_name,
+                                  size_t *head_len)
+{
+    static const hs_report zero;
+    hs_report *copy;
+    char *doc = NULL;
+    size_t len = 0;
+    long head;
+    FILE *fp;
+
+    if (!r || !head_len || !(copy = malloc(sizeof *copy)))
+        return NULL;
+    *copy = *r;
+    copy->histo = NULL; /* made at the end only */
+    copy->n_histo = 0;
+    if (!(fp = open_memstream(&doc, &len))) {
+        free(copy);
+        return NULL;
+    }
+    hs_report_json_head(fp, copy, r->audit_run);
+    head = ftell(fp);
+    hs_report_json_tail(fp, copy, in_name, out_name, r->audit_run);
+    *copy = zero; /* (its rows are r's) */
+    free(copy);
+    if (fclose(fp) != 0 || head <= 0) {
+        free(doc);
+        return NULL;
+    }
+    *head_len = (size_t)head;
+    return doc;
+}
+
 HS_API char *hs_report_json(const hs_report *r, int exit_status, const char *in_name,
                             const char *out_name)
 {
