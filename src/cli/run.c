@@ -596,9 +596,7 @@ static void say(void *ctx, hs_message_kind kind, hs_status code, const hs_error 
                  strerror(rn->spill.err));
     rename_word(text, cap, "(salvage ", "(--salvage ");
     rename_word(text, cap, "(max_held)", "(--max-held)");
-    if (cli->quiet && (kind == HS_MSG_WARNING || kind == HS_MSG_SALVAGED))
-        return;
-    hs_progress_clear(&rn->progress);
+    hs_progress_clear(&rn->progress); /* (none with -q) */
     hs_cli_say(cli, kind, code, where, text, cap);
 }
 
