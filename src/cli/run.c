@@ -69,7 +69,6 @@ static void publish_report(hs_cli *cli)
 
     if (!cli->stats_file && cli->stats != 2)
         return;
-    hs_report_set_audit(cli->report, cli->audit);
     hs_report_set_times(cli->report, since_start(), -1, -1);
     doc = hs_report_json_parts(cli->report, hs_cli_report_in_name(cli), cli->out_path, &head);
     if (doc)
@@ -888,6 +887,9 @@ int hs_cli_report_open(hs_cli *cli)
     int rc;
 
     clock_gettime(CLOCK_MONOTONIC, &g_t0);
+    /* the report's mode, before anything is published (the job says the
+     * same when it runs) */
+    hs_report_set_audit(cli->report, cli->audit);
     /* A closed pipe downstream, or a file-size limit, is an error to report
      * (write fails with EPIPE or EFBIG), not a silent death by signal. */
     signal(SIGPIPE, SIG_IGN);
@@ -933,7 +935,6 @@ static int send_report(const hs_cli *cli, int rc, int fd, int stream)
     char *doc;
     int bad, e;
 
-    hs_report_set_audit(cli->report, cli->audit); /* (the job's, unless it never ran) */
     doc = hs_report_json(cli->report, rc, hs_cli_report_in_name(cli), cli->out_path);
     if (!doc)
         return -1;

@@ -247,15 +247,11 @@ void hs_filter_stats(const hs_filter *f, hs_stats *out)
 size_t hs_filter_stats_ex(const hs_filter *f, hs_stats *out, size_t size)
 {
     hs_stats all;
-    size_t n = size < sizeof all ? size : sizeof all;
 
     if (!out)
         return 0;
     stats(f, &all);
-    memcpy(out, &all, n);
-    if (size > n) /* a caller built with a newer header */
-        memset((unsigned char *)out + n, 0, size - n);
-    return n;
+    return hs_sized_fill(out, size, &all, sizeof all);
 }
 
 size_t hs_filter_findings(const hs_filter *f, const hs_finding **rows)

@@ -476,24 +476,6 @@ static double seconds(struct timeval tv)
     return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-/* The document, as --stats-file's: NULL when out of memory. */
-static char *render(const run *j, int rc)
-{
-    char *doc = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&doc, &len);
-    int bad;
-
-    if (!fp)
-        return NULL;
-    bad = hs_report_write_json(fp, j->r, rc, j->job.in_name, j->job.out_name, j->job.audit);
-    if (fclose(fp) != 0 || bad) {
-        free(doc);
-        return NULL;
-    }
-    return doc;
-}
-
 /* The end of the last hs_job field this library knows. */
 #define JOB_KNOWN (offsetof(hs_job, hooks_ctx) + sizeof(void *))
 _Static_assert(JOB_KNOWN == sizeof(hs_job), "JOB_KNOWN: a field was added after hooks_ctx");
@@ -547,7 +529,7 @@ HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **re
         j->r->sys = seconds(ru1.ru_stime) - seconds(ru0.ru_stime);
     }
     if (report)
-        *report = render(j, rc);
+        *report = hs_report_json(j->r, rc, j->job.in_name, j->job.out_name);
     hs_filter_free(j->filter);
     hs_rules_free(j->rules);
     hs_hasher_free(j->hash);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "sized.h"
 
 #define U(x) ((unsigned long long)(x))
 
@@ -33,16 +34,13 @@ HS_API void hs_report_note_rules(hs_report *r, int is_file, const char *arg)
     }
 }
 
-/* Says a message: through the caller's hook (which may rewrite it in
- * place), else on stderr when the CLI asked (`print`, `shown`: not
- * silenced by -q). */
+/* Says a message through the caller's hook, which may rewrite it in place
+ * (the library prints nothing of its own). */
 static void say(hs_report *r, hs_message_kind kind, hs_status code, const hs_error *where,
-                char *text, size_t cap, int shown)
+                char *text, size_t cap)
 {
     if (r->say)
         r->say(r->say_ctx, kind, code, where, text, cap);
-    else if (shown && r->print)
-        fprintf(stderr, "hprof-strip: %s%s\n", kind == HS_MSG_WARNING ? "warning: " : "", text);
 }
 
 #if defined(__GNUC__)
@@ -62,8 +60,7 @@ static void record(hs_report *r, hs_status code, const hs_error *where, hs_messa
     r->cli_status = NULL;
     vsnprintf(r->error.message, sizeof r->error.message, fmt, ap);
     r->has_error = 1;
-    say(r, kind, code, where, r->error.message, sizeof r->error.message,
-        kind == HS_MSG_ERROR || !r->quiet);
+    say(r, kind, code, where, r->error.message, sizeof r->error.message);
 }
 
 HS_API int hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const char *fmt,
@@ -98,7 +95,7 @@ HS_API void hs_report_warn(hs_report *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(w, sizeof w, fmt, ap);
     va_end(ap);
-    say(r, HS_MSG_WARNING, HS_OK, NULL, w, sizeof w, !r->quiet);
+    say(r, HS_MSG_WARNING, HS_OK, NULL, w, sizeof w);
     if (r->n_warnings < HS_REPORT_MAX_WARNINGS) /* when full, said only */
         memcpy(r->warnings[r->n_warnings++], w, sizeof w);
 }
@@ -111,7 +108,7 @@ void hs_report_note(hs_report *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(w, sizeof w, fmt, ap);
     va_end(ap);
-    say(r, HS_MSG_NOTE, HS_OK, NULL, w, sizeof w, 1);
+    say(r, HS_MSG_NOTE, HS_OK, NULL, w, sizeof w);
 }
 
 /* ---- the report as an object (hprof_strip.h) ------------------------------- */
@@ -144,14 +141,7 @@ HS_API const hs_error *hs_report_error(const hs_report *r)
 
 HS_API size_t hs_report_stats(const hs_report *r, hs_stats *st, size_t size)
 {
-    size_t n = size < sizeof r->st ? size : sizeof r->st;
-
-    if (!r || !st)
-        return 0;
-    memcpy(st, &r->st, n);
-    if (size > n) /* a caller built with a newer header */
-        memset((unsigned char *)st + n, 0, size - n);
-    return n;
+    return r && st ? hs_sized_fill(st, size, &r->st, sizeof r->st) : 0;
 }
 
 HS_API int hs_report_output_kept(const hs_report *r)
@@ -222,56 +212,6 @@ HS_API void hs_report_fail_other(hs_report *r, const char *status, int retryable
     r->cli_status = status;
     r->cli_retryable = retryable != 0;
     r->cli_signal = signal;
-}
-
-HS_API char *hs_report_json_parts(const hs_report *r, const char *in_name, const char *out_name,
-                                  size_t *head_len)
-{
-    static const hs_report zero;
-    hs_report *copy;
-    char *doc = NULL;
-    size_t len = 0;
-    long head;
-    FILE *fp;
-
-    if (!r || !head_len || !(copy = malloc(sizeof *copy)))
-        return NULL;
-    *copy = *r;
-    copy->histo = NULL; /* made at the end only */
-    copy->n_histo = 0;
-    if (!(fp = open_memstream(&doc, &len))) {
-        free(copy);
-        return NULL;
-    }
-    hs_report_json_head(fp, copy, r->audit_run);
-    head = ftell(fp);
-    hs_report_json_tail(fp, copy, in_name, out_name, r->audit_run);
-    *copy = zero; /* (its rows are r's) */
-    free(copy);
-    if (fclose(fp) != 0 || head <= 0) {
-        free(doc);
-        return NULL;
-    }
-    *head_len = (size_t)head;
-    return doc;
-}
-
-HS_API char *hs_report_json(const hs_report *r, int exit_status, const char *in_name,
-                            const char *out_name)
-{
-    char *doc = NULL;
-    size_t len = 0;
-    FILE *fp;
-    int bad;
-
-    if (!r || !(fp = open_memstream(&doc, &len)))
-        return NULL;
-    bad = hs_report_write_json(fp, r, exit_status, in_name, out_name, r->audit_run);
-    if (fclose(fp) != 0 || bad) {
-        free(doc);
-        return NULL;
-    }
-    return doc;
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -637,19 +577,21 @@ static void json_histogram(FILE *fp, const hs_report *r)
 static const char *const in_compression[] = {NULL, "gzip", "zstd"};
 static const char *const out_compression[] = {NULL, "zstd", "gzip"};
 
-void hs_report_json_head(FILE *fp, const hs_report *r, int audit)
+/* The document up to "exit_status": (hs_report_json_parts' head). */
+static void json_head(FILE *fp, const hs_report *r)
 {
     fprintf(fp, "{\"schema\":%d,\"tool\":{\"name\":\"hprof-strip\",\"version\":",
             HS_REPORT_SCHEMA);
     json_str(fp, HS_VERSION_STRING);
-    fprintf(fp, "},\"mode\":\"%s\",\"exit_status\":", audit ? "audit" : "filter");
-    (void)r;
+    fprintf(fp, "},\"mode\":\"%s\",\"exit_status\":", r->audit_run ? "audit" : "filter");
 }
 
-void hs_report_json_tail(FILE *fp, const hs_report *r, const char *in_name,
-                         const char *out_name, int audit)
+/* The document from the comma after "error" on; `histogram` 0: null there. */
+static void json_tail(FILE *fp, const hs_report *r, const char *in_name, const char *out_name,
+                      int histogram)
 {
     const hs_stats *st = &r->st;
+    const int audit = r->audit_run;
     const char *sep = "";
     int i;
 
@@ -685,18 +627,62 @@ void hs_report_json_tail(FILE *fp, const hs_report *r, const char *in_name,
         json_str(fp, r->warnings[i]);
     }
     fputc(']', fp);
-    json_histogram(fp, r);
+    if (histogram)
+        json_histogram(fp, r);
+    else
+        fputs(",\"histogram\":null", fp);
     fputs(",\"audit\":", fp);
     json_audit(fp, r);
     fputs("}\n", fp);
 }
 
-int hs_report_write_json(FILE *fp, const hs_report *r, int exit_status, const char *in_name,
-                         const char *out_name, int audit)
+static int write_json(FILE *fp, const hs_report *r, int exit_status, const char *in_name,
+                      const char *out_name)
 {
-    hs_report_json_head(fp, r, audit);
+    json_head(fp, r);
     fprintf(fp, "%d,\"error\":", exit_status);
     json_error(fp, r);
-    hs_report_json_tail(fp, r, in_name, out_name, audit);
+    json_tail(fp, r, in_name, out_name, 1);
     return fflush(fp) == 0 && !ferror(fp) ? 0 : -1;
+}
+
+/* ---- the document, as a caller renders it ----------------------------------- */
+
+HS_API char *hs_report_json_parts(const hs_report *r, const char *in_name, const char *out_name,
+                                  size_t *head_len)
+{
+    char *doc = NULL;
+    size_t len = 0;
+    long head;
+    FILE *fp;
+
+    if (!r || !head_len || !(fp = open_memstream(&doc, &len)))
+        return NULL;
+    json_head(fp, r);
+    head = ftell(fp);
+    json_tail(fp, r, in_name, out_name, 0); /* the histogram is made at the end only */
+    if (fclose(fp) != 0 || head <= 0) {
+        free(doc);
+        return NULL;
+    }
+    *head_len = (size_t)head;
+    return doc;
+}
+
+HS_API char *hs_report_json(const hs_report *r, int exit_status, const char *in_name,
+                            const char *out_name)
+{
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *fp;
+    int bad;
+
+    if (!r || !(fp = open_memstream(&doc, &len)))
+        return NULL;
+    bad = write_json(fp, r, exit_status, in_name, out_name);
+    if (fclose(fp) != 0 || bad) {
+        free(doc);
+        return NULL;
+    }
+    return doc;
 }

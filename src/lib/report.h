@@ -36,8 +36,8 @@ enum {
 
 /* Everything a run learnt, filled as it goes, so that a failed run can
  * still say how far it got and how it failed. The public header's opaque
- * hs_report (hs_report_create, hs_job.report) is this struct; the CLI
- * holds one by value (cli.h). */
+ * hs_report (hs_report_create, hs_job.report) is this struct; hs_job_run
+ * holds one by value when the caller gives none. */
 struct hs_report {
     int ran;                  /* the filter was created: `st` is its counters */
     hs_stats st;
@@ -64,22 +64,18 @@ struct hs_report {
     /* --audit: where the data is (hs_filter_findings; names owned here) */
     hs_finding *findings;
     size_t n_findings;
-    int quiet;                /* -q: salvage notices recorded, not printed */
     char warnings[HS_REPORT_MAX_WARNINGS][240]; /* the filter's, for the JSON */
     int n_warnings;
     int output_kept;          /* the complete dump is under the output's name */
-    int stopped_by;           /* the signal that stopped the run (snapshot: 0) */
-    int print;                /* the CLI's: failures and warnings also on stderr */
     /* a failure of the command's own, not the library's (the CLI's --jvm):
      * error.status is this name, error.code null */
     const char *cli_status;
     int cli_retryable;
     const char *cli_signal;   /* "SIGKILL": error.signal, with cli_status "signal" */
-    /* each message as it is made (hs_report_set_messages): then `print`
-     * is not looked at, the hook says what it will */
+    /* each message as it is made (hs_report_set_messages); none: unsaid */
     hs_message_fn say;
     void *say_ctx;
-    int audit_run;            /* an audit (no output): hs_report_json's `audit` */
+    int audit_run;            /* an audit: "mode": "audit", no output */
 };
 
 /* The one table of outcomes (report.c: status, exit code, report name,
@@ -95,43 +91,27 @@ int hs_report_keep_findings(hs_report *r, const hs_finding *rows, size_t n);
 /* The JSON name of a finding's kind ("field", "static", "array", ...). */
 const char *hs_report_finding_kind(int kind);
 /* Frees what `r` holds (rows, findings), not `r` itself: for a report held
- * by value, as the CLI's is (hs_report_free frees one made by
+ * by value, as hs_job_run's own is (hs_report_free frees one made by
  * hs_report_create). */
 void hs_report_clear(hs_report *r);
 
-/* hs_report_note_rules, hs_report_fail and hs_report_warn are public
- * (hprof_strip.h). Without a message hook, hs_report_fail prints
- * "hprof-strip: MESSAGE" on stderr when `print` is set (the CLI's), and
- * hs_report_warn "hprof-strip: warning: MESSAGE" (not with -q). */
+/* hs_report_note_rules, hs_report_fail, hs_report_warn and the rendering
+ * (hs_report_json, hs_report_json_parts) are public (hprof_strip.h); each
+ * message goes to the report's hook, when it has one, and nowhere else. */
 
-/* The same for a cut or damage that was salvaged (the run worked: exit 6),
- * printed (`print`) only without -q. */
+/* hs_report_fail for a cut or damage that was salvaged (the run worked:
+ * exit 6), said as HS_MSG_SALVAGED. */
 void hs_report_salvage(hs_report *r, hs_status code, const hs_error *where, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
 
-/* A message said and not kept (HS_MSG_NOTE): through the hook, else with
- * `print` on stderr, "hprof-strip: MESSAGE". */
+/* A message said to the hook and not kept (HS_MSG_NOTE). */
 void hs_report_note(hs_report *r, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-
-/* Writes the JSON document, one line. `in_name`/`out_name` NULL: standard
- * input/output; `audit`: an --audit run (no output). 0, or -1 when writing
- * failed. */
-int hs_report_write_json(FILE *fp, const hs_report *r, int exit_status, const char *in_name,
-                         const char *out_name, int audit);
-/* The same document in two parts, for a report written from a signal
- * handler (stop.c): the head ends with "exit_status": and the tail starts
- * with the comma after the "error" object, so that the handler writes the
- * number and the error between them. */
-void hs_report_json_head(FILE *fp, const hs_report *r, int audit);
-void hs_report_json_tail(FILE *fp, const hs_report *r, const char *in_name,
-                         const char *out_name, int audit);
-
 
 #endif

@@ -9,6 +9,7 @@
 #define HS_SIZED_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "hprof_strip.h"
 
@@ -22,6 +23,19 @@ static inline int hs_sized_unknown_set(const void *p, size_t known, size_t size)
         if (b[i])
             return 1;
     return 0;
+}
+
+/* Fills a caller's struct of `size` bytes from ours of `known` bytes: as
+ * much as both have, the rest of a newer caller's zeroed. Returns the
+ * bytes filled. */
+static inline size_t hs_sized_fill(void *dst, size_t size, const void *src, size_t known)
+{
+    size_t n = size < known ? size : known;
+
+    memcpy(dst, src, n);
+    if (size > n)
+        memset((unsigned char *)dst + n, 0, size - n);
+    return n;
 }
 
 /* The hs_options a caller gave in `size` bytes (`opt` NULL: none) into
