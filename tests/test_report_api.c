@@ -136,12 +136,36 @@ static void job_with(hs_job *job, hooks *h, hs_report *r)
     hs_report_set_messages(r, on_message, h);
 }
 
+/* Each test's dump, sink and report (a suite fixture: Criterion runs each
+ * test in a process of its own). */
+static struct {
+    uint8_t *hprof;
+    size_t len;
+    mem_sink sink;
+    hs_report *r;
+} fx;
+
+static void fx_init(void)
+{
+    fx.hprof = load_file(DUMP, &fx.len);
+    fx.r = hs_report_create();
+    cr_assert(fx.hprof && fx.r);
+    memset(&fx.sink, 0, sizeof fx.sink);
+}
+
+static void fx_fini(void)
+{
+    hs_report_free(fx.r);
+    free(fx.sink.data);
+    free(fx.hprof);
+}
+
+TestSuite(report_api, .init = fx_init, .fini = fx_fini);
+
 Test(report_api, the_callers_report_is_filled_and_renders_the_jobs_document)
 {
-    size_t len;
-    uint8_t *hprof = load_file(DUMP, &len);
     mem_sink a = {NULL, 0, 0, 0}, b = {NULL, 0, 0, 0};
-    hs_report *r = hs_report_create();
+    hs_report *r = fx.r;
     hs_job job;
     hooks h;
     hs_input *in;
@@ -150,14 +174,13 @@ Test(report_api, the_callers_report_is_filled_and_renders_the_jobs_document)
     char *doc, *want, *x, *y;
     int rc;
 
-    cr_assert(hprof && r);
     cr_assert_null(hs_report_error(r));
     cr_assert_eq(hs_report_output_kept(r), 0);
     /* the job's own report, through the char ** argument */
     memset(&job, 0, sizeof job);
     job.size = sizeof job;
     job.compress = HS_COMPRESS_ZSTD;
-    in = hs_input_open_memory(hprof, len, NULL);
+    in = hs_input_open_memory(fx.hprof, fx.len, NULL);
     out = hs_output_open_write(mem_write, &a, HS_COMPRESS_ZSTD, 0, 1, NULL);
     cr_assert_eq(hs_job_run(&job, in, out, &want), 0, "%s", want);
     hs_input_close(in);
@@ -165,7 +188,7 @@ Test(report_api, the_callers_report_is_filled_and_renders_the_jobs_document)
     /* the caller's, with every hook */
     job_with(&job, &h, r);
     job.compress = HS_COMPRESS_ZSTD;
-    in = hs_input_open_memory(hprof, len, NULL);
+    in = hs_input_open_memory(fx.hprof, fx.len, NULL);
     out = hs_output_open_write(mem_write, &b, HS_COMPRESS_ZSTD, 0, 1, NULL);
     rc = hs_job_run(&job, in, out, NULL);
     hs_input_close(in);
@@ -181,13 +204,13 @@ Test(report_api, the_callers_report_is_filled_and_renders_the_jobs_document)
     cr_assert_eq(hs_report_output_kept(r), 1);
     cr_assert_null(hs_report_error(r));
     cr_assert_eq(hs_report_stats(r, &st, sizeof st), sizeof st);
-    cr_assert_eq(st.bytes_in, len);
+    cr_assert_eq(st.bytes_in, fx.len);
     doc = hs_report_json(r, rc, NULL, NULL);
     cr_assert(has(doc, "\"exit_status\":0,\"error\":null"), "%.400s", doc);
     cr_assert(has(doc, "\"presets\":[\"default\"]"), "%.400s", doc);
     x = untimed(doc);
     y = untimed(want);
-    cr_assert_str_eq(x, y, "the same document but its timing:\n%s\n%s", x, y);
+    cr_assert_str_eq(x, y, "the same document but its timing:\n%.400s\n%.400s", x, y);
     /* the caller's own change after the run */
     hs_report_set_output_kept(r, 0);
     cr_assert_eq(hs_report_output_kept(r), 0);
@@ -195,28 +218,24 @@ Test(report_api, the_callers_report_is_filled_and_renders_the_jobs_document)
     free(y);
     hs_free(doc);
     hs_free(want);
-    hs_report_free(r);
     hs_report_free(NULL);
     free(a.data);
     free(b.data);
-    free(hprof);
 }
 
 Test(report_api, messages_go_through_the_hook_and_name_no_option)
 {
-    size_t len, gz_len;
-    uint8_t *hprof = load_file(DUMP, &len), *gz;
-    mem_sink sink = {NULL, 0, 0, 0};
-    hs_report *r = hs_report_create();
+    size_t gz_len;
+    uint8_t *gz;
+    hs_report *r = fx.r;
     hs_job job;
     hooks h;
     char *doc;
     int rc;
 
-    cr_assert(hprof && r);
-    gz = gzip_bytes(hprof, len, &gz_len);
+    gz = gzip_bytes(fx.hprof, fx.len, &gz_len);
     job_with(&job, &h, r);
-    rc = run_on(&job, gz, gz_len / 2, &sink); /* a cut .gz */
+    rc = run_on(&job, gz, gz_len / 2, &fx.sink); /* a cut .gz */
     cr_assert_eq(rc, HS_EXIT_TRUNCATED);
     cr_assert_eq(h.finished, 0, "finished only after a run that worked");
     cr_assert_eq(h.messages, 1);
@@ -238,40 +257,34 @@ Test(report_api, messages_go_through_the_hook_and_name_no_option)
     hs_report_free(r);
 
     /* salvaged: a message of its own kind, the run worked (finished) */
-    r = hs_report_create();
+    r = fx.r = hs_report_create();
+    cr_assert(r);
     job_with(&job, &h, r);
     job.salvage = 1;
-    rc = run_on(&job, gz, gz_len / 2, &sink);
+    rc = run_on(&job, gz, gz_len / 2, &fx.sink);
     cr_assert_eq(rc, HS_EXIT_SALVAGED);
     cr_assert_eq(h.finished, 1);
     cr_assert_eq(h.messages, 1);
     cr_assert_eq(h.kinds[0], HS_MSG_SALVAGED);
     cr_assert(!has(h.texts[0], "--"), "%s", h.texts[0]);
     cr_assert_eq(hs_report_output_kept(r), 1);
-    hs_report_free(r);
     free(gz);
-    free(sink.data);
-    free(hprof);
 }
 
 Test(report_api, finished_decides_the_exit_code_and_the_callers_notes_stay)
 {
-    size_t len;
-    uint8_t *hprof = load_file(DUMP, &len);
-    mem_sink sink = {NULL, 0, 0, 0};
-    hs_report *r = hs_report_create();
+    hs_report *r = fx.r;
     hs_job job;
     hooks h;
     char *doc;
     int rc;
 
-    cr_assert(hprof && r);
     hs_report_note_rules(r, 0, "mine");
     hs_report_note_rules(r, 1, "my.rules");
     job_with(&job, &h, r);
     job.preset = "privacy";
     h.finish_rc = 1; /* the caller's step after the run fails */
-    rc = run_on(&job, hprof, len, &sink);
+    rc = run_on(&job, fx.hprof, fx.len, &fx.sink);
     cr_assert_eq(rc, HS_EXIT_IO, "finished's return is the run's");
     cr_assert_eq(h.finished, 1);
     cr_assert_eq(h.messages, 1, "its failure said through the hook");
@@ -282,17 +295,11 @@ Test(report_api, finished_decides_the_exit_code_and_the_callers_notes_stay)
     cr_assert(has(doc, "\"rule_files\":[\"my.rules\"]"), "%.400s", doc);
     cr_assert(has(doc, "\"status\":\"write\""), "%.400s", doc);
     hs_free(doc);
-    hs_report_free(r);
-    free(sink.data);
-    free(hprof);
 }
 
 Test(report_api, sized_stats_and_null_arguments)
 {
-    size_t len;
-    uint8_t *hprof = load_file(DUMP, &len);
-    mem_sink sink = {NULL, 0, 0, 0};
-    hs_report *r = hs_report_create();
+    hs_report *r = fx.r;
     hs_job job;
     struct {
         hs_stats st;
@@ -300,7 +307,6 @@ Test(report_api, sized_stats_and_null_arguments)
     } big;
     hs_stats st;
 
-    cr_assert(hprof && r);
     /* before a run: all 0 */
     memset(&st, 0xff, sizeof st);
     cr_assert_eq(hs_report_stats(r, &st, sizeof st), sizeof st);
@@ -308,16 +314,16 @@ Test(report_api, sized_stats_and_null_arguments)
     memset(&job, 0, sizeof job);
     job.size = sizeof job;
     job.report = r; /* no hooks, no full report: the counters all the same */
-    cr_assert_eq(run_on(&job, hprof, len, &sink), 0);
+    cr_assert_eq(run_on(&job, fx.hprof, fx.len, &fx.sink), 0);
     /* a newer caller's struct: the rest zeroed */
     memset(&big, 0xff, sizeof big);
     cr_assert_eq(hs_report_stats(r, &big.st, sizeof big), sizeof st);
-    cr_assert_eq(big.st.bytes_in, len);
+    cr_assert_eq(big.st.bytes_in, fx.len);
     cr_assert_eq(big.newer[0] | big.newer[3], 0);
     /* an older caller's: only what it knows */
     memset(&st, 0xff, sizeof st);
     cr_assert_eq(hs_report_stats(r, &st, 16), 16);
-    cr_assert_eq(st.bytes_in, len);
+    cr_assert_eq(st.bytes_in, fx.len);
     cr_assert_eq(st.heap_dumps, (uint64_t)-1, "past the caller's size untouched");
     cr_assert_eq(hs_report_stats(NULL, &st, sizeof st), 0);
     cr_assert_eq(hs_report_stats(r, NULL, sizeof st), 0);
@@ -327,9 +333,6 @@ Test(report_api, sized_stats_and_null_arguments)
     hs_report_warn(NULL, "nowhere");
     hs_report_note_rules(NULL, 0, "x");
     hs_report_set_messages(NULL, NULL, NULL);
-    hs_report_free(r);
-    free(sink.data);
-    free(hprof);
 }
 
 /* What the CLI reads and sets through calls since it stopped reading the
@@ -337,10 +340,8 @@ Test(report_api, sized_stats_and_null_arguments)
  * status, and the document in two parts for a signal handler. */
 Test(report_api, accessors_a_callers_status_and_the_parts)
 {
-    size_t len, n, head;
-    uint8_t *hprof = load_file(DUMP, &len);
-    mem_sink sink = {NULL, 0, 0, 0};
-    hs_report *r = hs_report_create();
+    size_t n, head;
+    hs_report *r = fx.r;
     const hs_class_count *rows;
     const hs_finding *found;
     hs_job job;
@@ -348,7 +349,6 @@ Test(report_api, accessors_a_callers_status_and_the_parts)
     int heaps = -1;
     char *doc, *whole;
 
-    cr_assert(hprof && r);
     cr_assert_eq(hs_report_ran(r), 0);
     cr_assert_eq(hs_report_audit_verdict(r), -1);
     cr_assert_eq(hs_report_histogram(r, &rows, &heaps), 0);
@@ -357,7 +357,7 @@ Test(report_api, accessors_a_callers_status_and_the_parts)
     job_with(&job, &h, r);
     job.audit = 1;
     job.histogram = 1;
-    cr_assert_eq(run_on(&job, hprof, len, &sink), HS_EXIT_AUDIT);
+    cr_assert_eq(run_on(&job, fx.hprof, fx.len, &fx.sink), HS_EXIT_AUDIT);
     cr_assert_eq(hs_report_ran(r), 1);
     cr_assert_eq(hs_report_audit_verdict(r), 0, "the unstripped dump is not clean");
     n = hs_report_histogram(r, &rows, &heaps);
@@ -421,7 +421,4 @@ Test(report_api, accessors_a_callers_status_and_the_parts)
     hs_report_set_times(NULL, 1, 1, 1);
     hs_report_set_audit(NULL, 1);
     hs_report_fail_other(NULL, "x", 0, NULL, "nowhere");
-    hs_report_free(r);
-    free(sink.data);
-    free(hprof);
 }
