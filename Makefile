@@ -176,6 +176,7 @@ test: test-deps
 	$(TIMED) sh tests/privacy.sh ./$(BIN)
 	$(TIMED) sh tests/cli_jvm.sh ./$(BIN)
 	$(TIMED) sh tests/bench_stats.sh
+	$(TIMED) sh tests/bench_floor.sh ./$(BIN)
 	$(MAKE) EXTRA_CFLAGS=-Werror lib
 	MAKE="$(MAKE)" $(TIMED) sh tests/install.sh ./$(BIN)
 	$(TIMED) sh tests/python.sh ./$(BIN)

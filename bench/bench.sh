@@ -62,6 +62,12 @@
 #   cat IN > /dev/null                 reading the file: the floor
 #   cat IN | cat > /dev/null           the floor through a pipe
 #   zstd -3 -T0 -c IN > /dev/null      a fast general-purpose compressor
+#   walkfloor [-p | -t 2] IN           the sub-records walked, nothing else
+#                                      done: on one thread, with its pages
+#                                      mapped ahead by another (as
+#                                      hprof-strip's pager does), and on two
+#                                      (bench/walkfloor.c): the floor under
+#                                      any filter, issue #38's table
 #   hprof-conv [-z] IN OUT             Android inputs only; OUT is a real file
 #                                      in the work directory, deleted after
 #                                      each run; hprof-conv -z also to
@@ -143,6 +149,11 @@ if [ -n "${BENCH_GZIP_BASELINE:-}" ]; then
     ZBASE=$WORK/hprof-strip-zlib.bench
     cp "$BENCH_GZIP_BASELINE" "$ZBASE"
 fi
+# The floor under any filter (issue #38): the sub-records walked and
+# nothing else done, on one thread and split over two (bench/walkfloor.c).
+WALK=$WORK/walkfloor.bench
+${CC:-cc} -std=c11 -O2 -pthread -o "$WALK" bench/walkfloor.c 2>"$WORK/walkfloor.err" ||
+    { say "walkfloor did not build: no walk-alone rows ($(head -n 1 "$WORK/walkfloor.err"))"; WALK=""; }
 strip_dir=$(cd "$(dirname "$STRIP_BIN")" && pwd)
 commit=$(git -C "$strip_dir" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git -C "$strip_dir" status --porcelain -- src Makefile 2>/dev/null)" ]; then
@@ -359,7 +370,7 @@ case $ONLY in ''|many|mix) ;; *) die "BENCH_ONLY must be many or mix" ;; esac
 if [ "$ONLY" = many ]; then
     bench_many
     many_report | tee "$WORK/many.md"
-    rm -f "$WORK/time.out" "$WORK/cmd.err" "$STRIP" ${BASE:+"$BASE"} ${ZBASE:+"$ZBASE"}
+    rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/walkfloor.err" "$STRIP" ${WALK:+"$WALK"} ${BASE:+"$BASE"} ${ZBASE:+"$ZBASE"}
     exit 0
 fi
 
@@ -496,6 +507,11 @@ bench_input() {
         run_once "$name" "cat" "cat $input > /dev/null"
         run_once "$name" "cat | cat" "cat $input | cat > /dev/null"
         run_once "$name" "zstd -3 -T0" "zstd -q -3 -T0 -c $input > /dev/null"
+        if [ -n "$WALK" ]; then
+            run_once "$name" "walk alone" "$WALK $input > /dev/null"
+            run_once "$name" "walk alone, paged ahead" "$WALK -p $input > /dev/null"
+            run_once "$name" "walk alone, 2 threads" "$WALK -t 2 $input > /dev/null"
+        fi
         if [ "${4:-}" = android ] && [ -x "$HPROF_CONV" ]; then
             run_once "$name" "hprof-conv" "$HPROF_CONV $input $conv_out"; rm -f "$conv_out"
             run_once "$name" "hprof-conv -z" "$HPROF_CONV -z $input $conv_out"; rm -f "$conv_out"
@@ -854,6 +870,18 @@ targets38() {
                 if (worst < 0 || conv / app < worst) { worst = conv / app; worst_at = in_ }
             }
             if (worst >= 0) row("**worst** hprof-conv -z / android-app to /dev/null, every ART input (" worst_at ")", worst, "at least 2", worst >= 2)
+            # what the target asks of the walk itself: hprof-conv -z against
+            # the sub-records walked and nothing else done (bench/walkfloor.c),
+            # the most a filter could reach that walks them on one core (its
+            # pages faulted by that thread, or mapped ahead by another, as
+            # hprof-strip does), or splits them over two
+            for (i = 1; i <= ni; i++) {
+                in_ = order[i]
+                conv = m(in_, "hprof-conv -z > /dev/null"); w1 = m(in_, "walk alone")
+                wp = m(in_, "walk alone, paged ahead"); w2 = m(in_, "walk alone, 2 threads")
+                if (in_ !~ /^android-mix-/ || !conv || !w1 || !wp || !w2) continue
+                printf "| floor: hprof-conv -z / walk alone on %s: one thread; paged ahead; two threads | %.2f; %.2f; %.2f | for information: 2x is %.0f ms; walking alone takes %.0f; %.0f; %.0f ms | |\n", in_, conv / w1, conv / wp, conv / w2, conv / 2 * 1000, w1 * 1000, wp * 1000, w2 * 1000
+            }
             np = split("default privacy android-app", pre, " ")
             split("--histogram --mapping", opt, " ")
             for (o = 1; o <= 2; o++) {
@@ -886,10 +914,10 @@ targets38() {
 
 if [ "$ONLY" = mix ]; then
     { report; echo "## Targets (issue #38)"; echo; targets38; } | tee "$WORK/mix.md"
-    rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$STRIP" ${BASE:+"$BASE"} ${ZBASE:+"$ZBASE"}
+    rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$WORK/walkfloor.err" "$STRIP" ${WALK:+"$WALK"} ${BASE:+"$BASE"} ${ZBASE:+"$ZBASE"}
     exit 0
 fi
 { report; echo "## Targets (issue #6)"; echo; targets; echo; echo "## Targets (issue #13)"; echo; targets13
   echo; echo "## Targets (issue #38)"; echo; targets38
   echo; gz_cores; echo; many_report; } | tee bench/RESULTS.md
-rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$STRIP" ${BASE:+"$BASE"} ${ZBASE:+"$ZBASE"}
+rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$WORK/walkfloor.err" "$STRIP" ${WALK:+"$WALK"} ${BASE:+"$BASE"} ${ZBASE:+"$ZBASE"}
