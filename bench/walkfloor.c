@@ -47,17 +47,14 @@ static uint32_t be32(const uint8_t *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* The size of a value of basic type `t` (an object is an id), 0 if none. */
+/* The size of a value of basic type `t`, 0 if none: an object is an id;
+ * boolean, char, float, double (4 to 7) take 1, 2, 4, 8 bytes, and byte,
+ * short, int, long (8 to 11) the same again. */
 static size_t type_size(unsigned t)
 {
-    switch (t) {
-    case 2: return idsize;
-    case 4: case 8: return 1;
-    case 5: case 9: return 2;
-    case 6: case 10: return 4;
-    case 7: case 11: return 8;
-    default: return 0;
-    }
+    if (t == 2)
+        return idsize;
+    return t >= 4 && t <= 11 ? (size_t)1 << (t & 3) : 0;
 }
 
 /* The size of the CLASS_DUMP at `q`: its three variable-length lists. */
