@@ -861,15 +861,22 @@ targets38() {
         END {
             print "| target | measured | goal | met |"
             print "|---|---:|---|---|"
+            # android-app against hprof-conv -z: the median of the ratios of
+            # the runs of each round, as the --histogram rows below, with its
+            # lower bound (the load of the host moved the ratio of medians by
+            # a fifth between two runs of the bench on the same binaries)
             worst = -1
             for (i = 1; i <= ni; i++) {
                 in_ = order[i]
                 app = m(in_, "hprof-strip -p android-app"); conv = m(in_, "hprof-conv -z > /dev/null")
                 if (!app || !conv) continue
-                if (in_ ~ /^android-mix-/) row("hprof-conv -z / android-app on " in_ ", to /dev/null", conv / app, "at least 2", conv / app >= 2)
-                if (worst < 0 || conv / app < worst) { worst = conv / app; worst_at = in_ }
+                v = conv / app; lo = 0
+                if (paired(t[in_, "hprof-conv -z > /dev/null"], t[in_, "hprof-strip -p android-app"])) { v = pr_med; lo = pr_low }
+                los = lo ? sprintf("%.2f", lo) : "none"
+                if (in_ ~ /^android-mix-/) row("hprof-conv -z / android-app on " in_ ", to /dev/null (paired; lower bound " los ")", v, "at least 2", v >= 2)
+                if (worst < 0 || v < worst) { worst = v; worst_at = in_; worst_lo = los }
             }
-            if (worst >= 0) row("**worst** hprof-conv -z / android-app to /dev/null, every ART input (" worst_at ")", worst, "at least 2", worst >= 2)
+            if (worst >= 0) row("**worst** hprof-conv -z / android-app to /dev/null, every ART input (" worst_at "; lower bound " worst_lo ")", worst, "at least 2", worst >= 2)
             # what the target asks of the walk itself: hprof-conv -z against
             # the sub-records walked and nothing else done (bench/walkfloor.c),
             # the most a filter could reach that walks them on one core (its
