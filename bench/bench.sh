@@ -66,8 +66,8 @@
 #                                      done: on one thread, with its pages
 #                                      mapped ahead by another (as
 #                                      hprof-strip's pager does), and on two
-#                                      (bench/walkfloor.c): the floor under
-#                                      any filter, issue #38's table
+#                                      (bench/walkfloor.c): a yardstick
+#                                      for any filter, issue #38's table
 #   hprof-conv [-z] IN OUT             Android inputs only; OUT is a real file
 #                                      in the work directory, deleted after
 #                                      each run; hprof-conv -z also to
@@ -149,8 +149,9 @@ if [ -n "${BENCH_GZIP_BASELINE:-}" ]; then
     ZBASE=$WORK/hprof-strip-zlib.bench
     cp "$BENCH_GZIP_BASELINE" "$ZBASE"
 fi
-# The floor under any filter (issue #38): the sub-records walked and
-# nothing else done, on one thread and split over two (bench/walkfloor.c).
+# A yardstick for any filter (issue #38): the sub-records walked and
+# nothing else done: on one thread, with its pages mapped ahead by another,
+# and split over two (bench/walkfloor.c).
 WALK=$WORK/walkfloor.bench
 ${CC:-cc} -std=c11 -O2 -pthread -o "$WALK" bench/walkfloor.c 2>"$WORK/walkfloor.err" ||
     { say "walkfloor did not build: no walk-alone rows ($(head -n 1 "$WORK/walkfloor.err"))"; WALK=""; }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * walkfloor.c - the floor under any filter of a heap dump: its sub-records
+ * walkfloor.c - a yardstick for any filter of a heap dump: its sub-records
  * walked and nothing else done (bench.sh's "walk alone" rows, issue #38).
  *
  *   walkfloor [-t 2 | -p] FILE
@@ -11,7 +11,8 @@
  * no copy, no output. Alone, the walking thread faults the file's pages in
  * as it goes. With -p a second thread maps them ahead of it (madvise
  * MADV_POPULATE_READ, 1 MiB at a time, at most 8 MiB ahead), as
- * hprof-strip's pager does: the floor under hprof-strip's own arrangement.
+ * hprof-strip's pager does (touching a byte a page where the kernel has no
+ * MADV_POPULATE_READ): hprof-strip's own arrangement.
  * With -t 2 the records are split at the one nearest the middle of the
  * file and the two halves walked on two threads, each faulting its own,
  * which is as far as two cores can take a walk split by records (a real
@@ -22,10 +23,12 @@
  * at a record that runs past the file and at a sub-record whose tag it does
  * not know or that runs past its record, but otherwise trusts what it reads
  * (a damaged class dump could send it past the mapping). It shares no code
- * with src/ on purpose: it is the shortest walk, written apart, to compare
- * against (tests/bench_floor.sh holds its count to hprof-strip's).
+ * with src/ on purpose: it is the plain walk, written apart, to compare
+ * against (tests/bench_floor.sh holds its count to hprof-strip's). Not a
+ * proof of a bound: a cleverer walk can beat it (hprof-strip's own does on
+ * dumps of small instances).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise's MADV_POPULATE_READ */
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
