@@ -155,6 +155,11 @@ fi
 WALK=$WORK/walkfloor.bench
 ${CC:-cc} -std=c11 -O2 -pthread -o "$WALK" bench/walkfloor.c 2>"$WORK/walkfloor.err" ||
     { say "walkfloor did not build: no walk-alone rows ($(head -n 1 "$WORK/walkfloor.err"))"; WALK=""; }
+# clean_up: what a run leaves in $WORK but its inputs and results
+clean_up() {
+    rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$WORK/walkfloor.err" "$STRIP" \
+        ${WALK:+"$WALK"} ${BASE:+"$BASE"} ${ZBASE:+"$ZBASE"}
+}
 strip_dir=$(cd "$(dirname "$STRIP_BIN")" && pwd)
 commit=$(git -C "$strip_dir" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git -C "$strip_dir" status --porcelain -- src Makefile 2>/dev/null)" ]; then
@@ -371,7 +376,7 @@ case $ONLY in ''|many|mix) ;; *) die "BENCH_ONLY must be many or mix" ;; esac
 if [ "$ONLY" = many ]; then
     bench_many
     many_report | tee "$WORK/many.md"
-    rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/walkfloor.err" "$STRIP" ${WALK:+"$WALK"} ${BASE:+"$BASE"} ${ZBASE:+"$ZBASE"}
+    clean_up
     exit 0
 fi
 
@@ -922,10 +927,10 @@ targets38() {
 
 if [ "$ONLY" = mix ]; then
     { report; echo "## Targets (issue #38)"; echo; targets38; } | tee "$WORK/mix.md"
-    rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$WORK/walkfloor.err" "$STRIP" ${WALK:+"$WALK"} ${BASE:+"$BASE"} ${ZBASE:+"$ZBASE"}
+    clean_up
     exit 0
 fi
 { report; echo "## Targets (issue #6)"; echo; targets; echo; echo "## Targets (issue #13)"; echo; targets13
   echo; echo "## Targets (issue #38)"; echo; targets38
   echo; gz_cores; echo; many_report; } | tee bench/RESULTS.md
-rm -f "$WORK/time.out" "$WORK/cmd.err" "$WORK/probe.err" "$WORK/walkfloor.err" "$STRIP" ${WALK:+"$WALK"} ${BASE:+"$BASE"} ${ZBASE:+"$ZBASE"}
+clean_up

@@ -136,7 +136,7 @@ static void *map_ahead(void *arg)
 typedef struct {
     size_t from, to; /* record offsets: the first, and where to stop */
     uint64_t subs;   /* sub-records walked */
-    int bad;         /* stopped at a tag it does not know */
+    int bad;         /* stopped at a sub-record it cannot walk */
 } half;
 
 static void *walk(void *arg)
@@ -176,7 +176,7 @@ int main(int argc, char **argv)
     half h[2];
     pthread_t t;
     struct stat st;
-    size_t pos, mid, half_way;
+    size_t pos, first, mid, half_way;
     int fd, threads = 1;
 
     if (argc == 4 && !strcmp(argv[1], "-t") && !strcmp(argv[2], "2"))
@@ -208,17 +208,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "walkfloor: identifier size %u\n", idsize);
         return 1;
     }
-    pos += 12;
+    first = pos += 12; /* the first record */
     /* the record chain alone (one load a record) finds the split */
-    half_way = pos + (dump_len - pos) / 2;
-    for (mid = pos; dump_len - pos >= 9; pos += 9 + (size_t)be32(dump + pos + 5)) {
+    half_way = first + (dump_len - first) / 2;
+    for (mid = first; dump_len - pos >= 9;) {
+        const size_t n = 9 + (size_t)be32(dump + pos + 5);
         if (pos <= half_way)
             mid = pos;
-        if (9 + (size_t)be32(dump + pos + 5) > dump_len - pos)
+        if (n > dump_len - pos)
             break;
+        pos += n;
     }
     memset(h, 0, sizeof h);
-    h[0].from = strnlen((const char *)dump, 32) + 13;
+    h[0].from = first;
     h[0].to = threads == 2 ? mid : dump_len;
     h[1].from = mid;
     h[1].to = dump_len;
@@ -232,7 +234,7 @@ int main(int argc, char **argv)
     if (threads == 2 || paged)
         pthread_join(t, NULL);
     if (h[0].bad || (threads == 2 && h[1].bad)) {
-        fprintf(stderr, "walkfloor: a sub-record it does not know\n");
+        fprintf(stderr, "walkfloor: a sub-record of unknown tag, or past its record\n");
         return 1;
     }
     printf("%llu sub-records\n", (unsigned long long)(h[0].subs + (threads == 2 ? h[1].subs : 0)));

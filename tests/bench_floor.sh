@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The bench's floor (bench/walkfloor.c, its "walk alone" rows): it must walk
-# every sub-record hprof-strip reads, on one thread (its pages mapped ahead
-# by another, or not) and split over two, or
-# issue #38's floor rows would compare against less work than a filter
-# does; and it must refuse what it cannot walk rather than time it.
+# The bench's yardstick (bench/walkfloor.c, its "walk alone" rows): it must
+# walk every sub-record hprof-strip reads, on one thread (its pages mapped
+# ahead by another, or not) and split over two, or issue #38's floor rows
+# would compare against less work than a filter does; and it must refuse
+# what it cannot walk rather than time it.
 # Usage: tests/bench_floor.sh HPROF-STRIP
 set -u
 NAME=bench_floor
@@ -37,9 +37,8 @@ for f in $inputs; do
     done
 done
 
-# a dump cut inside a heap dump record's sub-records: refused, not timed
-f=fixtures/jvm17-64bit.hprof
-head -c $(($(wc -c < "$f") / 2)) "$f" > "$T/cut.hprof"
+# an unknown sub-tag, and no dump at all: refused, not timed
+dump=fixtures/jvm17-64bit.hprof
 printf 'JAVA PROFILE 1.0.2\0\0\0\0\10\0\0\0\0\0\0\0\0\34\0\0\0\0\0\0\0\2\7\7' > "$T/badtag.hprof"
 printf 'not a heap dump at all, but long enough\n' > "$T/text"
 for f in "$T/badtag.hprof" "$T/text"; do
@@ -52,10 +51,11 @@ for f in "$T/badtag.hprof" "$T/text"; do
 done
 # a record cut short ends the walk before it: fewer sub-records than the
 # whole dump, and no read past the mapping
-whole=$("$T/walkfloor" fixtures/jvm17-64bit.hprof | cut -d ' ' -f 1)
+head -c $(($(wc -c < "$dump") / 2)) "$dump" > "$T/cut.hprof"
+whole=$("$T/walkfloor" "$dump" | cut -d ' ' -f 1)
 half=$("$T/walkfloor" "$T/cut.hprof" | cut -d ' ' -f 1)
 if [ -n "$half" ] && [ "$half" -lt "$whole" ]; then ok; else bad "cut dump: walked '$half' of $whole"; fi
-for bad_args in "-t 3 $f" "-p" "-p -t 2 $f" "$f $f"; do
+for bad_args in "-t 3 $dump" "-p" "-p -t 2 $dump" "$dump $dump"; do
     rc=0
     # shellcheck disable=SC2086
     "$T/walkfloor" $bad_args >/dev/null 2>&1 || rc=$?
