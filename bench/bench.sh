@@ -533,6 +533,9 @@ bench_input() {
             for pre in default privacy android-app; do
                 run_once "$name" "hprof-strip -p $pre --histogram" "$STRIP -q -p $pre --histogram < $input > /dev/null"
                 run_once "$name" "hprof-strip -p $pre --mapping" "$STRIP -q -p $pre --mapping $MIX_MAP < $input > /dev/null"
+                # the baseline's too, for the before and after of a change
+                [ -z "$BASE" ] || run_once "$name" "base: hprof-strip -p $pre --histogram" "$BASE -q -p $pre --histogram < $input > /dev/null"
+                [ -z "$BASE" ] || run_once "$name" "base: hprof-strip -p $pre --mapping" "$BASE -q -p $pre --mapping $MIX_MAP < $input > /dev/null"
             done
         fi
         # through a pipe, as in a pipeline, against cat | cat
@@ -897,22 +900,25 @@ targets38() {
             }
             np = split("default privacy android-app", pre, " ")
             split("--histogram --mapping", opt, " ")
-            for (o = 1; o <= 2; o++) {
+            # with BENCH_BASELINE, the baseline binary the same way (its
+            # rows "base: ..."), ahead of this one: before and after
+            split("base: |", who, "|")
+            for (o = 1; o <= 2; o++) for (b_ = 1; b_ <= 2; b_++) {
                 w = -1
                 for (i = 1; i <= ni; i++) {
                     in_ = order[i]
                     if (in_ !~ /^(android-)?mix-/) continue
                     iw = -1
                     for (k = 1; k <= np; k++) {
-                        a = "hprof-strip -p " pre[k] " " opt[o]; b = "hprof-strip -p " pre[k]
+                        a = who[b_] "hprof-strip -p " pre[k] " " opt[o]; b = who[b_] "hprof-strip -p " pre[k]
                         if (!((in_, a) in t) || !((in_, b) in t) || !paired(t[in_, a], t[in_, b])) continue
                         if (iw < 0 || pr_med > iw) { iw = pr_med; iw_low = pr_low; iw_at = pre[k] }
                     }
                     if (iw < 0) continue
-                    row(sprintf("`%s` / without on %s, worst preset (%s; lower bound %s)", opt[o], in_, iw_at, iw_low ? sprintf("%.2f", iw_low) : "none"), iw, "at most 1.15", iw <= 1.15)
+                    row(sprintf("%s`%s` / without on %s, worst preset (%s; lower bound %s)", who[b_] == "" ? "" : "baseline: ", opt[o], in_, iw_at, iw_low ? sprintf("%.2f", iw_low) : "none"), iw, "at most 1.15", iw <= 1.15)
                     if (iw > w) { w = iw; w_low = iw_low; w_at = "-p " iw_at " on " in_ }
                 }
-                if (w >= 0) row(sprintf("**worst** `%s` / without (%s; lower bound %s)", opt[o], w_at, w_low ? sprintf("%.2f", w_low) : "none"), w, "at most 1.15", w <= 1.15)
+                if (w >= 0) row(sprintf("**worst** %s`%s` / without (%s; lower bound %s)", who[b_] == "" ? "" : "baseline: ", opt[o], w_at, w_low ? sprintf("%.2f", w_low) : "none"), w, "at most 1.15", w <= 1.15)
             }
             ra = 0; rr = 0
             for (k in r) {

@@ -181,16 +181,17 @@ static inline void run_heap_info(F *f, const uint8_t *p)
     hs_enc_set_heap(&f->enc, f->c.opt.to_jvm ? 0 : f->cur_heap, hs_be_id(p + 5, f->c.idsize));
 }
 
-/* The histogram's row of the object at `p` (`i`-byte ids) in the heap
- * `heap` (mixed in by hs_histo_key), and its bytes in *bytes
- * (hs_histo_object, as heap.c counts them). NULL when the class has no
- * row yet: sub_record() makes it (that may fail, a run must not). */
-static inline hs_class_count *run_histo(F *f, const uint8_t *p, unsigned i, uint32_t heap,
-                                        uint64_t *bytes)
+/* The slot of the histogram's row of the object at `p` (`i`-byte ids) in
+ * the heap whose hs_histo_key mix is `mix` (the run's, worked out once:
+ * its multiply was on every object's way to the slot), and its bytes in
+ * *bytes (hs_histo_object, as heap.c counts them). NULL when the class
+ * has no row yet: sub_record() makes it (that may fail, a run must not). */
+static inline hs_histo_slot *run_histo(F *f, const uint8_t *p, unsigned i, uint64_t mix,
+                                       uint64_t *bytes)
 {
     assert(p[0] == HS_SUB_INSTANCE_DUMP || p[0] == HS_SUB_OBJ_ARRAY_DUMP ||
            p[0] == HS_SUB_PRIM_ARRAY_DUMP);
-    return hs_histo_row(&f->histo, hs_histo_key(hs_histo_object(p, i, bytes), heap));
+    return hs_histo_row(&f->histo, hs_histo_object(p, i, bytes) ^ mix);
 }
 
 /* What a run did, counted in locals: stores to f's counters could alias
@@ -283,13 +284,13 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, const int 
     hs_rootq *const q = &f->roots.q;
     uint64_t win_lo = q->win_lo, win_len = q->win_hi - q->win_lo; /* see hs_rootq_clear */
     /* a run stays in one heap (walk_hold takes the switches) */
-    const uint32_t heap = histo && f->version == 3 ? f->cur_heap : 0;
+    const uint64_t mix = hs_histo_key(0, histo && f->version == 3 ? f->cur_heap : 0);
 
     while (lim - pos >= head) {
         const uint8_t *p = buf + pos;
         size_t lead = 0; /* a root right before its object, dropped with it */
         uint64_t size, id, hbytes = 0;
-        hs_class_count *row = NULL;
+        hs_histo_slot *row = NULL;
 
         /* Each size is read from the bytes just reached, so the walk is
          * a chain of loads the hardware cannot run ahead of, and its
@@ -301,10 +302,10 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, const int 
             size = head + (uint64_t)hs_be32(p + 1 + 2 * i + 4);
             if (!m || m->size != size - head || size > lim - pos || size > room)
                 break;
-            if (histo && !(row = run_histo(f, p, i, heap, &hbytes)))
+            if (histo && !(row = run_histo(f, p, i, mix, &hbytes)))
                 break;
             if (histo)
-                hs_histo_add(row, hbytes, 1);
+                hs_histo_add(&f->histo, row, hbytes, 1);
             room -= size;
             run_scrub(f, pos, head, m);
             n->out++;
@@ -337,7 +338,7 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, const int 
             size = run_zero_size(f, p, i);
         if (!size || size > lim - pos - lead) /* heap switches: walk_hold() */
             break;
-        if (histo && !(row = run_histo(f, p + lead, i, heap, &hbytes)))
+        if (histo && !(row = run_histo(f, p + lead, i, mix, &hbytes)))
             break;
         id = hs_be_id(p + lead + 1, i);
         /* held roots and kept Thread objects: sub_record() decides */
@@ -360,7 +361,7 @@ static inline size_t run_walk(F *f, const unsigned i, const int mode, const int 
                 n->zeroed += run_zero(f, pos, i, size);
         }
         if (histo)
-            hs_histo_add(row, hbytes, mode != 1);
+            hs_histo_add(&f->histo, row, hbytes, mode != 1);
         n->objects[p[lead] & 3]++;
         pos += lead + (size_t)size;
     }

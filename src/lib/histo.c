@@ -16,9 +16,24 @@
 /* STRING texts longer than this are no class names worth keeping. */
 #define MAX_NAME HS_NAME_TEXT_MAX
 
+/* Empties the rows' cache: each slot gets a key that is not its own (the
+ * first of 0, 1, 2... that maps elsewhere), which no lookup can match. */
+static void empty_cache(hs_histo *h)
+{
+    uint64_t k = 0;
+    size_t i;
+
+    for (i = 0; i < sizeof h->cache / sizeof h->cache[0]; i++) {
+        while (hs_histo_slot_of(h, k) == &h->cache[i])
+            k++;
+        h->cache[i] = (hs_histo_slot){.k = k};
+    }
+}
+
 void hs_histo_init(hs_histo *h, const hs_alloc *a)
 {
     memset(h, 0, sizeof *h);
+    empty_cache(h);
     h->alloc = a;
     hs_idmap_init(&h->rows_at, a);
     hs_idmap_init(&h->names, a);
@@ -166,7 +181,7 @@ hs_status hs_histo_count(hs_histo *h, hs_ctx *c, uint64_t key, uint32_t heap, ui
                          int kept)
 {
     const uint64_t k = hs_histo_key(key, heap);
-    hs_class_count *r = hs_histo_row(h, k);
+    hs_histo_slot *r = hs_histo_row(h, k);
 
     if (!r) {
         if (h->nrows == h->cap) {
@@ -192,8 +207,32 @@ hs_status hs_histo_count(hs_histo *h, hs_ctx *c, uint64_t key, uint32_t heap, ui
         r = hs_histo_row(h, k);
         assert(r);
     }
-    hs_histo_add(r, bytes, kept);
+    hs_histo_add(h, r, bytes, kept);
     return HS_OK;
+}
+
+/* The counts slot `s` holds go to its row. */
+static void flush_slot(hs_histo *h, hs_histo_slot *s)
+{
+    assert(s->row <= h->nrows);
+    if (s->row) {
+        h->rows[s->row - 1].instances_out += s->instances;
+        h->rows[s->row - 1].bytes_out += s->bytes;
+    }
+    s->instances = s->bytes = 0;
+}
+
+hs_histo_slot *hs_histo_miss(hs_histo *h, hs_histo_slot *s, uint64_t k)
+{
+    const uint64_t *v = hs_idmap_get(&h->rows_at, k);
+
+    assert(s == hs_histo_slot_of(h, k));
+    if (!v)
+        return NULL;
+    flush_slot(h, s);
+    s->k = k;
+    s->row = (size_t)*v;
+    return s;
 }
 
 /* Java's dotted form of a class name as a dump writes it: HotSpot's
@@ -263,6 +302,8 @@ hs_status hs_histo_finish(hs_histo *h, hs_ctx *c)
 
     if (!h->nrows)
         return HS_OK;
+    for (i = 0; i < sizeof h->cache / sizeof h->cache[0]; i++)
+        flush_slot(h, &h->cache[i]);
     for (i = 0; i < h->nrows; i++) { /* the input's: dropped, and kept (hs_histo_add) */
         h->rows[i].instances_in += h->rows[i].instances_out;
         h->rows[i].bytes_in += h->rows[i].bytes_out;
@@ -281,6 +322,6 @@ hs_status hs_histo_finish(hs_histo *h, hs_ctx *c)
         h->rows[i].name = h->text + at[i];
     hs_free(h->alloc, at);
     qsort(h->rows, h->nrows, sizeof *h->rows, by_bytes);
-    memset(h->cache, 0, sizeof h->cache); /* the rows moved */
+    empty_cache(h); /* the rows moved */
     return HS_OK;
 }

@@ -22,16 +22,24 @@
 #include "format.h"
 #include "idmap.h"
 
-/* A slot of the rows' cache: row index + 1 (0: empty) of mixed key `k`. */
+/* A slot of the rows' cache: the row of mixed key `k` (its index + 1) and
+ * the kept objects of that row counted here and not yet in it. A run
+ * counts each kept object in the slot it has just compared, so the row
+ * itself is touched only when the slot changes hands or the histogram is
+ * read: one cache line an object, not two. An empty slot (row 0) holds a
+ * key that is not its own (hs_histo_init), so that comparing the key is
+ * the whole test. */
 typedef struct {
     uint64_t k;
     size_t row;
+    uint64_t instances, bytes;
 } hs_histo_slot;
 
-/* 1024 slots, 16 KiB: in L1 beside the walk's window, and few collisions
- * among a heap's busy classes (256 slots missed into rows_at on 4 % of a
- * run's samples with the 337 classes of a HotSpot small-object mix) */
-#define HS_HISTO_CACHE_BITS 10
+/* 512 slots of 32 bytes, 16 KiB: in L1 beside the walk's window. Misses
+ * (each row's first lookup among them) are 1300 to 2300 a run on the
+ * small-object mixes of 6 to 10 M objects; 256 slots missed up to 5800
+ * times and ran no faster, 1024 missed as often as 512. */
+#define HS_HISTO_CACHE_BITS 9
 
 typedef struct {
     const hs_alloc *alloc;
@@ -93,34 +101,31 @@ static inline hs_histo_slot *hs_histo_slot_of(hs_histo *h, uint64_t k)
 {
     return &h->cache[(k * 0xD6E8FEB86659FD93ull) >> (64 - HS_HISTO_CACHE_BITS)];
 }
-/* The row of mixed key `k` when it exists (looked up in rows_at and cached
- * on a miss), else NULL: a new row is hs_histo_count's to make, as that
- * may fail. For fastpath.c's runs, which must not fail half way. */
-static inline hs_class_count *hs_histo_row(hs_histo *h, uint64_t k)
+/* Slot `s` of mixed key `k` misses: it takes the key's row, its counts
+ * going to the row it held. NULL when `k` has no row yet (histo.c). */
+hs_histo_slot *hs_histo_miss(hs_histo *h, hs_histo_slot *s, uint64_t k);
+/* The slot holding the row of mixed key `k` when the row exists, else
+ * NULL: a new row is hs_histo_count's to make, as that may fail. For
+ * fastpath.c's runs, which must not fail half way. */
+static inline hs_histo_slot *hs_histo_row(hs_histo *h, uint64_t k)
 {
     hs_histo_slot *s = hs_histo_slot_of(h, k);
-    uint64_t *v;
 
-    if (s->row && s->k == k)
-        return &h->rows[s->row - 1];
-    if (!(v = hs_idmap_get(&h->rows_at, k)))
-        return NULL;
-    s->k = k;
-    s->row = (size_t)*v;
-    return &h->rows[*v - 1];
+    return s->k == k ? s : hs_histo_miss(h, s, k);
 }
-/* Counts an object of `bytes` in row `r`, as hs_histo_count does. Until
- * hs_histo_finish adds the kept ones in, a row's _in fields count only
- * the objects dropped, its _out fields those kept: one pair of counters
- * an object, not two, in the loop the fast path runs for every object
- * (--histogram / without on a HotSpot mix of small instances, -p
- * android-app: 1.26 -> 1.17). */
-static inline void hs_histo_add(hs_class_count *r, uint64_t bytes, int kept)
+/* Counts an object of `bytes` in the row slot `s` holds, as hs_histo_count
+ * does. Until hs_histo_finish adds the kept ones in, a row's _in fields
+ * count only the objects dropped, its _out fields (and its slot's counts)
+ * those kept: one pair of counters an object, not two, in the loop the
+ * fast path runs for every object (--histogram / without on a HotSpot mix
+ * of small instances, -p android-app: 1.26 -> 1.17). */
+static inline void hs_histo_add(hs_histo *h, hs_histo_slot *s, uint64_t bytes, int kept)
 {
     if (kept) {
-        r->instances_out++;
-        r->bytes_out += bytes;
+        s->instances++;
+        s->bytes += bytes;
     } else {
+        hs_class_count *r = &h->rows[s->row - 1];
         r->instances_in++;
         r->bytes_in += bytes;
     }
