@@ -42,9 +42,11 @@
 #                        -p default, privacy and android-app also run with
 #                        --histogram and with --mapping bench/small-mix.map
 #                        (which renames MakeDump's classes), against the
-#                        same run without; the issue #38 table gives the
-#                        worst ratio of each target and names its row. No
-#                        shape is left out for being slow.
+#                        same run without (-q, as they run), the three
+#                        back to back (mix_triple); with BENCH_BASELINE,
+#                        the baseline's the same way. The issue #38 table
+#                        gives the worst ratio of each target and names
+#                        its row. No shape is left out for being slow.
 #
 # The page cache of a virtual machine may be trimmed by its host between
 # runs (seen here: half of a 1 GB file gone within 20 s), which makes every
@@ -497,6 +499,24 @@ echo "$MODES" | while IFS= read -r mode; do
     fi
 done
 
+# mix_triple NAME PREFIX BINARY PRESET ROUND: on $input, BINARY -q -p PRESET
+# without an option, with --histogram and with --mapping, back to back and
+# in the reverse order every other round: issue #38's ratios pair each with
+# the run without of its own round, and a drift of the host's load inside a
+# round (seen moving a row by a third between rounds) then weighs on both
+# sides of a ratio alike. Rows are labelled PREFIX "hprof-strip ...".
+mix_triple() {
+    if [ $(($5 % 2)) = 1 ]; then
+        run_once "$1" "${2}hprof-strip -q -p $4" "$3 -q -p $4 < $input > /dev/null"
+        run_once "$1" "${2}hprof-strip -p $4 --histogram" "$3 -q -p $4 --histogram < $input > /dev/null"
+        run_once "$1" "${2}hprof-strip -p $4 --mapping" "$3 -q -p $4 --mapping $MIX_MAP < $input > /dev/null"
+    else
+        run_once "$1" "${2}hprof-strip -p $4 --mapping" "$3 -q -p $4 --mapping $MIX_MAP < $input > /dev/null"
+        run_once "$1" "${2}hprof-strip -p $4 --histogram" "$3 -q -p $4 --histogram < $input > /dev/null"
+        run_once "$1" "${2}hprof-strip -q -p $4" "$3 -q -p $4 < $input > /dev/null"
+    fi
+}
+
 # bench_input NAME PATH DESCRIPTION [android]: measures all commands on one input.
 bench_input() {
     name=$1
@@ -527,15 +547,13 @@ bench_input() {
             run_once "$name" "hprof-strip $mode" "$STRIP $mode < $input > /dev/null"
             [ -z "$BASE" ] || run_once "$name" "base: hprof-strip $mode" "$BASE $mode < $input > /dev/null"
         done < "$MODES_OK"
-        # issue #38: each preset with --histogram and with --mapping, beside
-        # the same run without (above, in the same round)
+        # issue #38: each preset with --histogram and with --mapping, right
+        # beside the same run without; the baseline's too, for the before
+        # and after of a change
         if [ "${5:-}" = mix ]; then
             for pre in default privacy android-app; do
-                run_once "$name" "hprof-strip -p $pre --histogram" "$STRIP -q -p $pre --histogram < $input > /dev/null"
-                run_once "$name" "hprof-strip -p $pre --mapping" "$STRIP -q -p $pre --mapping $MIX_MAP < $input > /dev/null"
-                # the baseline's too, for the before and after of a change
-                [ -z "$BASE" ] || run_once "$name" "base: hprof-strip -p $pre --histogram" "$BASE -q -p $pre --histogram < $input > /dev/null"
-                [ -z "$BASE" ] || run_once "$name" "base: hprof-strip -p $pre --mapping" "$BASE -q -p $pre --mapping $MIX_MAP < $input > /dev/null"
+                mix_triple "$name" "" "$STRIP" "$pre" "$r"
+                [ -z "$BASE" ] || mix_triple "$name" "base: " "$BASE" "$pre" "$r"
             done
         fi
         # through a pipe, as in a pipeline, against cat | cat
@@ -856,8 +874,9 @@ gz_cores() {
 # android-mix-*), each as its worst row, named: android-app against
 # hprof-conv -z to /dev/null on every ART input (the mixes and the rest),
 # each preset with --histogram and with --mapping against the same run
-# without (the median of the ratios of runs that ran in the same round,
-# and its one-sided 95 % lower bound, bench/paired.awk), and the peak RSS
+# without, run beside them (mix_triple; the median of the ratios of runs
+# that ran in the same round, and its one-sided 95 % lower bound,
+# bench/paired.awk), and the peak RSS
 # of android-app (held roots are what grows) and of any row on the mixes.
 targets38() {
     awk -F '\t' '
@@ -910,7 +929,7 @@ targets38() {
                     if (in_ !~ /^(android-)?mix-/) continue
                     iw = -1
                     for (k = 1; k <= np; k++) {
-                        a = who[b_] "hprof-strip -p " pre[k] " " opt[o]; b = who[b_] "hprof-strip -p " pre[k]
+                        a = who[b_] "hprof-strip -p " pre[k] " " opt[o]; b = who[b_] "hprof-strip -q -p " pre[k]
                         if (!((in_, a) in t) || !((in_, b) in t) || !paired(t[in_, a], t[in_, b])) continue
                         if (iw < 0 || pr_med > iw) { iw = pr_med; iw_low = pr_low; iw_at = pre[k] }
                     }
