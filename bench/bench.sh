@@ -506,15 +506,15 @@ done
 # round (seen moving a row by a third between rounds) then weighs on both
 # sides of a ratio alike. Rows are labelled PREFIX "hprof-strip ...".
 mix_triple() {
-    if [ $(($5 % 2)) = 1 ]; then
-        run_once "$1" "${2}hprof-strip -q -p $4" "$3 -q -p $4 < $input > /dev/null"
-        run_once "$1" "${2}hprof-strip -p $4 --histogram" "$3 -q -p $4 --histogram < $input > /dev/null"
-        run_once "$1" "${2}hprof-strip -p $4 --mapping" "$3 -q -p $4 --mapping $MIX_MAP < $input > /dev/null"
-    else
-        run_once "$1" "${2}hprof-strip -p $4 --mapping" "$3 -q -p $4 --mapping $MIX_MAP < $input > /dev/null"
-        run_once "$1" "${2}hprof-strip -p $4 --histogram" "$3 -q -p $4 --histogram < $input > /dev/null"
-        run_once "$1" "${2}hprof-strip -q -p $4" "$3 -q -p $4 < $input > /dev/null"
-    fi
+    order="without histogram mapping"
+    [ $(($5 % 2)) = 1 ] || order="mapping histogram without"
+    for what in $order; do
+        case $what in
+            without) run_once "$1" "${2}hprof-strip -q -p $4" "$3 -q -p $4 < $input > /dev/null" ;;
+            histogram) run_once "$1" "${2}hprof-strip -p $4 --histogram" "$3 -q -p $4 --histogram < $input > /dev/null" ;;
+            mapping) run_once "$1" "${2}hprof-strip -p $4 --mapping" "$3 -q -p $4 --mapping $MIX_MAP < $input > /dev/null" ;;
+        esac
+    done
 }
 
 # bench_input NAME PATH DESCRIPTION [android]: measures all commands on one input.
@@ -923,7 +923,7 @@ targets38() {
             # rows "base: ..."), ahead of this one: before and after
             split("base: |", who, "|")
             for (o = 1; o <= 2; o++) for (b_ = 1; b_ <= 2; b_++) {
-                w = -1
+                w = -1; lab = who[b_] == "" ? "" : "baseline: "
                 for (i = 1; i <= ni; i++) {
                     in_ = order[i]
                     if (in_ !~ /^(android-)?mix-/) continue
@@ -934,10 +934,10 @@ targets38() {
                         if (iw < 0 || pr_med > iw) { iw = pr_med; iw_low = pr_low; iw_at = pre[k] }
                     }
                     if (iw < 0) continue
-                    row(sprintf("%s`%s` / without on %s, worst preset (%s; lower bound %s)", who[b_] == "" ? "" : "baseline: ", opt[o], in_, iw_at, iw_low ? sprintf("%.2f", iw_low) : "none"), iw, "at most 1.15", iw <= 1.15)
+                    row(sprintf("%s`%s` / without on %s, worst preset (%s; lower bound %s)", lab, opt[o], in_, iw_at, iw_low ? sprintf("%.2f", iw_low) : "none"), iw, "at most 1.15", iw <= 1.15)
                     if (iw > w) { w = iw; w_low = iw_low; w_at = "-p " iw_at " on " in_ }
                 }
-                if (w >= 0) row(sprintf("**worst** %s`%s` / without (%s; lower bound %s)", who[b_] == "" ? "" : "baseline: ", opt[o], w_at, w_low ? sprintf("%.2f", w_low) : "none"), w, "at most 1.15", w <= 1.15)
+                if (w >= 0) row(sprintf("**worst** %s`%s` / without (%s; lower bound %s)", lab, opt[o], w_at, w_low ? sprintf("%.2f", w_low) : "none"), w, "at most 1.15", w <= 1.15)
             }
             ra = 0; rr = 0
             for (k in r) {

@@ -36,8 +36,9 @@ Test(histo, slots_changing_hands_lose_no_count)
     for (k = 0x1000; n < 4; k += 8)
         if (hs_histo_slot_of(&h, k) == slot)
             keys[n++] = k;
-    /* ...and two equal to what empty slots hold (0 and 1 are the first
-     * keys empty_cache tries), both found in slots of their own */
+    /* ...and two equal to what empty slots hold (with this hash 1, held
+     * by slot 0, where key 0 maps, and 2, by the last slot), each of them
+     * mapping to a slot other than the one holding it */
     keys[n++] = h.cache[0].k;
     keys[n++] = h.cache[(sizeof h.cache / sizeof h.cache[0]) - 1].k;
     cr_assert_eq(n, NKEYS);
