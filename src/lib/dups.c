@@ -14,6 +14,8 @@
 void hs_dups_init(hs_dups *d, const hs_alloc *a, uint64_t max_held)
 {
     hs_idmap_init(&d->seen, a);
+    d->seen.unordered = 1; /* only asked what is in it, and emptied of its
+                              smallest: the largest table of a report */
     hs_idmap_init(&d->sizes, a);
     d->state = NULL;
     d->next = d->queued = 0;

@@ -104,7 +104,8 @@
  * bench's 256 MB string mixes, not on 480 MB of them; a quarter of the
  * size, 4 MiB, saved a fifth of the time and lost 97 % of the copies).
  * Past it the smallest arrays make room (dups.c) and the counts become
- * lower bounds, as the report says (dup_arrays_unchecked). */
+ * lower bounds, as the report says (dup_arrays_unchecked). The table
+ * doubles in place (idmap.h, unordered), so this is its peak too. */
 #define HS_DUPS_TABLE_MAX ((uint64_t)36 << 20)
 /* The smallest payload compared: two arrays of fewer than 8 bytes are
  * copies of each other by chance as often as by waste. */

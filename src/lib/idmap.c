@@ -66,13 +66,78 @@ static void place(hs_idmap_entry *ents, uint8_t *used, size_t cap, uint64_t key,
     ents[i].val = val;
 }
 
+/* Puts `e` in a map whose slots are free (0), settled (1) or still to be
+ * moved (2, grow_in_place): it takes the first slot from its home that is
+ * not settled, and an entry still to be moved that was there is put in
+ * turn. Only settled slots are ever passed over, and a settled slot stays
+ * so, so every settled entry keeps an unbroken run of settled slots from
+ * its home: it is found once the last entry has moved. */
+static void settle(hs_idmap_entry *ents, uint8_t *used, size_t cap, hs_idmap_entry e)
+{
+    for (;;) {
+        size_t i = slot_of(e.key, cap);
+        hs_idmap_entry moved;
+
+        while (used[i] == 1)
+            i = (i + 1) & (cap - 1);
+        if (!used[i]) {
+            used[i] = 1;
+            ents[i] = e;
+            return;
+        }
+        moved = ents[i];
+        used[i] = 1;
+        ents[i] = e;
+        e = moved;
+    }
+}
+
+/* An unordered map doubles in place: its arrays grow by realloc (the C
+ * library moves a large block by remapping its pages) and the entries are
+ * put again within them. The copy into new arrays holds the old ones beside
+ * the new, half as much memory again at the peak (a report's duplicate
+ * table took 54 MiB at its 36 MiB cap), but its order of slots is the one
+ * walks of other maps have always had. A failure leaves the map as it
+ * was, in arrays that may be larger. */
+static hs_status grow_in_place(hs_idmap *m, size_t cap)
+{
+    const size_t old = m->cap;
+    hs_idmap_entry *ents;
+    uint8_t *used;
+    size_t i;
+
+    assert(old && cap == 2 * old);
+    if (!(ents = hs_realloc(m->alloc, m->ents, old * sizeof *ents, cap * sizeof *ents)))
+        return HS_E_NOMEM;
+    m->ents = ents;
+    if (!(used = hs_realloc(m->alloc, m->used, old, cap)))
+        return HS_E_NOMEM;
+    m->used = used;
+    memset(used + old, 0, cap - old);
+    for (i = 0; i < old; i++)
+        used[i] = (uint8_t)(used[i] * 2); /* every entry is to be moved */
+    for (i = 0; i < old; i++)
+        if (used[i] == 2) {
+            used[i] = 0;
+            settle(ents, used, cap, ents[i]);
+        }
+    m->cap = cap;
+    return HS_OK;
+}
+
 static hs_status grow(hs_idmap *m)
 {
     size_t cap = m->cap ? m->cap * 2 : HS_IDMAP_FIRST_CAP, i;
-    hs_idmap_entry *ents = hs_malloc(m->alloc, cap * sizeof *ents);
-    uint8_t *used = hs_calloc(m->alloc, cap);
+    hs_idmap_entry *ents;
+    uint8_t *used;
 
-    if (!ents || !used || cap < m->cap) {
+    if (cap < m->cap || cap > SIZE_MAX / sizeof *ents)
+        return HS_E_NOMEM;
+    if (m->cap && m->unordered)
+        return grow_in_place(m, cap);
+    ents = hs_malloc(m->alloc, cap * sizeof *ents);
+    used = hs_calloc(m->alloc, cap);
+    if (!ents || !used) {
         hs_free(m->alloc, ents);
         hs_free(m->alloc, used);
         return HS_E_NOMEM;

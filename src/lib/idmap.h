@@ -28,6 +28,12 @@ typedef struct {
     uint8_t *used; /* apart, so that probing past taken slots stays dense */
     size_t cap; /* a power of two, or 0 before the first insert */
     size_t count;
+    /* Set after hs_idmap_init by an owner that never walks the slots where
+     * their order could show (an output, a report): the map then doubles in
+     * place, its peak the doubled arrays alone, and the order of its slots
+     * is another. Every walk that writes something keeps the order the
+     * copy gives, as outputs have always had it. */
+    int unordered;
 } hs_idmap;
 
 void hs_idmap_init(hs_idmap *m, const hs_alloc *a);
