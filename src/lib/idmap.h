@@ -30,9 +30,10 @@ typedef struct {
     size_t count;
     /* Set after hs_idmap_init by an owner that never walks the slots where
      * their order could show (an output, a report): the map then doubles in
-     * place, its peak the doubled arrays alone, and the order of its slots
-     * is another. Every walk that writes something keeps the order the
-     * copy gives, as outputs have always had it. */
+     * place, its peak the doubled arrays alone where realloc remaps (the C
+     * library's; a caller's allocator still copies), and the order of its
+     * slots is another. Every walk that writes something keeps the order
+     * the copy gives, as outputs have always had it. */
     int unordered;
 } hs_idmap;
 
