@@ -344,10 +344,11 @@ Test(rootq, an_open_block_drains_in_arrival_order, .init = start)
 }
 
 /* put_new, take and drop_below against a plain array of what is in the
- * map, which doubles some ten times on the way: copied, or in place (an
- * unordered map); through malloc, or through a caller's allocator, which
- * has no realloc (hs_realloc then copies) and fails the call `fail_at`
- * when it is not 0. Returns the calls that allocator saw. */
+ * map, which is made and then doubles four times or more on the way:
+ * copied, or in place (an unordered map); through malloc, or through a
+ * caller's allocator, which has no realloc (hs_realloc then copies) and
+ * fails the call `fail_at` when it is not 0. Returns the calls that
+ * allocator saw. */
 static size_t agree_with_an_array(int unordered, int theirs, size_t fail_at)
 {
     enum { N = 20000 };

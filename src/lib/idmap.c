@@ -55,21 +55,10 @@ void hs_idmap_prefetch(const hs_idmap *m, uint64_t key)
     __builtin_prefetch(&m->ents[i]);
 }
 
-static void place(hs_idmap_entry *ents, uint8_t *used, size_t cap, uint64_t key, uint64_t val)
-{
-    size_t i = slot_of(key, cap);
-
-    while (used[i])
-        i = (i + 1) & (cap - 1);
-    used[i] = 1;
-    ents[i].key = key;
-    ents[i].val = val;
-}
-
-/* Puts `e` in a map whose slots are free (0), settled (1) or still to be
- * moved (2, grow_in_place): it takes the first slot from its home that is
- * not settled, and an entry still to be moved that was there is put in
- * turn. Only settled slots are ever passed over, and a settled slot stays
+/* Puts `e` in the first free slot from its home. While the map doubles in
+ * place its slots are free (0), settled (1) or still to be moved (2,
+ * grow_in_place): `e` then takes the first slot from its home that is not
+ * settled, and an entry still to be moved that was there is put in turn. Only settled slots are ever passed over, and a settled slot stays
  * so, so every settled entry keeps an unbroken run of settled slots from
  * its home: it is found once the last entry has moved. */
 static void settle(hs_idmap_entry *ents, uint8_t *used, size_t cap, hs_idmap_entry e)
@@ -144,7 +133,7 @@ static hs_status grow(hs_idmap *m)
     }
     for (i = 0; i < m->cap; i++)
         if (m->used[i])
-            place(ents, used, cap, m->ents[i].key, m->ents[i].val);
+            settle(ents, used, cap, m->ents[i]);
     hs_free(m->alloc, m->ents);
     hs_free(m->alloc, m->used);
     m->ents = ents;
@@ -172,7 +161,7 @@ hs_status hs_idmap_put_new(hs_idmap *m, uint64_t key, uint64_t val)
         if (s != HS_OK)
             return s;
     }
-    place(m->ents, m->used, m->cap, key, val);
+    settle(m->ents, m->used, m->cap, (hs_idmap_entry){key, val});
     m->count++;
     return HS_OK;
 }
