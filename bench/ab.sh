@@ -57,7 +57,7 @@ awk -v a="$3" -v b="$4" "$(cat "$(dirname "$0")/median.awk" "$(dirname "$0")/pai
         if (wa > 0) printf "B / A: %.3f\n", wb / wa
         # the same pairs as bench.sh'"'"'s slowest-row target, both ways
         if (paired(wall["B"], wall["A"]) && pr_low) {
-            lo = pr_low; med = pr_med; paired(wall["A"], wall["B"]); hi = 1 / pr_low
+            lo = pr_low; med = pr_med; hi = pr_high
             verdict = lo > 1 ? "B slower" : hi < 1 ? "B faster" : "within noise"
             printf "B / A over the pairs: median %.3f, bounds %.3f to %.3f (one-sided 95 %% each): %s\n", med, lo, hi, verdict
         }

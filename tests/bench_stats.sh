@@ -34,5 +34,37 @@ check "40 pairs, 25 slower" 0.9900 '(paired(rep(0.99, 15) rep(1.015, 25), rep(1,
 # faster in every pair although its median run time is the larger
 check "pairs by run order" 0.5000 '(paired("1 10 2 20 3", "2 20 4 40 6") ? pr_med : -1)'
 check "the shorter list sets the pairs" 2.0000 '(paired("2 4 6 8 10 12", "1 2 3 4 5") ? pr_low : -1)'
+# the upper bound is the k-th largest: the mirror of the lower one
+check "5 pairs: upper bound is the largest" 1.4000 '(paired("1.05 1.2 1.1 1.3 1.4", "1 1 1 1 1") ? pr_high : -1)'
+check "40 pairs: upper bound is the 15th largest" 1.0150 '(paired(rep(0.99, 25) rep(1.015, 15), rep(1, 40)) ? pr_high : -1)'
+check "40 pairs: one fewer above, upper bound below" 0.9900 '(paired(rep(0.99, 26) rep(1.015, 14), rep(1, 40)) ? pr_high : -1)'
+check "4 pairs: no upper bound" 0.0000 '(paired("2 2 2 2", "1 1 1 1") ? pr_high : -1)'
+# (ab.sh once took 1 / the lower bound of the sides swapped: the same)
+check "7 pairs: upper bound" 1.3000 '(paired("1.2 0.8 1.1 0.95 1.3 1.05 0.9", "1 1 1 1 1 1 1") ? pr_high : -1)'
+check "7 pairs swapped: lower bound is its inverse" 0.7692 '(paired("1 1 1 1 1 1 1", "1.2 0.8 1.1 0.95 1.3 1.05 0.9") ? pr_low : -1)'
+
+# checkv NAME EXPECTED AWK-EXPRESSION: the same for a string
+checkv() {
+    got=$(awk "$(cat bench/median.awk bench/paired.awk)"'BEGIN { printf "%s", '"$3"' }')
+    if [ "$got" = "$2" ]; then ok; else bad "$1: expected $2, got $got"; fi
+}
+
+# goal_met: a bound must clear the goal for yes, the other must miss it for
+# no; a median on the right side of the goal is not enough either way
+checkv "at least 2: lower bound above" "yes" 'goal_met(2.6, 2.07, 2.9, 2, 1)'
+checkv "at least 2: lower bound on it" "yes" 'goal_met(2.5, 2, 2.9, 2, 1)'
+checkv "at least 2: median above, lower bound under" "within noise" 'goal_met(2.3, 1.9, 2.9, 2, 1)'
+checkv "at least 2: median under, upper bound above" "within noise" 'goal_met(1.9, 1.5, 2.1, 2, 1)'
+checkv "at least 2: upper bound under" "no" 'goal_met(1.3, 0.97, 1.44, 2, 1)'
+checkv "at most 1.15: upper bound under" "yes" 'goal_met(1.09, 1.07, 1.11, 1.15, 0)'
+checkv "at most 1.15: upper bound on it" "yes" 'goal_met(1.1, 1.05, 1.15, 1.15, 0)'
+checkv "at most 1.15: median over, bounds straddle" "within noise" 'goal_met(1.21, 0.75, 1.4, 1.15, 0)'
+checkv "at most 1.15: median under, bounds straddle" "within noise" 'goal_met(1.1, 1.07, 1.2, 1.15, 0)'
+checkv "at most 1.15: lower bound over" "no" 'goal_met(1.3, 1.2, 1.4, 1.15, 0)'
+checkv "no bounds: the median, said" "no (under 5 rounds: no bounds)" 'goal_met(1.2, 0, 0, 1.15, 0)'
+checkv "no bounds, met" "yes (under 5 rounds: no bounds)" 'goal_met(2.2, 0, 0, 2, 1)'
+# and from paired itself: 7 pairs whose bounds are the least and the most
+checkv "7 pairs straddling 1.15" "within noise" '(paired("1.1 1.3 1.12 1.2 1.14 1.16 1.1", "1 1 1 1 1 1 1") ? goal_met(pr_med, pr_low, pr_high, 1.15, 0) : "none")'
+checkv "7 pairs all under 1.15" "yes" '(paired("1.1 1.13 1.12 1.05 1.14 1.08 1.1", "1 1 1 1 1 1 1") ? goal_met(pr_med, pr_low, pr_high, 1.15, 0) : "none")'
 
 finish
