@@ -383,7 +383,7 @@ many_report() {
                     met = met ", and the ceiling, " sprintf("%.2f", ceil) ", is under it"
                 printf "| `%s` | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f (%s) | %.2f | %s | at least 1.7 | %s |\n", o, a, b,
                     ca, cb, (a > 0 ? ca / a : 0), (b > 0 ? cb / b : 0), pr_med,
-                    (pr_low > 0 ? sprintf("%.2f to %.2f", pr_low, pr_high) : "under 5 rounds"), ceil,
+                    bounds_label(pr_low, pr_high), ceil,
                     ((o in fail) ? "a run FAILED" : d[o] ? d[o] " of " n[o] " DIFFER" : "yes, " n[o] " outputs (every run)"),
                     met
             }

@@ -9,13 +9,16 @@ NAME=bench_stats
 . "$(dirname "$0")/lib.sh"
 cd "$TESTS/.." || exit 2
 
-# check NAME EXPECTED AWK-EXPRESSION: prints the expression with %.4f
-check() {
+# expect FORMAT NAME EXPECTED AWK-EXPRESSION: prints the expression with
+# FORMAT and compares; check is it for a number (%.4f), checkv for a string
+expect() {
     got=$(awk "$(cat bench/median.awk bench/paired.awk)"'
         function rep(v, n,   s, i) { s = ""; for (i = 0; i < n; i++) s = s " " v; return s }
-        BEGIN { printf "%.4f", '"$3"' }')
-    if [ "$got" = "$2" ]; then ok; else bad "$1: expected $2, got $got"; fi
+        BEGIN { printf "'"$1"'", '"$4"' }')
+    if [ "$got" = "$3" ]; then ok; else bad "$2: expected $3, got $got"; fi
 }
+check() { expect %.4f "$@"; }
+checkv() { expect %s "$@"; }
 
 check "median, odd" 3.0000 'median(" 5 1 3")'
 check "median, even" 2.5000 'median(" 4 1 3 2")'
@@ -43,11 +46,6 @@ check "4 pairs: no upper bound" 0.0000 '(paired("2 2 2 2", "1 1 1 1") ? pr_high 
 check "7 pairs: upper bound" 1.3000 '(paired("1.2 0.8 1.1 0.95 1.3 1.05 0.9", "1 1 1 1 1 1 1") ? pr_high : -1)'
 check "7 pairs swapped: lower bound is its inverse" 0.7692 '(paired("1 1 1 1 1 1 1", "1.2 0.8 1.1 0.95 1.3 1.05 0.9") ? pr_low : -1)'
 
-# checkv NAME EXPECTED AWK-EXPRESSION: the same for a string
-checkv() {
-    got=$(awk "$(cat bench/median.awk bench/paired.awk)"'BEGIN { printf "%s", '"$3"' }')
-    if [ "$got" = "$2" ]; then ok; else bad "$1: expected $2, got $got"; fi
-}
 
 # goal_met: a bound must clear the goal for yes, the other must miss it for
 # no; a median on the right side of the goal is not enough either way
@@ -66,5 +64,15 @@ checkv "no bounds, met" "yes (under 5 rounds: no bounds)" 'goal_met(2.2, 0, 0, 2
 # and from paired itself: 7 pairs whose bounds are the least and the most
 checkv "7 pairs straddling 1.15" "within noise" '(paired("1.1 1.3 1.12 1.2 1.14 1.16 1.1", "1 1 1 1 1 1 1") ? goal_met(pr_med, pr_low, pr_high, 1.15, 0) : "none")'
 checkv "7 pairs all under 1.15" "yes" '(paired("1.1 1.13 1.12 1.05 1.14 1.08 1.1", "1 1 1 1 1 1 1") ? goal_met(pr_med, pr_low, pr_high, 1.15, 0) : "none")'
+# goal_worse: a target's rows as one verdict, the worst of them, whatever
+# their order; bounds_label: what the tables print
+checkv "worst of yes and no" "no" 'goal_worse(goal_worse("", "yes"), "no")'
+checkv "worst of no and yes" "no" 'goal_worse(goal_worse("", "no"), "yes")'
+checkv "worst of yes and within noise" "within noise" 'goal_worse(goal_worse("", "yes"), "within noise")'
+checkv "no is worse than within noise" "no" 'goal_worse(goal_worse("", "within noise"), "no")'
+checkv "all yes" "yes" 'goal_worse(goal_worse("", "yes"), "yes")'
+checkv "no without bounds counts as no" "no (under 5 rounds: no bounds)" 'goal_worse("yes", "no (under 5 rounds: no bounds)")'
+checkv "bounds label" "bounds 1.07 to 1.12" 'bounds_label(1.068, 1.121)'
+checkv "no bounds label" "under 5 rounds" 'bounds_label(0, 0)'
 
 finish

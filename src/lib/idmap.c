@@ -58,9 +58,10 @@ void hs_idmap_prefetch(const hs_idmap *m, uint64_t key)
 /* Puts `e` in the first free slot from its home. While the map doubles in
  * place its slots are free (0), settled (1) or still to be moved (2,
  * grow_in_place): `e` then takes the first slot from its home that is not
- * settled, and an entry still to be moved that was there is put in turn. Only settled slots are ever passed over, and a settled slot stays
- * so, so every settled entry keeps an unbroken run of settled slots from
- * its home: it is found once the last entry has moved. */
+ * settled, and an entry still to be moved that was there is put in turn.
+ * Only settled slots are ever passed over, and a settled slot stays so, so
+ * every settled entry keeps an unbroken run of settled slots from its
+ * home: it is found once the last entry has moved. */
 static void settle(hs_idmap_entry *ents, uint8_t *used, size_t cap, hs_idmap_entry e)
 {
     for (;;) {
