@@ -111,6 +111,19 @@ skippable 0 16 >"$T/only.zst"
 expect_rc 1 "only a skippable frame"
 expect_no_grep "not an HPROF" "$T/err" "only a skippable frame: sniffed as zstd"
 
+# ---- --gzip in HotSpot's -gz layout, which MAT reads in place --------------
+# (the first member's comment names the block size, every member but the
+# last holds exactly 1 MiB; walked by tests/gz_members.py with zlib)
+for threads in 1 2; do
+    "$BIN" -f -p none --gzip -T $threads "$FIX" -o "$T/mat.hprof.gz" 2>"$T/err"
+    /usr/bin/python3 tests/gz_members.py "$T/mat.hprof.gz" >"$T/walk" 2>&1 && ok ||
+        bad "--gzip -T $threads: not HotSpot's -gz layout: $(cat "$T/walk")"
+    expect_grep "^4 members" "$T/walk" "--gzip -T $threads: members of the 3.7 MB fixture"
+done
+# the checker itself refuses what MAT would not read in place
+gzip -c "$FIX" >"$T/plain.gz"
+/usr/bin/python3 tests/gz_members.py "$T/plain.gz" >/dev/null 2>&1 && bad "gz_members.py takes gzip(1)'s one member" || ok
+
 # ---- gzip followed by zero bytes ------------------------------------------
 gzip -c "$FIX" >"$T/f.gz"
 { cat "$T/f.gz"; head -c 10240 /dev/zero; } >"$T/pad.gz"

@@ -9,8 +9,9 @@
  * gzip: libdeflate, compressing independent blocks in parallel, each a gzip
  * member of its own, written in order: the blocks go to the workers and
  * come back in order through a ring (ring.h). The result is plain valid gzip (any
- * reader decompresses all members back to back; HotSpot's own -gz dumps are
- * made the same way). zlib's streaming deflate would be one core at about a
+ * reader decompresses all members back to back), laid out as HotSpot's own
+ * -gz dumps are, 1 MiB a member and the first member's comment naming that
+ * size, so that MAT reads it in place (gz_write_member). zlib's streaming deflate would be one core at about a
  * third of libdeflate's speed per core, and the bottleneck of the pipeline.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -63,6 +64,7 @@ struct hs_output {
      * posts it to the ring, the workers compress the blocks posted, and
      * the caller writes them in order as they come back (ring.h) */
     unsigned fill;
+    int member_written; /* the first member, with its comment, is out */
     hs_ring *ring;
     pthread_t *threads;
     struct libdeflate_compressor *inline_c; /* single-threaded gzip */
@@ -103,6 +105,33 @@ static int fd_write_all(hs_output *o, const void *buf, size_t len)
 
 /* ---- gzip ------------------------------------------------------------------ */
 
+/* HotSpot's -gz layout, which MAT's chunked reader looks for to seek member
+ * by member instead of inflating from the start: the first member's header
+ * carries exactly this FCOMMENT, and every member but the last holds
+ * exactly GZ_BLOCK uncompressed bytes. libdeflate writes a bare 10-byte
+ * header (no name, no time), so the comment is spliced in after it. */
+#define GZ_COMMENT "HPROF BLOCKSIZE=1048576"
+#define GZ_FCOMMENT 0x10 /* RFC 1952's FLG bit */
+#define GZ_HEADER 10
+
+static int gz_write_member(hs_output *o, const uint8_t *m, size_t n)
+{
+    uint8_t head[GZ_HEADER];
+
+    if (o->member_written)
+        return fd_write_all(o, m, n);
+    /* the block size the comment names is the one members are cut at */
+    assert(GZ_BLOCK == 1048576u);
+    assert(n > GZ_HEADER && m[0] == 0x1f && m[1] == 0x8b && m[3] == 0);
+    memcpy(head, m, GZ_HEADER);
+    head[3] |= GZ_FCOMMENT;
+    o->member_written = 1;
+    if (fd_write_all(o, head, GZ_HEADER) != 0 ||
+        fd_write_all(o, GZ_COMMENT, sizeof GZ_COMMENT) != 0) /* with its NUL */
+        return -1;
+    return fd_write_all(o, m + GZ_HEADER, n - GZ_HEADER);
+}
+
 static void *gz_worker(void *arg)
 {
     hs_output *o = arg;
@@ -140,7 +169,7 @@ static int gz_write_oldest(hs_output *o)
         snprintf(o->err, sizeof o->err, "gzip compression failed");
         return -1;
     }
-    if (fd_write_all(o, s->out, s->out_len) != 0)
+    if (gz_write_member(o, s->out, s->out_len) != 0)
         return -1;
     s->in_len = 0;
     hs_ring_release(o->ring);
@@ -162,7 +191,7 @@ static int gz_submit(hs_output *o)
             return -1;
         }
         s->in_len = 0;
-        return fd_write_all(o, s->out, s->out_len);
+        return gz_write_member(o, s->out, s->out_len);
     }
     assert(s->in_len > 0);
     hs_ring_post(o->ring, o->fill++, (long)s->in_len);
