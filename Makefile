@@ -49,7 +49,7 @@ TEST_HELPERS = tests/helpers.c tests/oracle.c
 TEST_HELPERS += tests/cutscan.c tests/shared_rules.c
 TEST_BIN = $(BUILD)/run-tests
 
-.PHONY: all deps test-deps run test check test-asan test-clang test-tsan test-valgrind bench install uninstall clean help
+.PHONY: all deps test-deps run test check test-asan test-clang test-tsan test-valgrind test-cross bench install uninstall clean help
 
 # The shared library too: the Python package (python/) loads it from here.
 all: $(BIN) $(BUILD)/libhprofstrip.so
@@ -63,6 +63,7 @@ help:
 	@echo "make test-clang the suite and CLI checks built by clang, -Werror"
 	@echo "make test-tsan  -z/--gzip with several threads under ThreadSanitizer"
 	@echo "make test-valgrind  real dumps through every mode under valgrind"
+	@echo "make test-cross  aarch64 and s390x builds under qemu-user, same bytes as this one"
 	@echo "make bench      throughput and peak memory against cat and zstd"
 	@echo "make fuzz       libFuzzer over the whole filter (FUZZ_SECONDS=120)"
 	@echo "make fuzz-replay  the fuzz seeds and regressions under ASan/UBSan"
@@ -234,6 +235,13 @@ test-tsan: test-deps
 test-valgrind: $(BIN)
 	sh tests/valgrind.sh ./$(BIN)
 
+# The cross lane: the library and the command built for aarch64 and s390x
+# (big-endian) with Debian's cross compilers, run under qemu-user, the same
+# bytes as this build's (tests/cross.sh; toolchains: install-deps --cross).
+test-cross: $(BIN)
+	sh tools/install-deps.sh --cross
+	$(TIMED) sh tests/cross.sh ./$(BIN)
+
 bench: hprof-strip
 	sh bench/bench.sh
 
@@ -246,7 +254,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/hprof-strip $(DESTDIR)$(MANDIR)/man1/hprof-strip.1
 
 clean:
-	rm -rf build build-asan hprof-strip
+	rm -rf build build-asan build-clang build-tsan hprof-strip
 
 # ---- the installable library (issue #14) ----------------------------------
 # libhprofstrip.so is built from the same $(CORE_SRC) as the static library,

@@ -4,6 +4,7 @@
 #
 #   sh tools/install-deps.sh            what building and running need (make run)
 #   sh tools/install-deps.sh --test     that, and what the tests add (make test)
+#   sh tools/install-deps.sh --cross    the cross lane's toolchains (make test-cross)
 #   ... --dry-run                       say what would be installed, install nothing
 #
 # Needs root (or sudo) only when something is missing. The build set is
@@ -12,12 +13,14 @@
 # packages); the test set is everything the suites run besides.
 set -e
 test=no
+cross=no
 dry=no
 for a in "$@"; do
     case $a in
         --test) test=yes ;;
+        --cross) cross=yes ;;
         --dry-run|-n) dry=yes ;;
-        *) echo "usage: sh tools/install-deps.sh [--test] [--dry-run]" >&2; exit 2 ;;
+        *) echo "usage: sh tools/install-deps.sh [--test] [--cross] [--dry-run]" >&2; exit 2 ;;
     esac
 done
 
@@ -52,6 +55,28 @@ if [ $test = yes ]; then
     need proguard-cli      # tests/proguard: ProGuard 6.2 for the end-to-end mapping check
 fi
 
+# The cross lane (tests/cross.sh): Debian's cross compilers, qemu-user, and
+# the program's libraries for arm64 and s390x as multiarch packages, which
+# need the two architectures added to dpkg first (ISA-L is the exception:
+# its -dev cannot sit beside the host's, so tests/cross.sh unpacks its .deb).
+# The cross compilers' own libc (libc6-dev-ARCH-cross) is named: the
+# compilers only recommend it.
+foreign=""
+if [ $cross = yes ]; then
+    for arch in arm64 s390x; do
+        dpkg --print-foreign-architectures | grep -qx $arch || foreign="$foreign $arch"
+        need libzstd-dev:$arch
+        need libdeflate-dev:$arch
+        need libxxhash-dev:$arch
+    done
+    need gcc-aarch64-linux-gnu
+    need libc6-dev-arm64-cross
+    need gcc-s390x-linux-gnu
+    need libc6-dev-s390x-cross
+    need qemu-user
+    need file
+fi
+
 if [ -z "$pkgs" ]; then
     [ $dry = no ] || echo "install-deps: nothing to install"
     exit 0
@@ -64,6 +89,7 @@ echo "install-deps: installing$pkgs" >&2
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
+for arch in $foreign; do $SUDO dpkg --add-architecture "$arch"; done
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086 # a list of package names
 $SUDO apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
