@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # tests/cli_args.sh - a command line without surprises (issue #14): options
 # that look like something else, conflicting options, -q, the progress
-# display, rule-file and preset messages, and the size hint for a plain
-# output. Usage: sh tests/cli_args.sh ./hprof-strip
+# display, rule-file and preset messages, the size hint for a plain
+# output, --timeout's argument and its bound on a report FIFO's open,
+# --obfuscate-names -, and every exit status documented.
+# Usage: sh tests/cli_args.sh ./hprof-strip
 set -u
 BIN=$(cd "$(dirname "${1:-./hprof-strip}")" && pwd)/$(basename "${1:-./hprof-strip}")
 JVM=$(pwd)/fixtures/jvm17-64bit.hprof       # 1.0.2; default output about half its size
@@ -196,5 +198,66 @@ expect_rc 3 "a dump cut before its heap dump"
 expect_grep "cut before its heap dump (--salvage writes" err "cut before the heap dump: said, --salvage named"
 "$BIN" -q --salvage cutheap.hprof >nh.hprof 2>err; rc=$?
 expect_rc 6 "a dump cut before its heap dump, --salvage"
+
+# 9. --timeout SECONDS: a decimal number, nothing else (strtod took hex,
+# a leading space, and turned 1e-400 into 0: no deadline); 0 is no
+# deadline; a nanosecond to a week. Checked before --help is reached.
+zeros=$(printf '%0400d' 0)
+for a in 0x10 " 5" "5 " 1e-400 1e3 inf -1 +5 . "" 5s 604801 604800.5 0.0000000001 "0.${zeros}1"; do
+    "$BIN" --timeout "$a" --help >out 2>err; rc=$?
+    expect_rc 2 "--timeout '$a'"
+    [ ${#a} -lt 40 ] && expect_grep "'$a'" err "--timeout '$a' named"
+    expect_empty out "--timeout '$a': help printed"
+done
+for a in 30 0.5 .5 5. 0 0.0 000 604800 0.000000001; do
+    "$BIN" --timeout "$a" --help >out 2>err; rc=$?
+    expect_rc 0 "--timeout '$a'"
+done
+expect_grep "up to 604800, a week" out "--help gives --timeout's cap"
+"$BIN" -q --timeout 0 "$JVM" -o /dev/null 2>err; rc=$?
+expect_rc 0 "--timeout 0 is no deadline"
+"$BIN" -q --timeout 0.000000001 --stats-file tiny.json "$JVM" -o tiny.hprof 2>err; rc=$?
+expect_rc 124 "--timeout of a nanosecond"
+expect_grep '"status":"timeout"' tiny.json "--timeout of a nanosecond: the report"
+
+# 10. --timeout bounds the open of a --stats-file FIFO nobody reads (the
+# open waited for a reader, the deadline not yet running)
+mkfifo report.fifo
+t0=$(date +%s)
+timeout -s KILL 60 "$BIN" -q --timeout 1 --stats-file report.fifo "$JVM" -o fifo.hprof 2>err; rc=$?
+t1=$(date +%s)
+expect_rc 124 "--timeout 1, --stats-file a FIFO nobody reads"
+[ $((t1 - t0)) -le 30 ] && ok || bad "--timeout 1, a FIFO nobody reads: ended after $((t1 - t0)) s"
+expect_grep "stopped by --timeout 1" err "--timeout 1, a FIFO nobody reads: said"
+[ ! -e fifo.hprof ] && ok || bad "--timeout 1, a FIFO nobody reads: output written"
+
+# 11. --obfuscate-names -: the mapping to standard output, when the dump is
+# not going there (a file named '-' is what nobody means)
+"$BIN" -q --obfuscate-names - "$JVM" >ob.out 2>err; rc=$?
+expect_rc 2 "--obfuscate-names - with the dump on standard output"
+expect_grep "takes the dump" err "--obfuscate-names -: why"
+[ ! -e ./- ] && ok || bad "--obfuscate-names - wrote a file named -"
+"$BIN" -q --obfuscate-names - "$JVM" -o ob.hprof >ob.map 2>err; rc=$?
+expect_rc 0 "--obfuscate-names - -o FILE"
+[ ! -e ./- ] && ok || bad "--obfuscate-names - -o FILE wrote a file named -"
+"$BIN" -q --obfuscate-names file.map "$JVM" -o ob2.hprof 2>err
+cmp -s ob.map file.map && ok || bad "--obfuscate-names -: not the mapping a file gets"
+cmp -s ob.hprof ob2.hprof && ok || bad "--obfuscate-names -: not the dump a file's run writes"
+"$BIN" -q --mapping ob.map ob.hprof -o back.hprof 2>err; rc=$?
+expect_rc 0 "--mapping of --obfuscate-names -'s output"
+"$BIN" -q --obfuscate-names - --stats-file - "$JVM" -o ob3.hprof >ob3.out 2>err; rc=$?
+expect_rc 2 "--obfuscate-names - --stats-file -"
+[ ! -e ob3.hprof ] && ok || bad "--obfuscate-names - --stats-file -: the dump written"
+
+# 12. every exit status of the library's table (HS_EXIT_*) is in the man
+# page's EXIT STATUS and in --help (8 was in the batch order alone)
+codes=$(sed -n 's/^ *HS_EXIT_[A-Z_]* = \([0-9]*\).*/\1/p' "$TESTS/../src/lib/hprof_strip.h")
+[ "$(echo $codes | wc -w)" -ge 9 ] && ok || bad "HS_EXIT_* codes read: '$codes'"
+sed -n '/^\.SH EXIT STATUS/,/^\.SH [A-Z]/p' "$TESTS/../man/hprof-strip.1" >exit.man
+"$BIN" --help | sed -n '/^Exit status:/,$p' | tr '\n' ' ' >exit.help
+for c in $codes; do
+    expect_grep "^\.B $c\$" exit.man "man page EXIT STATUS, $c"
+    expect_grep "[:,] $c [a-z-]" exit.help "--help's exit status, $c"
+done
 
 finish

@@ -3,7 +3,8 @@
 # tests/cli_files.sh - the file rule (hprof-strip(1), FILES), one check for
 # each way it was broken: a report written over the input, a second file
 # name replacing a dump, a file created during the run replaced at its end,
-# modes wider than the file replaced, -z output under a plain name.
+# modes wider than the file replaced, -z output under a plain name, a
+# directory as INPUT (a usage error, not a read one).
 # Usage: sh tests/cli_files.sh ./hprof-strip
 set -u
 NAME=cli_files
@@ -243,6 +244,28 @@ expect_rc 0 "-z INPUT out.hprof.zst"
 expect_rc 0 "-z INPUT name-without-suffix"
 "$BIN" -p none --no-compress d.hprof plain.hprof 2>err; rc=$?
 expect_rc 0 "--no-compress out.hprof"
+
+# ---- 13. a directory as INPUT is the command line's mistake -------------
+# (exit 2 "usage", not 4 "read", retryable: no retry makes it a dump)
+fresh_input "item 13"
+mkdir dirin
+"$BIN" --stats-file dir.json dirin -o fromdir.hprof 2>err; rc=$?
+expect_rc 2 "a directory as INPUT"
+expect_grep "dirin is a directory" err "a directory as INPUT: named"
+python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))["error"]
+sys.exit(e["status"] != "usage" or e["retryable"] is not False)' dir.json && ok ||
+    bad "a directory as INPUT: report error $(cat dir.json)"
+[ ! -e fromdir.hprof ] && ok || bad "a directory as INPUT: output written"
+"$BIN" -q --audit dirin 2>err; rc=$?
+expect_rc 2 "--audit of a directory"
+# among FILEs: that one fails as a usage error, the others are stripped
+mkdir outdir
+"$BIN" -q d.hprof dirin -o outdir 2>err; rc=$?
+expect_rc 2 "a directory among FILEs"
+expect_grep "dirin is a directory" err "a directory among FILEs: named"
+[ -s outdir/d.hprof ] && ok || bad "a directory among FILEs: d.hprof not stripped"
+no_temp "a directory among FILEs"
 
 same d.hprof "$D" "the input at the end"
 finish

@@ -238,7 +238,7 @@ rc=$?
 expect_rc 10 "--jvm, the JVM refusing"
 expect_grep "Unable to create" "$T/err" "--jvm, the JVM refusing"
 schema "$T/ref.json" exit_status=10 error.status='"jvm-dump"' error.retryable=true \
-    output.kept=false
+    output.kept=false input.name="\"jvm:$JVM\""
 [ ! -e "$T/x.hprof" ] && ok || bad "--jvm, the JVM refusing: output written"
 empty_tmp "$TD" "--jvm, the JVM refusing"
 # jcmd exits without a word and without opening the FIFO: no hang

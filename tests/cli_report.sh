@@ -239,6 +239,15 @@ expect_grep "bytes_in  *$SIZE (3.6 MiB)" "$T/err" "human units"
 expect_grep "first_nonzero_field  *none" "$T/err" "no offset"
 expect_grep "zeroed: it is not in the output" "$T/err" "nonzero explained"
 
+# the man page gives --jvm's input.name one value, the one written
+# (tests/cli_jvm.sh checks "jvm:PID"): its --jvm entry said null too
+awk '/^\.BI \\-\\-jvm " PID"$/ { buf = ""; on = 1 } on { buf = buf $0 "\n" }
+    /^\.B \\-\\-jvm\\-live$/ { if (on) printf "%s", buf; on = 0 }' man/hprof-strip.1 |
+    grep -v /dev/null >"$T/jvm.man"
+expect_grep '^\.BI jvm: PID' "$T/jvm.man" "man page --jvm: input.name jvm:PID"
+expect_no_grep 'null' "$T/jvm.man" "man page --jvm: input.name null"
+expect_grep '^\.BI jvm: PID$' man/hprof-strip.1 "man page STATISTICS: input.name for --jvm"
+
 # the man page lists every counter of the schema
 for c in $(sed -n 's/^ *X(\([a-z_]*\), HS_.*/\1/p' src/lib/hprof_strip.h); do
     expect_grep "^\.B $c\$" man/hprof-strip.1 "man page STATISTICS"

@@ -73,6 +73,10 @@ const char *hs_cli_report_in_name(const hs_cli *cli);
 
 /* --timeout stopped the run (timeout(1)'s status, not a library status) */
 #define HS_EXIT_TIMEOUT 124
+/* --timeout's most seconds, a week: a longer deadline is likely a slip
+ * (milliseconds given as seconds), and the bound keeps the timer's whole
+ * seconds far inside time_t */
+#define HS_CLI_TIMEOUT_MAX 604800
 
 /* many.c: strips every cli->files[i] into cli->out_dir, cli->jobs at a
  * time, each in a child process that runs `one` (main.c: what a single

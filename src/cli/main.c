@@ -78,7 +78,9 @@ static void usage(FILE *to)
             "  -j, --jobs N        with -o DIR, strip N files at a time (default: the\n"
             "                      cores), the -T threads shared among them\n"
             "      --timeout SECONDS  stop a run (each FILE's) taking longer: its output\n"
-            "                      removed, exit status 124\n"
+            "                      removed, exit status 124; SECONDS is a decimal\n"
+            "                      number (30, 0.5) up to 604800, a week; 0 is no\n"
+            "                      deadline\n"
             "      --progress      show progress on stderr even when it is not a\n"
             "                      terminal (--no-progress: never)\n"
             "      --size SIZE     input size, for the progress display of a pipe\n"
@@ -107,8 +109,9 @@ static void usage(FILE *to)
             "\n"
             "Exit status: 0 success, 1 invalid input, 2 usage error, 3 truncated input,\n"
             "4 read or write error, 5 memory limit reached, 6 truncated input salvaged,\n"
-            "7 --audit found data, 9 --jvm: no such JVM (or not this user's), 10 --jvm:\n"
-            "the JVM could not be dumped (jcmd failed), 124 --timeout, 128+N stopped by\n"
+            "7 --audit found data, 8 cancelled (the library's alone: never this\n"
+            "command's), 9 --jvm: no such JVM (or not this user's), 10 --jvm: the JVM\n"
+            "could not be dumped (jcmd failed), 124 --timeout, 128+N stopped by\n"
             "signal N; several FILEs: the worst of theirs.\n"
             "See hprof-strip(1) for details.\n",
             g_prog, g_prog);
@@ -425,11 +428,45 @@ static int count_1_256(const char *arg)
     return *end || end == arg || n < 1 || n > 256 ? 0 : (int)n;
 }
 
+/* --timeout SECONDS: a decimal number, digits with at most one point
+ * ("30", "0.5", ".5", "5."), nothing else: strtod alone also took hex
+ * ("0x10"), exponents, "inf", leading spaces, and turned "1e-400" into 0,
+ * no deadline at all. 0 (any spelling of it) is no deadline, as timeout(1)
+ * has it; anything else must be a nanosecond (the timer's step) to a week. */
+static int timeout_option(hs_cli *cli, const char *arg)
+{
+    size_t whole = strspn(arg, "0123456789"), frac = 0, end = whole;
+    double t;
+
+    if (arg[end] == '.') {
+        frac = strspn(arg + end + 1, "0123456789");
+        end += 1 + frac;
+    }
+    if (whole + frac == 0 || arg[end] != 0)
+        return usage_error("--timeout takes seconds as a decimal number, such as 30 or 0.5 "
+                           "(no sign, exponent, unit or space), not",
+                           arg);
+    t = strtod(arg, NULL); /* digits and a point (the C locale's: none is set) */
+    if (t > HS_CLI_TIMEOUT_MAX) {
+        char what[80];
+        snprintf(what, sizeof what, "--timeout takes at most a week (%d seconds), not",
+                 HS_CLI_TIMEOUT_MAX);
+        return usage_error(what, arg);
+    }
+    /* "0.0000000001", or 400 zeros and a 1 (strtod's underflow to 0): not
+     * meant as "no deadline", and shorter than the timer can count */
+    if (t < 1e-9 && strcspn(arg, "123456789") < end)
+        return usage_error("--timeout takes 0 (no deadline) or at least a nanosecond "
+                           "(0.000000001), not",
+                           arg);
+    cli->timeout = t > 0 ? arg : NULL;
+    cli->timeout_s = t;
+    return HS_EXIT_OK;
+}
+
 /* The options whose argument is a number or a size. */
 static int number_option(hs_cli *cli, int c, const char *arg)
 {
-    char *end;
-
     switch (c) {
     case 'T':
         if (!(cli->threads = count_1_256(arg)))
@@ -439,15 +476,7 @@ static int number_option(hs_cli *cli, int c, const char *arg)
         if (!(cli->jobs = count_1_256(arg)))
             return usage_error("--jobs takes a number from 1 to 256, not", arg);
         return HS_EXIT_OK;
-    case OPT_TIMEOUT: {
-        double t = strtod(arg, &end);
-        /* 0 is no deadline, as timeout(1) has it; a week at most */
-        if (*end || end == arg || !(t >= 0 && t <= 604800))
-            return usage_error("--timeout takes seconds, such as 30 or 0.5, not", arg);
-        cli->timeout = t > 0 ? arg : NULL;
-        cli->timeout_s = t;
-        return HS_EXIT_OK;
-    }
+    case OPT_TIMEOUT: return timeout_option(cli, arg);
     case OPT_SIZE:
         if (parse_size(arg, &cli->size) != 0)
             return usage_error("--size takes a size such as 4G, not", arg);
@@ -682,14 +711,15 @@ static int run_one(hs_cli *cli, int rc)
         rc = note_inputs(cli, map);
     else
         note_arguments(g_argc, g_argv);
-    /* a usage error is reported too, where the report was to go */
-    if ((orc = hs_cli_report_open(cli)) != HS_EXIT_OK && rc == HS_EXIT_OK)
-        rc = orc;
-    /* the deadline counts from here: the mapping's loading is the run's */
+    /* the deadline counts from here: opening the report (a FIFO's open
+     * waits for its reader) and loading the mapping are the run's */
     if (rc == HS_EXIT_OK && cli->timeout &&
         hs_stop_timeout(cli->timeout, cli->timeout_s, hs_cli_in_name(cli)) != 0)
         rc = hs_report_fail(cli->report, HS_E_NOMEM, NULL, "--timeout: cannot start a timer: %s",
                             strerror(errno));
+    /* a usage error is reported too, where the report was to go */
+    if ((orc = hs_cli_report_open(cli)) != HS_EXIT_OK && rc == HS_EXIT_OK)
+        rc = orc;
     if (rc == HS_EXIT_OK && map && !cli->audit)
         rc = hs_cli_load_mapping(cli->rules, map, cli->opt.max_held);
     if (rc == HS_EXIT_OK && cli->jvm_pid)

@@ -433,6 +433,14 @@ static int open_files(hs_cli *cli, int *in_fd, hs_outfile *of)
         hs_report_fail(r, HS_E_READ, NULL, "%s: %s", cli->in_path, strerror(errno));
         return HS_EXIT_IO;
     }
+    /* a directory opens, and its read fails (EISDIR): that would be a
+     * "read" error, retryable, where the command line named the wrong file */
+    if (cli->in_path && fstat(*in_fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(*in_fd);
+        hs_report_fail(r, HS_E_USAGE, NULL, "%s is a directory; give a heap dump file as INPUT",
+                       cli->in_path);
+        return HS_EXIT_USAGE;
+    }
     if (!cli->out_path) {
         if (cli->audit || hs_files_claim_stdout("standard output") == 0)
             return HS_EXIT_OK;
@@ -487,6 +495,13 @@ static int fd_sink_write(void *ctx, const void *buf, size_t len)
     return write_all(*(const int *)ctx, buf, len);
 }
 
+/* --obfuscate-names -: the mapping to standard output, when the dump is
+ * not going there (a file named "-" is what nobody means) */
+static int mapfile_to_stdout(const hs_cli *cli)
+{
+    return strcmp(cli->obfuscate_path, "-") == 0;
+}
+
 /* --obfuscate-names' file, claimed after the dump's output (so that the
  * two clash when they are one file) and before a byte is read. */
 static int claim_mapfile(hs_cli *cli)
@@ -496,6 +511,19 @@ static int claim_mapfile(hs_cli *cli)
 
     if (!cli->obfuscate_path)
         return HS_EXIT_OK;
+    if (mapfile_to_stdout(cli)) {
+        if (!cli->out_path) {
+            hs_report_fail(cli->report, HS_E_USAGE, NULL,
+                           "--obfuscate-names - writes the mapping to standard output, which "
+                           "takes the dump: give the mapping a file name, or the dump one "
+                           "(-o FILE)");
+            return HS_EXIT_USAGE;
+        }
+        if (hs_files_claim_stdout("--obfuscate-names -") == 0)
+            return HS_EXIT_OK;
+        hs_report_fail(cli->report, HS_E_USAGE, NULL, "%s", hs_files_why());
+        return HS_EXIT_USAGE;
+    }
     r = hs_files_claim(cli->obfuscate_path, HS_OUT_MAPFILE | (cli->force ? HS_OUT_FORCE : 0), &c);
     if (r == 0) {
         free(c.target);
@@ -518,6 +546,16 @@ static int write_mapfile(hs_cli *cli, const hs_filter *filter, int rc)
 
     if (!cli->obfuscate_path || (rc != HS_EXIT_OK && rc != HS_EXIT_SALVAGED))
         return rc;
+    if (mapfile_to_stdout(cli)) {
+        int fd = STDOUT_FILENO;
+        sink.write = fd_sink_write;
+        sink.ctx = &fd;
+        if ((s = hs_filter_obfuscation_map(filter, &sink)) == HS_OK)
+            return rc;
+        hs_report_fail(cli->report, s, NULL, "--obfuscate-names: standard output: %s",
+                       s == HS_E_NOMEM ? "out of memory" : strerror(errno));
+        return s == HS_E_NOMEM ? HS_EXIT_LIMIT : HS_EXIT_IO;
+    }
     if (hs_outfile_open(&mf, cli->obfuscate_path,
                         HS_OUT_MAPFILE | (cli->force ? HS_OUT_FORCE : 0), -1) != 0) {
         hs_report_fail(cli->report, mf.refused ? HS_E_USAGE : HS_E_WRITE, NULL, "%s%s%s",

@@ -337,15 +337,17 @@ static void on_stop(int sig)
  * filter checks between records would never be looked at. */
 static char g_timeout_arg[32]; /* the --timeout argument, for the message */
 
-static void on_alarm(int sig, siginfo_t *info, void *uctx)
+/* g_early's mark for the deadline passed before hs_stop_ready (no signal
+ * number is negative) */
+#define EARLY_TIMEOUT (-1)
+
+/* The deadline passed: the reports written as timed out, exit 124; or,
+ * when the run's end got there first, a return (it finishes as it would
+ * have). Async-signal-safe. */
+static void timed_out(void)
 {
     text t;
 
-    (void)uctx;
-    if (!info || info->si_code != SI_TIMER) {
-        on_stop(sig);
-        return;
-    }
     t.at = 0;
     put_int(&t, HS_EXIT_TIMEOUT);
     put_str(&t, ",\"error\":{\"code\":null,\"status\":\"timeout\",\"retryable\":true,"
@@ -364,6 +366,23 @@ static void on_alarm(int sig, siginfo_t *info, void *uctx)
     put_str(&t, " (seconds); the output is not written\n");
     put_all(STDERR_FILENO, t.buf, t.at);
     _exit(HS_EXIT_TIMEOUT);
+}
+
+static void on_alarm(int sig, siginfo_t *info, void *uctx)
+{
+    (void)uctx;
+    if (!info || info->si_code != SI_TIMER) {
+        on_stop(sig);
+        return;
+    }
+    /* the timer runs while the report is opened (a FIFO's open waits for
+     * a reader): held as a stop is, the open it cuts returns EINTR */
+    if (!atomic_load(&g_ready)) {
+        int none = 0;
+        (void)atomic_compare_exchange_strong(&g_early, &none, EARLY_TIMEOUT);
+        return;
+    }
+    timed_out();
 }
 
 int hs_stop_timeout(const char *arg, double seconds, const char *in_name)
@@ -428,7 +447,9 @@ void hs_stop_ready(void)
 
     /* one that comes after the store is on_stop's; one before it, here */
     atomic_store(&g_ready, 1);
-    if ((sig = atomic_load(&g_early)) != 0)
+    if ((sig = atomic_load(&g_early)) == EARLY_TIMEOUT)
+        timed_out();
+    else if (sig != 0)
         hs_stop_now(sig);
 }
 

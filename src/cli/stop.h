@@ -57,7 +57,8 @@ void hs_stop_wait_for_other(void);
  * `in_name` the input, for the message) the run stops as a signal would
  * stop it (the temporary files removed, the reports written), with exit
  * status HS_EXIT_TIMEOUT and error.status "timeout". Call after
- * hs_stop_catch. 0, or -1 with errno set. */
+ * hs_stop_catch; before hs_stop_ready, a deadline passed is held as a stop
+ * is (hs_stop_ready takes it). 0, or -1 with errno set. */
 int hs_stop_timeout(const char *arg, double seconds, const char *in_name);
 /* --jvm (jvm.c): the private directory `dir`, the one file `file` in it
  * and the child `child` (jcmd; 0: none) a stop removes, and tells to
