@@ -23,6 +23,7 @@ Usage: hprofscan.py FILE...
 The walk reads the file twice (classes first: ART writes objects before
 their classes) and stops at the first data found.
 """
+import gzip
 import struct
 import subprocess
 import sys
@@ -50,10 +51,9 @@ class Malformed(Exception):
 def open_stream(path):
     head = open(path, "rb").read(4)
     if head[:2] == b"\x1f\x8b":
-        import gzip
         return gzip.open(path, "rb"), None
     if head == b"\x28\xb5\x2f\xfd" or (head[1:] == b"\x2a\x4d\x18" and head[0] & 0xF0 == 0x50):
-        p = subprocess.Popen(["zstd", "-dcq", path], stdout=subprocess.PIPE)
+        p = subprocess.Popen(["zstd", "-dcq", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         return p.stdout, p
     return open(path, "rb", buffering=1 << 20), None
 
@@ -341,7 +341,7 @@ def verdict(path):
             r.close()
     except Data as d:
         return "data %s: %s" % (path, d)
-    except Malformed as m:
+    except (Malformed, OSError, EOFError, ValueError) as m:  # gzip's and zstd's errors too
         return "malformed %s: %s" % (path, m)
     return "clean " + path
 

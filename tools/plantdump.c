@@ -362,6 +362,14 @@ static void heap_info(uint32_t heap, uint64_t name)
     id(name);
 }
 
+/* the heap's last sub-record: an array of zeros, which the salvage mode's
+ * cut (12 bytes before the end) falls in, so every planted value is before
+ * the cut */
+static void filler(void)
+{
+    prim_array(T_INT, 0, "filler");
+}
+
 /* ---- the world: a few classes, their objects and arrays --------------------- */
 
 static const int no_types[1];
@@ -461,6 +469,7 @@ static void hotspot(int plant)
     seg = rec_open(R_SEGMENT);
     world_class_dumps(plant);
     world_objects(plant);
+    filler();
     rec_close(seg);
     rec_close(rec_open(R_END));
 }
@@ -488,6 +497,7 @@ static void v_unused_first(void)
     seg = rec_open(R_SEGMENT);
     world_class_dumps(0);
     world_objects(0);
+    filler();
     rec_close(seg);
     rec_close(rec_open(R_END));
 }
@@ -509,6 +519,7 @@ static void v_unused_after_loadclass(void)
     seg = rec_open(R_SEGMENT);
     world_class_dumps(0);
     world_objects(0);
+    filler();
     rec_close(seg);
     rec_close(rec_open(R_END));
 }
@@ -529,6 +540,7 @@ static void v_unused_between_segments(void)
     unused_string("unused-between-segments");
     seg = rec_open(R_SEGMENT);
     world_objects(0);
+    filler();
     rec_close(seg);
     rec_close(rec_open(R_END));
 }
@@ -568,6 +580,7 @@ static void v_agent_interleaved(void)
     rec = rec_open(R_HEAP_DUMP);
     world_class_dumps(P_FIELDS);
     world_objects(P_FIELDS);
+    filler();
     rec_close(rec);
 }
 
@@ -610,6 +623,7 @@ static void art_shape(int between)
     class_dump(&k_pool, 0);
     prim_array(T_BYTE, 1, "art-app-array");
     prim_array(T_CHAR, 1, "art-app-array");
+    filler();
     rec_close(seg);
     rec_close(rec_open(R_END));
     if (between)
@@ -648,6 +662,7 @@ static void v_class_twice(void)
     twice.field_types = lng;
     class_dump(&twice, 0);
     instance(&twice, 1);
+    filler();
     rec_close(seg);
     rec_close(rec_open(R_END));
 }
@@ -684,6 +699,7 @@ static void fake_strings(int fakes, uint64_t loader, int coder_type)
         class_dump(&f, 0);
         instance(&f, 1);
     }
+    filler();
     rec_close(seg);
     rec_close(rec_open(R_END));
 }
@@ -725,6 +741,7 @@ static void v_evil_mapping(void)
     class_dump(&a, 0);
     class_dump(&c, P_STATICS);
     instance(&a, 1);
+    filler();
     rec_close(seg);
     rec_close(rec_open(R_END));
     snprintf(mapping, sizeof mapping,
@@ -761,6 +778,7 @@ static void v_unknown_record(void)
     unknown_record("unknown-record-heap");
     seg = rec_open(R_SEGMENT);
     world_objects(0);
+    filler();
     rec_close(seg);
     rec_close(rec_open(R_END));
 }
@@ -819,6 +837,7 @@ static void v_threads(void)
     u4(1);
     u4(1);
     prim_array(T_CHAR, 1, "thread-name-value");
+    filler();
     rec_close(rec);
     rec_close(rec_open(R_END));
 }
