@@ -289,7 +289,7 @@ class Scan:
                 r.read(ids * I + extra)
             elif sub == 0xFE:
                 r.read(4 + I)
-            elif sub == 0x20:
+            elif sub == 0x20:  # read again to pass it; pass 1 judged it
                 self.class_dump(r, at)
             elif sub == 0x22:
                 r.read(I + 4)
@@ -298,7 +298,7 @@ class Scan:
             elif sub == 0x23:
                 r.read(I + 4)
                 n = struct.unpack(">I", r.read(4))[0]
-                r.read(n * SIZES[r.read(1)[0]])
+                r.nonzero(n * SIZES[r.read(1)[0]])  # in pieces: arrays may be huge
 
     def instance(self, cid, data, at):
         lay = self.layout.get(cid)
