@@ -17,10 +17,10 @@
 # marker in a gzip header field, an empty member's comment, a skippable
 # frame or bytes after the stream: each must audit not clean.
 # Every variant runs every mode (about 1,400 runs of a few milliseconds
-# each, on files under 2 KB); with HS_TEST_DUMPS=K (CI, and test-asan,
-# where each run costs some 60 ms more) each variant runs K of the 8
-# modes, a window that moves one mode a variant, so the 21 variants still
-# cover every mode under every preset.
+# each, on files under 2 KB: some 25 s of CPU); with HS_TEST_DUMPS=K (CI,
+# and test-asan, where a run's start alone costs several times that) each
+# variant runs K of the 8 modes, a window that moves one mode a variant,
+# so the 21 variants still cover every mode under every preset.
 # Usage: sh tests/audit_adversarial.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
