@@ -125,6 +125,15 @@ $(ARTDUMP): tools/artdump.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
+# tools/plantdump.c: small HPROF files with secrets planted in every place
+# a value can hide, each with a manifest of its markers
+# (tests/audit_adversarial.sh); libc only, like artdump.
+PLANTDUMP = $(BUILD)/plantdump
+$(PLANTDUMP): tools/plantdump.c
+	@mkdir -p $(BUILD)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+
 # The fresh dump as ART would write it, for the Android paths
 # (tests/test_oracle.c and the other suites reading build/fresh).
 ART_DUMP = build/fresh/jvm-30mb-art.hprof
@@ -139,7 +148,8 @@ TIMED = sh tests/timed.sh
 # The CLI checks make check runs (tests/NAME.sh), all of them unless told
 # fewer (test-asan, test-clang).
 CHECK_SCRIPTS = cli cli_report cli_input cli_formats cli_args cli_safety cli_files cli_limits \
-                cli_destroy cli_digests cli_killed cli_obfuscate cli_cuts cli_privacy cli_many
+                cli_destroy cli_digests cli_killed cli_obfuscate cli_cuts cli_privacy cli_many \
+                audit_adversarial
 
 check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 	sh tests/layers.sh $(BUILD) $(CORE_SRC)
@@ -157,14 +167,18 @@ CUTCHECK = $(BUILD)/cutcheck
 $(CUTCHECK): $(BUILD)/tests/cutcheck.o $(BUILD)/tests/cutscan.o $(BUILD)/tests/helpers.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lxxhash -lcriterion -lz
 check: $(CUTCHECK)
+# tests/audit_adversarial.sh's planted dumps (tools/plantdump.c)
+check: $(PLANTDUMP)
 # tests/abi.sh: a program built against the frozen 0.1 header
 # (tests/abi/hprof_strip-0.1.h) runs against the shared library built now.
 check: $(BUILD)/libhprofstrip.so
 
 # The whole suite: warnings as errors, Criterion suites, CLI checks, the
 # outputs checked by parsers nobody here wrote (hprof-conv, VisualVM), the
-# ART-style converter (tests/artdump.sh), and the privacy preset on a dump
-# full of planted secrets; then the Python package, and it on a Dask
+# ART-style converter (tests/artdump.sh), the privacy preset on a dump
+# full of planted secrets, the audit's verdict against an independent
+# scan on every preset's output of the real dumps (tests/audit_corpus.sh);
+# then the Python package, and it on a Dask
 # cluster of this machine (tests/dask.sh).
 test: test-deps
 	$(MAKE) EXTRA_CFLAGS=-Werror check
@@ -175,6 +189,7 @@ test: test-deps
 	$(TIMED) sh tests/cli_salvage_art.sh ./$(BIN)
 	$(TIMED) sh tests/deobf.sh ./$(BIN)
 	$(TIMED) sh tests/privacy.sh ./$(BIN)
+	$(TIMED) sh tests/audit_corpus.sh ./$(BIN)
 	$(TIMED) sh tests/cli_jvm.sh ./$(BIN)
 	$(TIMED) sh tests/bench_stats.sh
 	$(TIMED) sh tests/bench_floor.sh ./$(BIN)
@@ -196,7 +211,7 @@ ASAN_DUMPS ?= 4
 # tests/cli_cuts.sh cuts each compressed dump at this many places, not 20
 ASAN_CUTS ?= 20
 ASAN_SCRIPTS ?= cli cli_report cli_input cli_formats cli_args cli_safety cli_files cli_limits \
-                cli_killed cli_cuts cli_privacy
+                cli_killed cli_cuts cli_privacy audit_adversarial
 test-asan: test-deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 HS_TEST_DUMPS=$(ASAN_DUMPS) CLI_CUTS_N=$(ASAN_CUTS) \
