@@ -10,9 +10,11 @@
  */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "helpers.h"
 #include "hprof_strip.h"
@@ -607,4 +609,56 @@ Test(report_api, a_class_name_that_is_not_utf8_is_replaced_and_flagged)
               "%s", doc);
     hs_free(doc);
     dg_free(&d);
+}
+
+/* Burns a second of this thread's CPU time (issue #53's test). */
+static void *burn(void *arg)
+{
+    struct timespec t;
+    volatile unsigned long x = 0;
+
+    (void)arg;
+    do {
+        for (int i = 0; i < 100000; i++)
+            x += (unsigned long)i;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    } while (t.tv_sec < 1);
+    return NULL;
+}
+
+/* While the job runs, another thread of the process burns a second. */
+static void burn_beside(void *ctx, hs_input *in)
+{
+    pthread_t t;
+
+    (void)ctx;
+    (void)in;
+    cr_assert_eq(pthread_create(&t, NULL, burn, NULL), 0);
+    pthread_join(t, NULL); /* the job's thread waits: no CPU of its own */
+}
+
+/* Issue #53: the job's user and system seconds are its thread's, not the
+ * process's (jobs run at once in one process count their own), where the
+ * system counts a thread's (Linux). */
+Test(report_api, the_jobs_cpu_time_is_its_threads)
+{
+    hs_job job;
+    hs_stats st;
+    char *doc, *at;
+    double user = -1, sys = -1;
+
+    memset(&job, 0, sizeof job);
+    job.size = sizeof job;
+    job.report = fx.r;
+    job.started = burn_beside;
+    cr_assert_eq(run_on(&job, fx.hprof, fx.len, &fx.sink), 0);
+    cr_assert_eq(hs_report_stats(fx.r, &st, sizeof st), sizeof st);
+    doc = hs_report_json(fx.r, 0, NULL, NULL);
+    at = doc ? strstr(doc, "\"user_seconds\":") : NULL;
+    cr_assert(at && sscanf(at, "\"user_seconds\":%lf,\"sys_seconds\":%lf", &user, &sys) == 2,
+              "%.400s", doc);
+#ifdef __linux__
+    cr_assert_lt(user + sys, 0.9, "the other thread's second counted: %f + %f", user, sys);
+#endif
+    hs_free(doc);
 }
