@@ -229,6 +229,62 @@ sed 's/"exit_status":0/"exit_status":"0"/' "$T/ok.json" >"$T/str.json"
 python3 tests/report_schema.py src/lib/hprof_strip.h "$T/str.json" >/dev/null &&
     bad "a string exit_status passed the schema" || ok
 
+# issue #51, 7: standard error's report lost (2>/dev/full) after the
+# file's: the file says what the process returns, exit 4 and the failure
+if [ -w /dev/full ]; then
+    "$BIN" --stats=json --stats-file "$T/full.json" -o "$T/full.hprof" "$FIX" 2>/dev/full; rc=$?
+    expect_rc 4 "--stats=json into a full standard error"
+    schema "standard error's report lost" "$T/full.json" exit_status=4 error.status='"write"' \
+        error.message='"standard error: writing the report failed: No space left on device"' \
+        output.kept=true
+    no_temp "$T" "the report file put in place twice"
+else
+    skipped "no /dev/full"
+fi
+
+# issue #51, 11: a mapping that is not there is a usage error, not
+# retryable, the file named in the report (the library's says the same)
+"$BIN" --mapping "$T/missing.txt" --stats-file "$T/nomap.json" -o "$T/nomap.hprof" "$FIX" \
+    2>"$T/err"; rc=$?
+expect_rc 2 "a missing mapping"
+schema "a missing mapping" "$T/nomap.json" exit_status=2 error.status='"usage"' \
+    error.message="\"mapping $T/missing.txt: No such file or directory\""
+expect_grep "^hprof-strip: mapping $T/missing.txt: No such file or directory\$" "$T/err" \
+    "a missing mapping said once"
+
+# issue #51, 8: a file name that is not UTF-8, and a class name in the
+# dump that is not (java/lang/Str\377ng): the reports are JSON all the same,
+# the bytes replaced by U+FFFD, the names flagged
+python3 - "$FIX" "$T" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+ids = struct.unpack(">I", d[19:23])[0]
+p = 31
+while p < len(d):
+    n = struct.unpack(">I", d[p + 5:p + 9])[0]
+    if d[p] == 0x01 and d[p + 9 + ids:p + 9 + n] == b"java/lang/String":
+        d[p + 9 + ids + 13] = 0xFF
+        break
+    p += 9 + n
+open(sys.argv[2].encode() + b"/bad\xff.hprof", "wb").write(d)
+PY
+bad_in=$(printf '%s/bad\377.hprof' "$T")
+bad_out=$(printf '%s/out\376.hprof' "$T")
+"$BIN" --stats=json --histogram --stats-file "$T/utf.json" -o "$bad_out" "$bad_in" \
+    2>"$T/utf.err"; rc=$?
+expect_rc 0 "names that are not UTF-8"
+schema "a file name that is not UTF-8" "$T/utf.json" input.name="\"$T/bad\\ufffd.hprof\"" \
+    input.name_invalid_utf8=true output.name="\"$T/out\\ufffd.hprof\"" \
+    output.name_invalid_utf8=true
+schema "... on standard error too" "$T/utf.err" input.name_invalid_utf8=true
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+rows = [r for r in d["histogram"]["input"] if r.get("class_invalid_utf8")]
+assert [r["class"] for r in rows] == ["java.lang.Str\ufffdng"], rows
+assert all("class_invalid_utf8" not in r for r in d["histogram"]["input"] if r not in rows)
+' "$T/utf.json" 2>"$T/py.err"; then ok; else bad "a class name that is not UTF-8: $(cat "$T/py.err")"; fi
+
 # the table: every counter, sizes in binary units, what nonzero_* means
 "$BIN" --stats <"$FIX" >/dev/null 2>"$T/err"; rc=$?
 expect_rc 0 "--stats"

@@ -26,6 +26,17 @@ class Kind:
 
 
 INT, NUM, STR, BOOL, NULL = (Kind(n) for n in ("int", "number", "string", "bool", "null"))
+
+
+class Opt:
+    """A member that may be absent (a flag written only when true)."""
+
+    def __init__(self, spec):
+        self.spec = spec
+
+
+# a name whose bytes were not UTF-8 (replaced by U+FFFD): flagged beside it
+FLAGGED = Opt(True)
 SINT = Kind("signed int")  # error.code: the library's statuses are negative
 
 
@@ -57,7 +68,7 @@ FINDING_KINDS = ("field", "static", "constant", "class", "array", "record", "unu
 
 
 def side(output=False):
-    s = {"name": (STR, NULL), "hprof_bytes": INT, "compressed_bytes": (INT, NULL),
+    s = {"name": (STR, NULL), "name_invalid_utf8": FLAGGED, "hprof_bytes": INT, "compressed_bytes": (INT, NULL),
          "compression": ("gzip", "zstd", NULL),
          "sha256": (NULL, {"file": STR, "file_bytes": INT, "hprof": STR, "hprof_bytes": INT})}
     if output:  # whether the name holds this run's complete dump
@@ -76,7 +87,7 @@ NO_CODE = ("signal", "timeout", "jvm-target", "jvm-dump")
 
 
 def schema(header):
-    row = {"class": STR, "instances": INT, "bytes": INT}
+    row = {"class": STR, "class_invalid_utf8": FLAGGED, "instances": INT, "bytes": INT}
     types = ("boolean", "char", "float", "double", "byte", "short", "int", "long")
     count = {n: (INT, NULL) if k == "HS_OFFSET" else INT for n, k in counters(header)}
     return {
@@ -100,7 +111,8 @@ def schema(header):
                          "first_nonzero_array": (INT, NULL), "nonzero_field_bytes": INT,
                          "first_nonzero_field": (INT, NULL), "unused_strings": INT,
                          "unknown_records": INT, "nonzero_string_bytes": INT,
-                         "findings": [{"kind": FINDING_KINDS, "name": STR, "id": INT,
+                         "findings": [{"kind": FINDING_KINDS, "name": STR,
+                                       "name_invalid_utf8": FLAGGED, "id": INT,
                                        "count": INT, "bytes": INT,
                                        "first_offset": INT}]}),
         "warnings": [STR],
@@ -137,11 +149,12 @@ def check(v, s, path, errs):
         ok = type(v) is dict
         if ok:
             for k in sorted(set(s) - set(v)):
-                errs.append("%s.%s: missing" % (path, k))
+                if not isinstance(s[k], Opt):
+                    errs.append("%s.%s: missing" % (path, k))
             for k in sorted(set(v) - set(s)):
                 errs.append("%s.%s: not in the schema" % (path, k))
             for k in sorted(set(s) & set(v)):
-                check(v[k], s[k], path + "." + k, errs)
+                check(v[k], s[k].spec if isinstance(s[k], Opt) else s[k], path + "." + k, errs)
     else:  # a literal
         ok = v == s and type(v) is type(s)
     if not ok:
@@ -152,7 +165,7 @@ def check(v, s, path, errs):
 def main():
     header, report = sys.argv[1], sys.argv[2]
     try:
-        lines = open(report).read().splitlines()
+        lines = open(report, encoding="utf-8").read().splitlines()
         doc = json.loads(lines[-1])  # --stats=json: the last line of stderr
         if len(lines) != 1 and not report.endswith(".err"):
             raise ValueError("%d lines, not one" % len(lines))

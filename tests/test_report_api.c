@@ -10,9 +10,12 @@
  */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "helpers.h"
 #include "hprof_strip.h"
@@ -421,4 +424,242 @@ Test(report_api, accessors_a_callers_status_and_the_parts)
     hs_report_set_times(NULL, 1, 1, 1);
     hs_report_set_audit(NULL, 1);
     hs_report_fail_other(NULL, "x", 0, NULL, "nowhere");
+}
+
+/* Issue #51, 2: after a failed job that hashed its output (a report asked
+ * for, zstd or gzip), the output is the caller's to finish or reuse: the
+ * job's hasher, freed when it returned, must not be written through (an
+ * ASan build says heap-use-after-free in hs_hasher_put otherwise). */
+Test(report_api, the_output_outlives_a_failed_jobs_hasher)
+{
+    static const hs_compression formats[] = {HS_COMPRESS_ZSTD, HS_COMPRESS_GZIP};
+    size_t k;
+
+    for (k = 0; k < 2; k++) {
+        mem_sink a = {NULL, 0, 0, 0};
+        hs_job job;
+        hs_input *in = hs_input_open_memory(fx.hprof, fx.len - 9999, NULL); /* cut */
+        hs_output *out = hs_output_open_write(mem_write, &a, formats[k], 0, 2, NULL);
+        char *doc = NULL;
+        hs_error e;
+
+        cr_assert(in && out);
+        memset(&job, 0, sizeof job);
+        job.size = sizeof job;
+        job.compress = formats[k];
+        cr_assert_eq(hs_job_run(&job, in, out, &doc), HS_EXIT_TRUNCATED, "%s", doc);
+        cr_assert(has(doc, "\"sha256\":{"), "the report hashed: %.300s", doc);
+        hs_free(doc);
+        /* what the header invites: finish the frame of what was written,
+         * then read more of the input's bytes through it */
+        cr_assert_eq(hs_output_finish(out, &e), HS_OK, "%s", e.message);
+        cr_assert_gt(hs_output_written(out), 0, "format %d", (int)formats[k]);
+        hs_input_drain(in);
+        hs_input_close(in);
+        hs_output_close(out);
+        free(a.data);
+    }
+}
+
+static int cancel_at_once(void *ctx, uint64_t in, uint64_t hprof, uint64_t out)
+{
+    (void)ctx;
+    (void)in;
+    (void)hprof;
+    (void)out;
+    return 1;
+}
+
+/* Issue #51, 13: a report reused for a second run holds that run alone:
+ * no error, warning, histogram or verdict of the first; the hook and
+ * what the caller noted for the new run stay. */
+Test(report_api, a_reused_report_holds_the_new_run_alone)
+{
+    hs_report *r = fx.r;
+    const hs_class_count *rows;
+    hs_job job;
+    hooks h;
+    char *doc;
+
+    job_with(&job, &h, r);
+    job.progress = cancel_at_once;
+    job.histogram = 1;
+    cr_assert_eq(run_on(&job, fx.hprof, fx.len, &fx.sink), HS_EXIT_CANCELLED);
+    cr_assert(hs_report_error(r) && hs_report_error(r)->code == HS_E_CANCELLED);
+    /* an audit (rows, findings, a verdict), then a good run */
+    job_with(&job, &h, r);
+    job.audit = 1;
+    job.histogram = 1;
+    cr_assert_eq(run_on(&job, fx.hprof, fx.len, &fx.sink), HS_EXIT_AUDIT);
+    cr_assert_null(hs_report_error(r), "the cancel is gone");
+    cr_assert_eq(hs_report_audit_verdict(r), 0);
+    cr_assert_gt(hs_report_histogram(r, &rows, NULL), 0);
+    hs_report_note_rules(r, 0, "noted-for-the-next");
+    job_with(&job, &h, r);
+    cr_assert_eq(run_on(&job, fx.hprof, fx.len, &fx.sink), HS_EXIT_OK);
+    cr_assert_null(hs_report_error(r));
+    cr_assert_eq(hs_report_audit_verdict(r), -1, "no audit in this run");
+    cr_assert_eq(hs_report_histogram(r, NULL, NULL), 0, "no histogram asked for");
+    cr_assert_eq(hs_report_findings(r, NULL), 0);
+    doc = hs_report_json(r, HS_EXIT_OK, NULL, NULL);
+    cr_assert(has(doc, "\"mode\":\"filter\",\"exit_status\":0,\"error\":null"), "%.400s", doc);
+    cr_assert(has(doc, "\"presets\":[\"noted-for-the-next\"]"), "%.600s", doc);
+    cr_assert(has(doc, "\"histogram\":null"), "%.400s", doc);
+    cr_assert(has(doc, "\"audit\":null"), "%.400s", doc);
+    hs_free(doc);
+}
+
+/* Issue #51, 11: a mapping that is not there is a usage error (exit 2,
+ * not retryable), the file named, as the command says: never "read"
+ * (exit 4, retryable), which a retry policy would retry forever. */
+Test(report_api, a_missing_mapping_is_a_usage_error)
+{
+    hs_rules *rules = hs_rules_create(NULL);
+    hs_job job;
+    hooks h;
+    hs_error e;
+    char *doc;
+
+    cr_assert_eq(hs_rules_mapping_path(rules, "/nonexistent/mapping.txt", 0, &e), HS_E_USAGE);
+    cr_assert(has(e.message, "/nonexistent/mapping.txt"), "%s", e.message);
+    hs_rules_free(rules);
+    job_with(&job, &h, fx.r);
+    job.mapping_path = "/nonexistent/mapping.txt";
+    cr_assert_eq(run_on(&job, fx.hprof, fx.len, &fx.sink), HS_EXIT_USAGE);
+    cr_assert_eq(hs_report_error(fx.r)->code, HS_E_USAGE);
+    doc = hs_report_json(fx.r, HS_EXIT_USAGE, NULL, NULL);
+    cr_assert(has(doc, "\"status\":\"usage\",\"retryable\":false"), "%.600s", doc);
+    cr_assert(has(doc, "/nonexistent/mapping.txt"), "%.600s", doc);
+    hs_free(doc);
+    /* a rule text's `mapping` line too */
+    job_with(&job, &h, fx.r);
+    job.rules_text = "mapping /nonexistent/m2.txt\n";
+    job.rules_len = strlen(job.rules_text);
+    cr_assert_eq(run_on(&job, fx.hprof, fx.len, &fx.sink), HS_EXIT_USAGE);
+    cr_assert_eq(hs_report_error(fx.r)->code, HS_E_USAGE);
+}
+
+/* Whether `doc` is well-formed UTF-8 with no raw control byte: what a
+ * JSON parser takes (the CLI's tests parse it too: tests/cli_report.sh). */
+static int json_text(const char *doc)
+{
+    const unsigned char *p = (const unsigned char *)doc;
+
+    while (*p) {
+        size_t n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3
+                                 : (*p & 0xf8) == 0xf0 ? 4 : 0;
+        size_t i;
+        if (n == 0 || (n == 1 && *p < 0x20 && !(*p == '\n' && !p[1]))) /* one line */
+            return 0;
+        if (n == 2 && *p < 0xc2)
+            return 0;
+        for (i = 1; i < n; i++)
+            if ((p[i] & 0xc0) != 0x80)
+                return 0;
+        p += n;
+    }
+    return 1;
+}
+
+/* Issue #51, 8: every string the report did not make is escaped, bytes
+ * that are not UTF-8 replaced (U+FFFD) and a name so changed flagged. */
+Test(report_api, strings_it_did_not_make_are_escaped)
+{
+    hs_report *r = fx.r;
+    char *doc;
+
+    hs_report_note_rules(r, 1, "rules\xff\x01.txt");
+    hs_report_warn(r, "a warning with \xc3( and \xed\xa0\x80 in it");
+    hs_report_fail_other(r, "st\"atus\xff", 1, "SIG\\\xfe", "message \xf8\x88\x80\x80\x80");
+    doc = hs_report_json(r, 10, "bad\xff.hprof", "caf\xc3\xa9\x1f.hprof");
+    cr_assert(doc && json_text(doc), "%s", doc);
+    cr_assert(has(doc, "\"name\":\"bad\\ufffd.hprof\",\"name_invalid_utf8\":true,"), "%s", doc);
+    cr_assert(has(doc, "\"name\":\"caf\xc3\xa9\\u001f.hprof\",\"hprof_bytes\""),
+              "valid UTF-8 stays, unflagged: %s", doc);
+    cr_assert(has(doc, "\"status\":\"st\\\"atus\\ufffd\""), "%s", doc);
+    cr_assert(has(doc, "\"signal\":\"SIG\\\\\\ufffd\""), "%s", doc);
+    cr_assert(has(doc, "\"rule_files\":[\"rules\\ufffd\\u0001.txt\"]"), "%s", doc);
+    /* maximal ill-formed parts: \xc3 then '(' ; a surrogate's three bytes */
+    cr_assert(has(doc, "with \\ufffd( and \\ufffd\\ufffd\\ufffd in"), "%s", doc);
+    cr_assert(has(doc, "message \\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\""), "%s", doc);
+    hs_free(doc);
+}
+
+/* ... and a class name in an untrusted dump: a histogram row. */
+Test(report_api, a_class_name_that_is_not_utf8_is_replaced_and_flagged)
+{
+    hs_job job;
+    hooks h;
+    dump d;
+    uint8_t *at;
+    char *doc;
+    int rc;
+
+    dg_everything(&d, 8, 0);
+    for (at = d.p; at + 16 <= d.p + d.len && memcmp(at, "java.lang.Object", 16) != 0; at++)
+        ;
+    cr_assert(at + 16 <= d.p + d.len);
+    at[13] = 0xff; /* java.lang.Obj\xffct */
+    job_with(&job, &h, fx.r);
+    job.histogram = 1;
+    rc = run_on(&job, d.p, d.len, &fx.sink);
+    cr_assert_eq(rc, HS_EXIT_OK, "%s", h.texts[0]);
+    doc = hs_report_json(fx.r, rc, NULL, NULL);
+    cr_assert(doc && json_text(doc), "%s", doc);
+    cr_assert(has(doc, "{\"class\":\"java.lang.Obj\\ufffdct\",\"class_invalid_utf8\":true,"),
+              "%s", doc);
+    hs_free(doc);
+    dg_free(&d);
+}
+
+/* Burns a second of this thread's CPU time (issue #53's test). */
+static void *burn(void *arg)
+{
+    struct timespec t;
+    volatile unsigned long x = 0;
+
+    (void)arg;
+    do {
+        for (int i = 0; i < 100000; i++)
+            x += (unsigned long)i;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    } while (t.tv_sec < 1);
+    return (void *)(uintptr_t)(x & 1); /* (used: not optimised away) */
+}
+
+/* While the job runs, another thread of the process burns a second. */
+static void burn_beside(void *ctx, hs_input *in)
+{
+    pthread_t t;
+
+    (void)ctx;
+    (void)in;
+    cr_assert_eq(pthread_create(&t, NULL, burn, NULL), 0);
+    pthread_join(t, NULL); /* the job's thread waits: no CPU of its own */
+}
+
+/* Issue #53: the job's user and system seconds are its thread's, not the
+ * process's (jobs run at once in one process count their own), where the
+ * system counts a thread's (Linux). */
+Test(report_api, the_jobs_cpu_time_is_its_threads)
+{
+    hs_job job;
+    hs_stats st;
+    char *doc, *at;
+    double user = -1, sys = -1;
+
+    memset(&job, 0, sizeof job);
+    job.size = sizeof job;
+    job.report = fx.r;
+    job.started = burn_beside;
+    cr_assert_eq(run_on(&job, fx.hprof, fx.len, &fx.sink), 0);
+    cr_assert_eq(hs_report_stats(fx.r, &st, sizeof st), sizeof st);
+    doc = hs_report_json(fx.r, 0, NULL, NULL);
+    at = doc ? strstr(doc, "\"user_seconds\":") : NULL;
+    cr_assert(at && sscanf(at, "\"user_seconds\":%lf,\"sys_seconds\":%lf", &user, &sys) == 2,
+              "%.400s", doc);
+#ifdef __linux__
+    cr_assert_lt(user + sys, 0.9, "the other thread's second counted: %f + %f", user, sys);
+#endif
+    hs_free(doc);
 }

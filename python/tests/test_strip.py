@@ -388,6 +388,9 @@ def test_mapping(hs, cli, tmp_path):
     with pytest.raises(hs.Error) as e:
         hs.strip(obf, tmp_path / "x.hprof", mapping=tmp_path / "missing.txt")
     assert e.value.exit_status == 2
+    # the caller's mistake, as the command says: never "read", retried
+    assert (e.value.status, e.value.retryable) == ("usage", False)
+    assert "missing.txt" in e.value.message
     assert not (tmp_path / "x.hprof").exists()
     with pytest.raises(hs.Error) as e:  # the mapping is a file the run reads
         hs.strip(obf, names, mapping=names, force=True)

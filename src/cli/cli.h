@@ -98,8 +98,9 @@ int hs_cli_report_close(hs_cli *cli, int rc);
 
 /* mapfile.c: reads the mapping at `path` (plain, gzip or zstd) into
  * `rules`, parsed as it streams, holding at most `max_held` bytes (0: the
- * default cap); returns an exit code, the message printed. */
-int hs_cli_load_mapping(hs_rules *rules, const char *path, uint64_t max_held);
+ * default cap); returns an exit code, the failure recorded in `report`
+ * (and said through its hook). */
+int hs_cli_load_mapping(hs_report *report, hs_rules *rules, const char *path, uint64_t max_held);
 
 /* report.c (the JSON report and the exit codes are the library's) */
 /* The --stats table to `to`; `name` (NULL: none) heads it, for many.c. */

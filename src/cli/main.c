@@ -721,7 +721,7 @@ static int run_one(hs_cli *cli, int rc)
     if ((orc = hs_cli_report_open(cli)) != HS_EXIT_OK && rc == HS_EXIT_OK)
         rc = orc;
     if (rc == HS_EXIT_OK && map && !cli->audit)
-        rc = hs_cli_load_mapping(cli->rules, map, cli->opt.max_held);
+        rc = hs_cli_load_mapping(cli->report, cli->rules, map, cli->opt.max_held);
     if (rc == HS_EXIT_OK && cli->jvm_pid)
         rc = hs_jvm_open(cli); /* the JVM's dump as standard input */
     if (rc == HS_EXIT_OK)

@@ -5,7 +5,6 @@
  * streams (hs_rules_mapping_path); this says what failed and how the
  * command exits.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
@@ -14,21 +13,21 @@
  * from its first byte: a file too large for the cap, or a small .gz that
  * inflates to gigabytes, stops at the cap (exit 5), and one that is no
  * mapping (binary bytes, an endless line) stops at its first bad line
- * (exit 2, as any mapping that does not parse, or cannot be read). */
-int hs_cli_load_mapping(hs_rules *rules, const char *path, uint64_t max_held)
+ * (exit 2, as any mapping that does not parse, or cannot be read: a
+ * usage error, never retried, as the library's hs_job_run says too). The
+ * failure is the report's, the file named, said through its hook. */
+int hs_cli_load_mapping(hs_report *report, hs_rules *rules, const char *path, uint64_t max_held)
 {
     hs_error err;
     hs_status s = hs_rules_mapping_path(rules, path, max_held, &err);
+    const char *cap = strstr(err.message, "(max_held)");
 
     if (s == HS_OK)
         return HS_EXIT_OK;
-    if (s == HS_E_LIMIT && strstr(err.message, "(max_held)")) {
-        /* the library names its option, we name ours */
-        const char *cap = strstr(err.message, "(max_held)");
-        fprintf(stderr, "hprof-strip: %.*s(--max-held)%s\n", (int)(cap - err.message),
-                err.message, cap + sizeof "(max_held)" - 1);
-    } else {
-        fprintf(stderr, "hprof-strip: %s\n", err.message);
-    }
-    return s == HS_E_LIMIT || s == HS_E_NOMEM ? HS_EXIT_LIMIT : HS_EXIT_USAGE;
+    if (s != HS_E_LIMIT && s != HS_E_NOMEM)
+        s = HS_E_USAGE;
+    if (s == HS_E_LIMIT && cap) /* the library names its option, we name ours */
+        return hs_report_fail(report, s, NULL, "%.*s(--max-held)%s", (int)(cap - err.message),
+                              err.message, cap + sizeof "(max_held)" - 1);
+    return hs_report_fail(report, s, NULL, "%s", err.message);
 }

@@ -984,16 +984,57 @@ static int send_report(const hs_cli *cli, int rc, int fd, int stream)
 }
 
 /* A report lost turns a run that worked into an I/O failure: what was
- * asked for was not all done (the dump, when written, stays). */
-static int report_lost(int rc)
+ * asked for was not all done (the dump, when written, stays). The reports
+ * still to be written say so: the failure is the report's error (said
+ * here, on stderr, by the caller: not through the hook). */
+static int report_lost(hs_cli *cli, int rc, const char *where, int e)
 {
-    return rc == HS_EXIT_OK || rc == HS_EXIT_SALVAGED || rc == HS_EXIT_AUDIT ? HS_EXIT_IO : rc;
+    if (rc != HS_EXIT_OK && rc != HS_EXIT_SALVAGED && rc != HS_EXIT_AUDIT)
+        return rc;
+    hs_report_set_messages(cli->report, NULL, NULL);
+    return hs_report_fail(cli->report, HS_E_WRITE, NULL, "%s: writing the report failed: %s",
+                          where, e == EEXIST ? "a file appeared under its name while the run "
+                                               "went on"
+                                             : strerror(e));
+}
+
+/* --stats-file: written and put in place (a regular file), or streamed. */
+static int report_file(hs_cli *cli, int rc)
+{
+    int stream = !g_report_file.tmp, e;
+    const char *where = g_report_fd == STDOUT_FILENO ? "standard output" : cli->stats_file;
+
+    if (send_report(cli, rc, g_report_fd, stream) == 0 &&
+        (g_report_fd == STDOUT_FILENO || hs_outfile_commit(&g_report_file) == 0))
+        return rc;
+    e = errno;
+    fprintf(stderr, "%s: %s: writing the report failed: %s\n", g_prog, where,
+            e == EEXIST ? "a file appeared under its name while the run went on" : strerror(e));
+    if (g_report_fd != STDOUT_FILENO)
+        hs_outfile_abort(&g_report_file);
+    return report_lost(cli, rc, where, e);
+}
+
+/* The report file in place says a run that worked; it did not (standard
+ * error's report failed after it): put the final one in its place, as
+ * the first was, so that the file always says what the process returns. */
+static int report_file_again(hs_cli *cli, int rc)
+{
+    if (hs_outfile_open(&g_report_file, cli->stats_file,
+                        HS_OUT_REPORT | (cli->force ? HS_OUT_FORCE : 0), -1) != 0) {
+        fprintf(stderr, "%s: %s: writing the report again failed: %s\n", g_prog,
+                cli->stats_file, g_report_file.refused ? hs_files_why() : strerror(errno));
+        return rc;
+    }
+    g_report_fd = g_report_file.fd;
+    return report_file(cli, rc);
 }
 
 int hs_cli_report_close(hs_cli *cli, int rc)
 {
     hs_report *r = cli->report;
     struct rusage ru;
+    int file_first = cli->stats_file && g_report_file.tmp, was;
 
     /* single-threaded here: the reports are the run's own from now */
     hs_stop_hold();
@@ -1009,29 +1050,22 @@ int hs_cli_report_close(hs_cli *cli, int rc)
         hs_report_set_messages(r, NULL, NULL);
         hs_report_fail(r, hs_status_of_exit(rc), NULL, "%s", "see the message on standard error");
     }
-    /* the file first: the streams may wait for their readers */
-    if (cli->stats_file && g_report_file.tmp) {
-        if (send_report(cli, rc, g_report_fd, 0) != 0 || hs_outfile_commit(&g_report_file) != 0) {
-            fprintf(stderr, "%s: %s: writing the report failed: %s\n", g_prog,
-                    cli->stats_file,
-                    errno == EEXIST ? "a file appeared under its name while the run went on"
-                                    : strerror(errno));
-            hs_outfile_abort(&g_report_file);
-            rc = report_lost(rc);
-        }
-    } else if (cli->stats_file) { /* standard output, a FIFO, a device */
-        if (send_report(cli, rc, g_report_fd, 1) != 0 ||
-            (g_report_fd != STDOUT_FILENO && hs_outfile_commit(&g_report_file) != 0)) {
-            fprintf(stderr, "%s: %s: writing the report failed: %s\n", g_prog,
-                    g_report_fd == STDOUT_FILENO ? "standard output" : cli->stats_file,
-                    strerror(errno));
-            if (g_report_fd != STDOUT_FILENO)
-                hs_outfile_abort(&g_report_file);
-            rc = report_lost(rc);
-        }
+    /* A regular report file first: the streams may wait for their readers,
+     * and a signal meanwhile ends the process (stop.h) with the file in
+     * place. When standard error's report fails after it, the file is put
+     * in place again, saying so (issue #51: the file says exit 0 where
+     * the process returns 4 otherwise). A stream (standard output, a FIFO)
+     * cannot be taken back: it comes after standard error's. */
+    if (file_first)
+        rc = report_file(cli, rc);
+    was = rc;
+    if (cli->stats == 2 && send_report(cli, rc, stats_fd(cli), 1) != 0) {
+        rc = report_lost(cli, rc, "standard error", errno); /* nowhere to say so */
+        if (file_first && rc != was) /* (not when the file failed: rc was 4) */
+            rc = report_file_again(cli, rc);
     }
-    if (cli->stats == 2 && send_report(cli, rc, stats_fd(cli), 1) != 0)
-        rc = report_lost(rc); /* stderr failed: nowhere to say so */
+    if (cli->stats_file && !file_first)
+        rc = report_file(cli, rc);
     hs_stop_release();
     return rc;
 }

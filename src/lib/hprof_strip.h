@@ -726,9 +726,13 @@ HS_API int hs_output_errno(const hs_output *out);
 
 /* Loads the mapping file at `path` (plain, .gz or .zst) into `rules`, as
  * hs_rules_mapping_read does with `max_held` (0: 1 GiB): parsed as it is
- * read and decompressed. HS_E_READ when the file cannot be opened or read
- * (or is a directory, or a cut or corrupt .gz/.zst), the other statuses
- * as hs_rules_mapping_read; `err` (may be NULL) says which. */
+ * read and decompressed. HS_E_USAGE when the file cannot be opened (it is
+ * not there, is a directory, or may not be read: the caller's mistake, as
+ * a missing rule file is, never retried; HS_E_READ before 0.6.1),
+ * HS_E_READ when a read fails after (or the .gz/.zst is cut or corrupt),
+ * the other statuses as hs_rules_mapping_read; `err` (may be NULL) says
+ * which, naming the file. hs_job_run reports any mapping failure but a
+ * cap or no memory as HS_E_USAGE (exit 2), as the command does. */
 HS_API hs_status hs_rules_mapping_path(hs_rules *rules, const char *path, uint64_t max_held,
                                        hs_error *err);
 /* The same from an opened input (any of hs_input_open_*); `origin` names
@@ -839,7 +843,11 @@ HS_API int hs_report_audit_verdict(const hs_report *r);
 HS_API void hs_report_set_audit(hs_report *r, int audit);
 /* The report's "time": the wall, user and system seconds of the run as the
  * caller counts it (the command's: its whole process); a negative value
- * leaves that one as it is. hs_job_run sets the job's own. */
+ * leaves that one as it is. hs_job_run sets the job's own: its wall time,
+ * and the CPU time of the thread that ran it (Linux's RUSAGE_THREAD, so
+ * jobs run at once in one process count their own; elsewhere the
+ * process's), which leaves out the helper threads (a gzip input's reader,
+ * the pager, the hasher, the compressor's workers). */
 HS_API void hs_report_set_times(hs_report *r, double wall, double user, double sys);
 /* A failure of the caller's own that no library status names (the
  * command's --jvm: "jvm-target", "jvm-dump"; a run stopped by a signal:
@@ -916,7 +924,11 @@ typedef struct {
     /* Added in 0.6: the report as an object, and a caller's hooks. */
     hs_report *report;           /* filled by the run (hs_report_create), the caller's
                                     to render and free; its message hook says each
-                                    message as it is made. NULL: none */
+                                    message as it is made. Reused for another run,
+                                    it holds that run alone: the last run's error,
+                                    counters, rows and verdict go (0.6.1); its hook
+                                    and the rules and warnings noted since that run
+                                    ended stay, the new run's. NULL: none */
     int full_report;             /* with `report`: all of a JSON report's figures
                                     (both sides' digests, duplicate arrays, non-zero
                                     counts), which cost a hash per byte and per

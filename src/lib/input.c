@@ -1378,6 +1378,15 @@ void hs_input_hash_end(hs_input *in, uint64_t consumed)
     in->map_hashed = end;
 }
 
+void hs_input_unhash(hs_input *in, const hs_hasher *h)
+{
+    if (!in || !h || in->hash != h)
+        return;
+    if (in->threaded) /* it puts what it reads ahead */
+        stop_thread(in);
+    in->hash = NULL;
+}
+
 int hs_input_shrank(const hs_input *in)
 {
     struct stat st;
@@ -1397,7 +1406,7 @@ enum hs_input_format hs_input_format(const hs_input *in)
 
 const char *hs_input_error(const hs_input *in)
 {
-    return settled(in) && in->err[0] ? in->err : NULL;
+    return in && settled(in) && in->err[0] ? in->err : NULL;
 }
 
 const char *hs_input_warning(const hs_input *in)

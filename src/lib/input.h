@@ -88,6 +88,10 @@ void hs_input_hash(hs_input *in, struct hs_hasher *h);
  * used, up to `consumed` input bytes when it is plain (the filter walked
  * it in place) or to the compressed byte decoded last. */
 void hs_input_hash_end(hs_input *in, uint64_t consumed);
+/* Detaches `h` (when it is the input's): what is read from now on is
+ * hashed no more. hs_job_run's hasher is its own, freed when the job
+ * returns; the input is the caller's and outlives it. NULL is fine. */
+void hs_input_unhash(hs_input *in, const struct hs_hasher *h);
 void hs_input_close(hs_input *in);
 
 #endif

@@ -301,9 +301,12 @@ HS_API hs_status hs_rules_mapping_path(hs_rules *rules, const char *path, uint64
         return HS_E_USAGE;
     }
     if (!(in = hs_input_open_path(path, &e))) {
-        /* its message is "PATH: why" already */
-        hs_io_fail(err, e.code == HS_E_NOMEM ? HS_E_NOMEM : HS_E_READ, "mapping %s", e.message);
-        return e.code == HS_E_NOMEM ? HS_E_NOMEM : HS_E_READ;
+        /* its message is "PATH: why" already. A mapping that is not
+         * there (or a directory, or not ours to read) is the caller's
+         * mistake, not a read to retry: usage, as a missing rule file */
+        s = e.code == HS_E_NOMEM ? HS_E_NOMEM : HS_E_USAGE;
+        hs_io_fail(err, s, "mapping %s", e.message);
+        return s;
     }
     s = hs_rules_mapping_input(rules, in, max_held, path, err);
     hs_input_close(in);

@@ -20,6 +20,9 @@
  * --obfuscate-names file (finished) as hooks.
  */
 #define _POSIX_C_SOURCE 200809L
+#ifdef __linux__
+#define _GNU_SOURCE /* RUSAGE_THREAD */
+#endif
 #include "hasher.h"
 #include "hprof_strip.h"
 #include "input.h"
@@ -116,8 +119,12 @@ static int make_rules(run *j)
     s = hs_rules_mapping_path(j->rules, map, 0, &err);
     if (s == HS_OK)
         return EXIT_OK;
-    hs_report_fail(j->r, s, NULL, "%s", err.message);
-    return s == HS_E_LIMIT || s == HS_E_NOMEM ? EXIT_LIMIT : EXIT_USAGE;
+    /* a mapping that is missing or does not parse is the command's
+     * mistake, as the CLI says: usage, never retried (HS_E_READ's exit
+     * is 4, and it is retryable) */
+    if (s != HS_E_LIMIT && s != HS_E_NOMEM)
+        s = HS_E_USAGE;
+    return hs_report_fail(j->r, s, NULL, "%s", err.message);
 }
 
 /* A message of the filter about the input: in a compressed input its
@@ -476,6 +483,16 @@ static double seconds(struct timeval tv)
     return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
+/* The job's CPU time is its thread's where the system counts one (Linux):
+ * the process's would count every other job run at once in it. The
+ * helper threads (a gzip input's reader, the pager, the hasher, the
+ * compressor's workers) are not the job's thread: their time is not in it. */
+#ifdef RUSAGE_THREAD
+#define JOB_RUSAGE RUSAGE_THREAD
+#else
+#define JOB_RUSAGE RUSAGE_SELF
+#endif
+
 /* The end of the last hs_job field this library knows. */
 #define JOB_KNOWN (offsetof(hs_job, hooks_ctx) + sizeof(void *))
 _Static_assert(JOB_KNOWN == sizeof(hs_job), "JOB_KNOWN: a field was added after hooks_ctx");
@@ -494,11 +511,12 @@ HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **re
         return EXIT_LIMIT;
     *j = zero;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    have_ru = getrusage(RUSAGE_SELF, &ru0) == 0;
+    have_ru = getrusage(JOB_RUSAGE, &ru0) == 0;
     if (job)
         memcpy(&j->job, job,
                job->size && job->size < sizeof j->job ? job->size : sizeof j->job);
     j->r = j->job.report ? j->job.report : &j->own;
+    hs_report_begin_run(j->r); /* a reused report: the last run's goes */
     j->r->audit_run = j->job.audit != 0;
     j->full = report != NULL || (j->job.report && j->job.full_report);
     j->in_name = j->job.in_name ? j->job.in_name : "input";
@@ -524,14 +542,19 @@ HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **re
     j->r->output_kept = !j->job.audit && j->out &&
                        (rc == EXIT_OK || rc == EXIT_SALVAGED || (j->keep_output && rc != EXIT_IO));
     j->r->wall = since(&t0);
-    if (have_ru && getrusage(RUSAGE_SELF, &ru1) == 0) {
+    if (have_ru && getrusage(JOB_RUSAGE, &ru1) == 0) {
         j->r->user = seconds(ru1.ru_utime) - seconds(ru0.ru_utime);
         j->r->sys = seconds(ru1.ru_stime) - seconds(ru0.ru_stime);
     }
     if (report)
         *report = hs_report_json(j->r, rc, j->job.in_name, j->job.out_name);
+    hs_report_end_run(j->r);
     hs_filter_free(j->filter);
     hs_rules_free(j->rules);
+    /* the input and output are the caller's, to finish, read or reuse
+     * after the job: neither may keep the job's hasher */
+    hs_input_unhash(in, j->hash);
+    hs_output_unhash(j->out, j->hash);
     hs_hasher_free(j->hash);
     hs_report_clear(&j->own);
     free(j);

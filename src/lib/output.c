@@ -465,9 +465,15 @@ void hs_output_hash(hs_output *o, hs_hasher *h)
     o->hash = h;
 }
 
-uint64_t hs_output_written(const hs_output *o)
+void hs_output_unhash(hs_output *o, const hs_hasher *h)
 {
-    return o->written;
+    if (o && h && o->hash == h)
+        o->hash = NULL;
+}
+
+HS_API uint64_t hs_output_written(const hs_output *o)
+{
+    return o ? o->written : 0;
 }
 
 void hs_output_free(hs_output *o)

@@ -47,5 +47,10 @@ void hs_output_free(hs_output *o);
  * (HS_HASH_OUT_DUMP). Before the first write. */
 struct hs_hasher;
 void hs_output_hash(hs_output *o, struct hs_hasher *h);
+/* Detaches `h` (when it is the output's): what is written from now on
+ * (hs_output_finish after a failed job, a second run) is hashed no more.
+ * hs_job_run's hasher is its own, freed when the job returns; the output
+ * is the caller's and outlives it. NULL is fine. */
+void hs_output_unhash(hs_output *o, const struct hs_hasher *h);
 
 #endif

@@ -5,6 +5,7 @@
  * lists the counters from HS_STATS_COUNTERS, so it cannot miss one.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <assert.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -216,24 +217,80 @@ HS_API void hs_report_fail_other(hs_report *r, const char *status, int retryable
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-/* A JSON string, or null for NULL. */
-static void json_str(FILE *fp, const char *s)
+/* The length of the well-formed UTF-8 sequence at p (1 to 4), or 0 when
+ * it is not one: then *bad is the length of its maximal ill-formed part
+ * (at least 1), which gets one U+FFFD, as Unicode's "substitution of
+ * maximal subparts" (and Python's errors="replace") has it. Overlong
+ * forms, surrogates and code points past U+10FFFF are ill-formed. */
+static size_t utf8_len(const unsigned char *p, size_t *bad)
 {
+    unsigned char c = p[0], lo = 0x80, hi = 0xbf;
+    size_t n, i;
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+    else
+        n = 0;
+    for (i = 1; i < n; i++) { /* the string's NUL stops this too */
+        unsigned char d = p[i];
+        if (d < (i == 1 ? lo : 0x80) || d > (i == 1 ? hi : 0xbf))
+            break;
+    }
+    if (n && i == n)
+        return n;
+    *bad = i;
+    return 0;
+}
+
+/* The one writer of a JSON string the report did not make itself (names,
+ * messages, a caller's words): quotes, backslashes and control characters
+ * escaped, each ill-formed UTF-8 part replaced by U+FFFD, so that the
+ * document is JSON whatever bytes a file name or a dump holds. NULL is
+ * null. Returns 1 when something was replaced (the caller may flag the
+ * value: hprof-strip(1), STATISTICS), else 0. */
+static int json_str(FILE *fp, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    int replaced = 0;
+
     if (!s) {
         fputs("null", fp);
-        return;
+        return 0;
     }
     fputc('"', fp);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(fp, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(fp, "\\u%04x", c);
-        else
-            fputc(c, fp);
+    while (*p) {
+        size_t bad = 0, n = utf8_len(p, &bad);
+        if (n == 0) {
+            fputs("\\ufffd", fp);
+            replaced = 1;
+            p += bad;
+        } else if (*p == '"' || *p == '\\') {
+            fprintf(fp, "\\%c", *p++);
+        } else if (*p < 0x20 || *p == 0x7f) {
+            fprintf(fp, "\\u%04x", *p++);
+        } else {
+            fwrite(p, 1, n, fp);
+            p += n;
+        }
     }
     fputc('"', fp);
+    return replaced;
+}
+
+/* "KEY":STRING, and "KEY_invalid_utf8":true after it when the string
+ * held bytes that are not UTF-8 (replaced), for the names a pipeline acts
+ * on: a file's, a class's. */
+static void json_name(FILE *fp, const char *key, const char *s, int first)
+{
+    fprintf(fp, "%s\"%s\":", first ? "" : ",", key);
+    if (json_str(fp, s))
+        fprintf(fp, ",\"%s_invalid_utf8\":true", key);
 }
 
 /* An offset, or null where there is none (`none` is the sentinel). */
@@ -319,15 +376,13 @@ static void json_error(FILE *fp, const hs_report *r)
         fputs("null", fp);
         return;
     }
-    if (r->cli_status && r->cli_signal)
-        fprintf(fp, "{\"code\":null,\"status\":\"%s\",\"retryable\":%s,\"signal\":\"%s\","
-                    "\"offset\":",
-                r->cli_status, r->cli_retryable ? "true" : "false", r->cli_signal);
-    else if (r->cli_status)
-        fprintf(fp, "{\"code\":null,\"status\":\"%s\",\"retryable\":%s,\"signal\":null,"
-                    "\"offset\":",
-                r->cli_status, r->cli_retryable ? "true" : "false");
-    else
+    if (r->cli_status) { /* the caller's words: escaped as any */
+        fputs("{\"code\":null,\"status\":", fp);
+        json_str(fp, r->cli_status);
+        fprintf(fp, ",\"retryable\":%s,\"signal\":", r->cli_retryable ? "true" : "false");
+        json_str(fp, r->cli_signal);
+        fputs(",\"offset\":", fp);
+    } else
         fprintf(fp, "{\"code\":%d,\"status\":\"%s\",\"retryable\":%s,\"signal\":null,"
                     "\"offset\":",
                 (int)e->code, hs_status_name(e->code),
@@ -363,8 +418,8 @@ static void json_side(FILE *fp, const char *name, uint64_t hprof, int known,
                       const char *compression, uint64_t raw, int hashed, const hs_digest *file_sha,
                       const hs_digest *hprof_sha, int kept)
 {
-    fputs("{\"name\":", fp);
-    json_str(fp, name);
+    fputc('{', fp);
+    json_name(fp, "name", name, 1);
     fprintf(fp, ",\"hprof_bytes\":%llu,\"compressed_bytes\":", U(hprof));
     json_off(fp, known && compression ? raw : UINT64_MAX, UINT64_MAX);
     fputs(",\"compression\":", fp);
@@ -421,9 +476,8 @@ static void json_findings(FILE *fp, const hs_report *r)
 
     for (i = 0; i < r->n_findings; i++) {
         const hs_finding *x = &r->findings[i];
-        fprintf(fp, "%s{\"kind\":\"%s\",\"name\":", i ? "," : "",
-                hs_report_finding_kind(x->kind));
-        json_str(fp, x->name);
+        fprintf(fp, "%s{\"kind\":\"%s\"", i ? "," : "", hs_report_finding_kind(x->kind));
+        json_name(fp, "name", x->name, 0);
         fprintf(fp, ",\"id\":%llu,\"count\":%llu,\"bytes\":%llu,\"first_offset\":%llu}",
                 U(x->id), U(x->count), U(x->bytes), U(x->first_offset));
     }
@@ -513,6 +567,43 @@ void hs_report_clear(hs_report *r)
     r->n_histo = 0;
 }
 
+void hs_report_begin_run(hs_report *r)
+{
+    static const hs_report zero;
+    const char *args[HS_REPORT_MAX_RULES];
+    char is_file[HS_REPORT_MAX_RULES], warnings[HS_REPORT_MAX_WARNINGS][sizeof r->warnings[0]];
+    int n_rules, n_warnings;
+    hs_message_fn hook;
+    void *hook_ctx;
+
+    if (!r->ended)
+        return;
+    assert(r->rules_at_end <= r->n_rules && r->warnings_at_end <= r->n_warnings);
+    n_rules = r->n_rules - r->rules_at_end;
+    n_warnings = r->n_warnings - r->warnings_at_end;
+    memcpy(args, r->rule_arg + r->rules_at_end, (size_t)n_rules * sizeof *args);
+    memcpy(is_file, r->rule_is_file + r->rules_at_end, (size_t)n_rules);
+    memcpy(warnings, r->warnings + r->warnings_at_end, (size_t)n_warnings * sizeof warnings[0]);
+    hook = r->say;
+    hook_ctx = r->say_ctx;
+    hs_report_clear(r);
+    *r = zero; /* whatever a later field is, the last run's goes */
+    memcpy(r->rule_arg, args, (size_t)n_rules * sizeof *args);
+    memcpy(r->rule_is_file, is_file, (size_t)n_rules);
+    memcpy(r->warnings, warnings, (size_t)n_warnings * sizeof warnings[0]);
+    r->n_rules = n_rules;
+    r->n_warnings = n_warnings;
+    r->say = hook;
+    r->say_ctx = hook_ctx;
+}
+
+void hs_report_end_run(hs_report *r)
+{
+    r->ended = 1;
+    r->rules_at_end = r->n_rules;
+    r->warnings_at_end = r->n_warnings;
+}
+
 /* The name of an Android heap, for the histogram. */
 static const char *heap_name(uint32_t heap)
 {
@@ -559,8 +650,8 @@ static void json_histogram(FILE *fp, const hs_report *r)
         if (side)
             qsort(order, n, sizeof *order, by_bytes_out);
         for (k = 0; k < n; k++) {
-            fprintf(fp, "%s{\"class\":", k ? "," : "");
-            json_str(fp, order[k]->name);
+            fputs(k ? ",{" : "{", fp);
+            json_name(fp, "class", order[k]->name, 1);
             fprintf(fp, ",\"instances\":%llu,\"bytes\":%llu",
                     U(side ? order[k]->instances_out : order[k]->instances_in),
                     U(side ? order[k]->bytes_out : order[k]->bytes_in));

@@ -76,6 +76,9 @@ struct hs_report {
     hs_message_fn say;
     void *say_ctx;
     int audit_run;            /* an audit: "mode": "audit", no output */
+    /* hs_report_end_run: a run ended in it, having noted this many rule
+     * arguments and warnings (the ones after are the next run's) */
+    int ended, rules_at_end, warnings_at_end;
 };
 
 /* The one table of outcomes (report.c: status, exit code, report name,
@@ -94,6 +97,15 @@ const char *hs_report_finding_kind(int kind);
  * by value, as hs_job_run's own is (hs_report_free frees one made by
  * hs_report_create). */
 void hs_report_clear(hs_report *r);
+
+/* A run (hs_job_run) starts in `r`: when `r` holds one that ended
+ * (hs_report_end_run), every field is zeroed (its rows freed) but the
+ * message hook and the rule arguments and warnings noted since that run
+ * ended, which are the new run's; the first run in `r` keeps all the
+ * caller noted. So a reused report never shows the last run's error,
+ * counters or rows. */
+void hs_report_begin_run(hs_report *r);
+void hs_report_end_run(hs_report *r);
 
 /* hs_report_note_rules, hs_report_fail, hs_report_warn and the rendering
  * (hs_report_json, hs_report_json_parts) are public (hprof_strip.h); each
