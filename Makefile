@@ -49,7 +49,7 @@ TEST_HELPERS = tests/helpers.c tests/oracle.c
 TEST_HELPERS += tests/cutscan.c tests/shared_rules.c
 TEST_BIN = $(BUILD)/run-tests
 
-.PHONY: all deps test-deps run test check test-asan test-clang test-tsan test-valgrind bench install uninstall clean help
+.PHONY: all deps test-deps run test check test-asan test-clang test-tsan test-valgrind test-stress bench install uninstall clean help
 
 # The shared library too: the Python package (python/) loads it from here.
 all: $(BIN) $(BUILD)/libhprofstrip.so
@@ -63,6 +63,7 @@ help:
 	@echo "make test-clang the suite and CLI checks built by clang, -Werror"
 	@echo "make test-tsan  -z/--gzip with several threads under ThreadSanitizer"
 	@echo "make test-valgrind  real dumps through every mode under valgrind"
+	@echo "make test-stress  the signal, pipe and full-disk checks beside two CPU burners, 3 runs"
 	@echo "make bench      throughput and peak memory against cat and zstd"
 	@echo "make fuzz       libFuzzer over the whole filter (FUZZ_SECONDS=120)"
 	@echo "make fuzz-replay  the fuzz seeds and regressions under ASan/UBSan"
@@ -138,7 +139,8 @@ TIMED = sh tests/timed.sh
 # The CLI checks make check runs (tests/NAME.sh), all of them unless told
 # fewer (test-asan, test-clang).
 CHECK_SCRIPTS = cli cli_report cli_input cli_formats cli_args cli_safety cli_files cli_limits \
-                cli_destroy cli_digests cli_killed cli_obfuscate cli_cuts cli_privacy cli_many
+                cli_destroy cli_digests cli_killed cli_obfuscate cli_cuts cli_privacy cli_many \
+                cli_many_stops
 
 check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 	sh tests/layers.sh $(BUILD) $(CORE_SRC)
@@ -149,6 +151,13 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 	    else $(TIMED) sh tests/$$s.sh ./$(BIN); fi; \
 	done
 	CC="$(CC)" CFLAGS="$(CFLAGS)" LDFLAGS="$(LDFLAGS)" $(TIMED) sh tests/abi.sh ./$(BIN) $(BUILD)
+
+# The signal, pipe and full-disk checks, STRESS_RUNS times, with two CPU
+# burners beside them (tests/stress.sh): a race shows up here first.
+STRESS_RUNS ?= 3
+STRESS_SCRIPTS ?= cli_safety cli_killed cli_many_stops
+test-stress: $(BIN) $(FRESH_DUMP)
+	sh tests/stress.sh $(STRESS_RUNS) ./$(BIN) $(STRESS_SCRIPTS)
 
 # tests/cli_cuts.sh's decoder: what a cut dump holds, and whether the
 # salvaged output holds it too (tests/cutcheck.c).
