@@ -49,7 +49,7 @@ TEST_HELPERS = tests/helpers.c tests/oracle.c
 TEST_HELPERS += tests/cutscan.c tests/shared_rules.c
 TEST_BIN = $(BUILD)/run-tests
 
-.PHONY: all deps test-deps run test check test-asan test-clang test-tsan test-valgrind test-cross bench install uninstall clean help
+.PHONY: all deps test-deps run test check test-asan test-clang test-tsan test-valgrind test-cross test-stress bench install uninstall clean help
 
 # The shared library too: the Python package (python/) loads it from here.
 all: $(BIN) $(BUILD)/libhprofstrip.so
@@ -64,6 +64,7 @@ help:
 	@echo "make test-tsan  -z/--gzip with several threads under ThreadSanitizer"
 	@echo "make test-valgrind  real dumps through every mode under valgrind"
 	@echo "make test-cross  aarch64 and s390x builds under qemu-user, same bytes as this one"
+	@echo "make test-stress  the signal, pipe and full-disk checks beside two CPU burners, 3 runs"
 	@echo "make bench      throughput and peak memory against cat and zstd"
 	@echo "make fuzz       libFuzzer over the whole filter (FUZZ_SECONDS=120)"
 	@echo "make fuzz-replay  the fuzz seeds and regressions under ASan/UBSan"
@@ -149,7 +150,7 @@ TIMED = sh tests/timed.sh
 # fewer (test-asan, test-clang).
 CHECK_SCRIPTS = cli cli_report cli_input cli_formats cli_args cli_safety cli_files cli_limits \
                 cli_destroy cli_digests cli_killed cli_obfuscate cli_cuts cli_privacy cli_many \
-                audit_adversarial
+                audit_adversarial cli_many_stops
 
 check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 	sh tests/layers.sh $(BUILD) $(CORE_SRC)
@@ -160,6 +161,13 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 	    else $(TIMED) sh tests/$$s.sh ./$(BIN); fi; \
 	done
 	CC="$(CC)" CFLAGS="$(CFLAGS)" LDFLAGS="$(LDFLAGS)" $(TIMED) sh tests/abi.sh ./$(BIN) $(BUILD)
+
+# The signal, pipe and full-disk checks, STRESS_RUNS times, with two CPU
+# burners beside them (tests/stress.sh): a race shows up here first.
+STRESS_RUNS ?= 3
+STRESS_SCRIPTS ?= cli_safety cli_killed cli_many_stops
+test-stress: $(BIN) $(FRESH_DUMP)
+	sh tests/stress.sh $(STRESS_RUNS) ./$(BIN) $(STRESS_SCRIPTS)
 
 # tests/cli_cuts.sh's decoder: what a cut dump holds, and whether the
 # salvaged output holds it too (tests/cutcheck.c).

@@ -146,29 +146,37 @@ done
 # 4. writing the report into a pipe of 4 KiB nobody reads yet (--histogram
 # makes it 40 KiB): stopped before the run's end, the report names the
 # signal; at its end, the reader gets the run's own report whole, the rest
-# written by the handler (stop.c): either way one document
+# written by the handler (stop.c): either way one document. The reader
+# reads once the signal is sent (not after a time: on a busy machine it
+# drained the pipe first, and the run ended before it was signalled)
 at_end=0
 for sig in TERM INT HUP; do
-    rm -f "$D"/* "$T/rep.fifo" "$T/got.json"
+    rm -f "$D"/* "$T/rep.fifo" "$T/got.json" "$T/sent"
     mkfifo "$T/rep.fifo"
     $PY -c 'import fcntl, os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)  # no writer yet
 fcntl.fcntl(fd, 1031, 4096)  # F_SETPIPE_SZ
 fcntl.fcntl(fd, fcntl.F_SETFL, 0)
-time.sleep(1.5)
+for _ in range(600):  # (up to 60 s) until the signal is sent
+    if os.path.exists(sys.argv[3]):
+        break
+    time.sleep(0.1)
 data = b""
 while True:
     b = os.read(fd, 65536)
     if not b:
         break
     data += b
-open(sys.argv[2], "wb").write(data)' "$T/rep.fifo" "$T/got.json" &
+open(sys.argv[2], "wb").write(data)' "$T/rep.fifo" "$T/got.json" "$T/sent" &
     reader=$!
     (run_reset "$BIN" -q --histogram --stats-file - -o "$D/out.hprof" "$FIX" >"$T/rep.fifo") &
     pid=$!
     running $pid $sig
     delay 100 1000
-    kill -s "$sig" $pid; wait $pid 2>/dev/null; rc=$?
+    kill -s "$sig" $pid
+    touch "$T/sent"
+    wait $pid 2>/dev/null
+    rc=$?
     wait $reader
     n=$(signum $sig)
     [ $rc = $((128 + n)) ] && ok || bad "SIG$sig while writing the report into a pipe: exit $rc"
@@ -214,8 +222,10 @@ runs=$((runs + 1))
 
 # 7. a signal while the report is being opened (after the handlers, before
 # there is a report to write): it waits for the report, which then names
-# it. A preloaded fchmod that sleeps a second holds the run there (io.c
-# gives the report's temporary file its mode first; the dump's comes later)
+# it. A preloaded fchmod that sleeps until the signal comes (30 s at most:
+# a second was too short on a busy machine, the run went on and ended
+# before the signal) holds the run there (io.c gives the report's
+# temporary file its mode first; the dump's comes later)
 if cc -shared -fPIC -o "$T/slow.so" -x c - -ldl 2>/dev/null <<'EOF'
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -224,7 +234,7 @@ if cc -shared -fPIC -o "$T/slow.so" -x c - -ldl 2>/dev/null <<'EOF'
 int fchmod(int fd, mode_t mode)
 {
     static int calls;
-    struct timespec s = {1, 0};
+    struct timespec s = {30, 0};
     if (calls++ == 0)
         nanosleep(&s, NULL); /* a signal's handler ends it early */
     return ((int (*)(int, mode_t))dlsym(RTLD_NEXT, "fchmod"))(fd, mode);

@@ -204,6 +204,33 @@ for sig in HUP INT QUIT TERM ALRM USR1 USR2 XCPU VTALRM PROF; do
     rm -f "$T/sig"/*
 done
 
+# The moment the temporary file is made: a signal that comes as its
+# open returns (delivered before the run's next instruction) must find it
+# known. On a busy machine that is when the loop above sees the file and
+# signals (the run descheduled at the open's return); strace holds every
+# open's return for 0.4 s, so the moment is all but certain here.
+if command -v strace >/dev/null 2>&1 &&
+    strace -o /dev/null -e trace=none true 2>/dev/null; then
+    for sig in QUIT USR1; do
+        sleep 30 >"$T/slow" &
+        feeder=$!
+        env --default-signal strace -o /dev/null -e trace=openat \
+            -e inject=openat:delay_exit=400000 "$BIN" -p none -o "$T/sig/out.hprof" \
+            <"$T/slow" 2>/dev/null &
+        i=0
+        while ! ls "$T/sig" | grep -q tmp && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+        # (strace's child: the run, with the file's open not returned yet)
+        pkill -$sig -P $! 2>/dev/null
+        wait $! 2>/dev/null
+        kill $feeder 2>/dev/null
+        wait $feeder 2>/dev/null
+        no_temp "$T/sig" "SIG$sig as the temporary file is made"
+        rm -f "$T/sig"/*
+    done
+else
+    skipped "strace: a signal as the temporary file is made"
+fi
+
 # ---- 6. the input that shrinks is named, with the byte ------------------
 # shrinks FILE CUT UNIT: FILE is copied, read with the output's reader
 # holding back (it takes one byte, says so, and waits: hprof-strip stops a

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,21 +47,35 @@ static void free_slot(hs_outfile *o)
 static int open_temporary(hs_outfile *o, int perm)
 {
     size_t n = strlen(o->target);
+    sigset_t all, old;
+    int e;
 
     o->tmp = malloc(n + sizeof ".tmp-XXXXXX");
     if (!o->tmp)
         return -1;
     memcpy(o->tmp, o->target, n);
     memcpy(o->tmp + n, ".tmp-XXXXXX", sizeof ".tmp-XXXXXX");
+    /* the file and its slot as one step for a signal: one that came
+     * between the two found a temporary file it did not know of, and left
+     * it (a test that signals as soon as the file appears hit that on a
+     * busy machine) */
+    sigfillset(&all);
+    sigdelset(&all, SIGBUS); /* (what the process's own faults raise) */
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGILL);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
     o->fd = mkstemp(o->tmp);
+    e = errno;
+    if (o->fd >= 0)
+        o->slot = take_slot(o->tmp);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (o->fd < 0) {
-        int e = errno;
         free(o->tmp);
         o->tmp = NULL;
         errno = e;
         return -1;
     }
-    o->slot = take_slot(o->tmp);
     /* mkstemp makes 0600: the file gets the bits chosen for it before
      * anything is in it */
     fchmod(o->fd, (mode_t)perm);
@@ -196,6 +211,14 @@ void hs_outfile_abort(hs_outfile *o)
     }
     free(o->target);
     o->target = NULL;
+    free_slot(o);
+}
+
+void hs_outfile_disown(hs_outfile *o)
+{
+    if (o->fd >= 0)
+        close(o->fd);
+    o->fd = -1;
     free_slot(o);
 }
 

@@ -47,6 +47,10 @@ int hs_outfile_open(hs_outfile *o, const char *path, int how, int mode);
 int hs_outfile_commit(hs_outfile *o);
 /* Closes and removes the temporary file. Safe to call twice. */
 void hs_outfile_abort(hs_outfile *o);
+/* In a child process (many.c's) that inherited `o` and does not write it:
+ * closes its descriptor and forgets its temporary file, which the child's
+ * stop must leave to the parent. Nothing is removed. */
+void hs_outfile_disown(hs_outfile *o);
 /* Removes the temporary files of the open outputs, from a signal handler
  * (stop.c). */
 void hs_outfile_remove_on_signal(void);
