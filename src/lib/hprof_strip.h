@@ -570,8 +570,15 @@ enum hs_finding_kind {
                               the tag): bytes its body */
     HS_FIND_STRING_UNUSED, /* a STRING nothing uses, "STRING 0x1234" (id the
                               string id): bytes its text */
-    HS_FIND_STRING_LONG    /* a STRING over 1 MiB (no name: its text is
+    HS_FIND_STRING_LONG,   /* a STRING over 1 MiB (no name: its text is
                               zeroed): bytes its non-zero text bytes */
+    /* 0.7, the audit's verifier (hs_job.audit): */
+    HS_FIND_RESERVED,      /* a CLASS_DUMP's two reserved ids non-zero,
+                              "pkg.Class (CLASS_DUMP reserved ids)" */
+    HS_FIND_CONTAINER      /* what the file's container holds beside the
+                              dump: "gzip FNAME", "gzip FCOMMENT", "gzip
+                              FEXTRA", "zstd skippable frame", "gzip
+                              trailing bytes"...; first_offset a file byte */
 };
 typedef struct {
     int kind;              /* enum hs_finding_kind */
@@ -834,6 +841,23 @@ HS_API size_t hs_report_findings(const hs_report *r, const hs_finding **rows);
 /* The audit's verdict: 1 clean, 0 not clean, -1 none reached (no audit,
  * or it failed before its end). */
 HS_API int hs_report_audit_verdict(const hs_report *r);
+/* What an audit's verifier found (0.7): the data bytes by kind (none: the
+ * file is clean), and the file and the HPROF in it, with their SHA-256
+ * (64 hex digits; "" when the audit did not read them). The first_*
+ * fields are HPROF offsets (0: none). Sized as hs_report_stats: `size` is
+ * sizeof *out as the caller knows it; returns the bytes filled. */
+typedef struct {
+    uint64_t nonzero_array_bytes, first_nonzero_array;
+    uint64_t nonzero_field_bytes, first_nonzero_field; /* instance, static, constant */
+    uint64_t unused_strings, unused_string_bytes;      /* STRINGs nothing uses */
+    uint64_t unknown_records;                          /* records of unknown tag */
+    uint64_t reserved_ids;                             /* CLASS_DUMPs with them non-zero */
+    uint64_t container_findings;                       /* gzip fields, zstd frames, tails */
+    uint64_t kept_bytes;                               /* non-zero bytes kept on purpose */
+    uint64_t file_bytes, hprof_bytes;
+    char file_sha256[65], hprof_sha256[65];
+} hs_audit_figures;
+HS_API size_t hs_report_audit_figures(const hs_report *r, hs_audit_figures *out, size_t size);
 /* Whether the report is an audit's ("mode": "audit", no output); the job
  * sets it from hs_job.audit, a caller whose run failed before it does. */
 HS_API void hs_report_set_audit(hs_report *r, int audit);

@@ -88,6 +88,12 @@ void hs_input_hash(hs_input *in, struct hs_hasher *h);
  * used, up to `consumed` input bytes when it is plain (the filter walked
  * it in place) or to the compressed byte decoded last. */
 void hs_input_hash_end(hs_input *in, uint64_t consumed);
+/* The input file's own bytes from where it starts, compressed ones as they
+ * are (the audit's verifier reads the container itself), as hs_source.read:
+ * in place of hs_input_source, never both. hs_input_file_bytes: how many
+ * it gave so far. */
+long hs_input_read_file(void *ctx, void *buf, size_t cap);
+uint64_t hs_input_file_bytes(const hs_input *in);
 void hs_input_close(hs_input *in);
 
 #endif
