@@ -501,6 +501,12 @@ static int take_operands(hs_cli *cli, int argc, char **argv)
 {
     int rc;
 
+    /* --audit FILE...: every operand an input, each audited in turn */
+    if (cli->audit && !cli->out_path && argc - optind > 1) {
+        cli->files = argv + optind;
+        cli->n_files = argc - optind;
+        return HS_EXIT_OK;
+    }
     if (cli->out_path && optind < argc &&
         (argc - optind > 1 || is_dir(cli->out_path))) {
         cli->files = argv + optind;

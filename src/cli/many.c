@@ -12,6 +12,7 @@
  * going, forwards a stop to them, and gathers their reports and statuses.
  */
 #define _GNU_SOURCE /* sched_getaffinity */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -294,7 +295,7 @@ static void run_child(hs_cli *cli, int (*one)(hs_cli *, int), int i, char **outs
     fwd_set(&set);
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 
-    cli->in_path = cli->files[i];
+    cli->in_path = cli->audit && strcmp(cli->files[i], "-") == 0 ? NULL : cli->files[i];
     cli->out_path = outs[i];
     cli->out_positional = 0;
     cli->threads = threads;
@@ -369,21 +370,23 @@ static int check_many(hs_cli *cli)
     struct stat st;
     hs_claim c;
     const char *map;
-    int i, r = stat(cli->out_dir, &st);
+    int i, r = cli->out_dir ? stat(cli->out_dir, &st) : 0;
 
-    if (r != 0 || !S_ISDIR(st.st_mode)) {
+    if (!cli->out_dir) /* --audit FILE...: each read in turn, nothing written */
+        assert(cli->audit);
+    else if (r != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "%s: with several FILEs, -o names a directory: '%s' is not one%s\n",
                 g_prog, cli->out_dir, r != 0 && errno == ENOENT ? " (make it first)" : "");
         return HS_EXIT_USAGE;
     }
-    if (cli->audit || cli->obfuscate_path) {
+    if (cli->out_dir && (cli->audit || cli->obfuscate_path)) {
         fprintf(stderr, "%s: -o DIR cannot go with %s\n", g_prog,
                 cli->audit ? "--audit, which writes nothing"
                            : "--obfuscate-names: its one mapping file would be every dump's");
         return HS_EXIT_USAGE;
     }
     for (i = 0; i < cli->n_files; i++) {
-        if (strcmp(cli->files[i], "-") == 0) {
+        if (cli->out_dir && strcmp(cli->files[i], "-") == 0) {
             fprintf(stderr, "%s: -o DIR names its outputs after their inputs: standard input "
                             "('-') has no name; give it one OUTPUT, without a directory\n",
                     g_prog);
@@ -423,9 +426,11 @@ static int name_outputs(const hs_cli *cli, char **outs, int *clash)
     int i, j;
 
     for (i = 0; i < cli->n_files; i++) {
+        clash[i] = -1;
+        if (!cli->out_dir) /* --audit: no output */
+            continue;
         if (!(outs[i] = output_name(cli, cli->files[i])))
             return -1;
-        clash[i] = -1;
         for (j = 0; j < i && clash[i] < 0; j++)
             if (strcmp(outs[i], outs[j]) == 0)
                 clash[i] = j;
@@ -492,6 +497,8 @@ int hs_cli_many(hs_cli *cli, int (*one)(hs_cli *cli, int rc))
     jobs = cli->jobs > 0 ? cli->jobs : cores();
     if (jobs > n)
         jobs = n;
+    if (cli->audit) /* the certificates on standard output, in the files' order */
+        jobs = 1;
     if (jobs > MAX_JOBS)
         jobs = MAX_JOBS;
     /* the compression threads shared among the jobs, not each given all */

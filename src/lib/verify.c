@@ -24,7 +24,7 @@
  *
  * Layers, each pulling from the one below: raw (the caller's read, hashed
  * as read), container (plain, gzip members inflated by ISA-L with their
- * CRC and size checked here, zstd frames by libzstd), HPROF (a buffered
+ * CRC and size checked, zstd frames by libzstd), HPROF (a buffered
  * reader the walk asks for fixed pieces and streams payloads through).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -40,7 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
 #include <zstd.h>
 
@@ -126,8 +125,6 @@ typedef struct {
     int kind; /* HS_COMPRESS_* */
     int in_unit, units, cend;
     struct inflate_state *gz;
-    uint32_t crc;
-    uint64_t isize;
     ZSTD_DStream *zd;
     /* HPROF */
     uint8_t *hp;
@@ -388,27 +385,11 @@ static int gz_header(V *v)
         return -1;
     if ((h[3] & 0x02) && raw_take(v, NULL, 2, NULL, "a gzip header CRC") != 0)
         return -1;
+    /* the deflate data and the trailer after it, CRC-32 and size checked
+     * by ISA-L (which reads ahead of the deflate end, so takes the trailer
+     * itself) */
     isal_inflate_init(v->gz);
-    v->gz->crc_flag = ISAL_DEFLATE;
-    v->crc = 0;
-    v->isize = 0;
-    return 0;
-}
-
-/* The member's trailer: CRC-32 and ISIZE of what it inflated to. */
-static int gz_trailer(V *v)
-{
-    uint8_t t[8];
-    uint64_t at = raw_at(v);
-    uint32_t crc, size;
-
-    if (raw_take(v, t, 8, NULL, "a gzip member trailer") != 0)
-        return -1;
-    crc = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
-    size = (uint32_t)t[4] | (uint32_t)t[5] << 8 | (uint32_t)t[6] << 16 | (uint32_t)t[7] << 24;
-    if (crc != v->crc || size != (uint32_t)v->isize)
-        return fail(v, HS_E_MALFORMED, at, "gzip byte %llu: member %d's CRC or size is wrong",
-                    (unsigned long long)at, v->units + 1);
+    v->gz->crc_flag = ISAL_GZIP_NO_HDR_VER;
     return 0;
 }
 
@@ -442,13 +423,11 @@ static long gz_read(V *v, uint8_t *buf, size_t cap)
         made -= g->avail_out;
         v->rpos = v->rlen - g->avail_in;
         if (r < 0)
-            return fail(v, HS_E_MALFORMED, raw_at(v), "gzip byte %llu: bad deflate data",
-                        (unsigned long long)raw_at(v));
-        v->crc = crc32_gzip_refl(v->crc, buf, made);
-        v->isize += made;
+            return fail(v, HS_E_MALFORMED, raw_at(v), "gzip byte %llu: member %d: %s",
+                        (unsigned long long)raw_at(v), v->units + 1,
+                        r == ISAL_INCORRECT_CHECKSUM ? "its CRC or size is wrong"
+                                                     : "bad deflate data");
         if (g->block_state == ISAL_BLOCK_FINISH) {
-            if (gz_trailer(v) != 0)
-                return -1;
             v->in_unit = 0;
             v->units++;
         }
