@@ -138,7 +138,8 @@ TIMED = sh tests/timed.sh
 # The CLI checks make check runs (tests/NAME.sh), all of them unless told
 # fewer (test-asan, test-clang).
 CHECK_SCRIPTS = cli cli_report cli_input cli_formats cli_args cli_safety cli_files cli_limits \
-                cli_destroy cli_digests cli_killed cli_obfuscate cli_cuts cli_privacy cli_many
+                cli_destroy cli_digests cli_killed cli_obfuscate cli_cuts cli_privacy cli_many \
+                cli_audit
 
 check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 	sh tests/layers.sh $(BUILD) $(CORE_SRC)
@@ -195,7 +196,7 @@ ASAN_DUMPS ?= 4
 # tests/cli_cuts.sh cuts each compressed dump at this many places, not 20
 ASAN_CUTS ?= 20
 ASAN_SCRIPTS ?= cli cli_report cli_input cli_formats cli_args cli_safety cli_files cli_limits \
-                cli_killed cli_cuts cli_privacy
+                cli_killed cli_cuts cli_privacy cli_audit
 test-asan: test-deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 HS_TEST_DUMPS=$(ASAN_DUMPS) CLI_CUTS_N=$(ASAN_CUTS) \
