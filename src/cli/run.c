@@ -340,6 +340,8 @@ static int audit_report(hs_cli *cli, const hs_input *in)
     printf("\n  STRING records nothing uses:    %llu (%llu text bytes)\n",
            (unsigned long long)a.unused_strings, (unsigned long long)a.unused_string_bytes);
     printf("  records of unknown tag:         %llu\n", (unsigned long long)a.unknown_records);
+    printf("  STRINGs too long to be names:   %llu holding data (%llu bytes)\n",
+           (unsigned long long)a.long_strings, (unsigned long long)a.long_string_bytes);
     printf("  CLASS_DUMP reserved ids:        %llu\n", (unsigned long long)a.reserved_ids);
     printf("  container findings:             %llu\n",
            (unsigned long long)a.container_findings);

@@ -850,6 +850,7 @@ typedef struct {
     uint64_t nonzero_array_bytes, first_nonzero_array;
     uint64_t nonzero_field_bytes, first_nonzero_field; /* instance, static, constant */
     uint64_t unused_strings, unused_string_bytes;      /* STRINGs nothing uses */
+    uint64_t long_strings, long_string_bytes;          /* STRINGs over 1 MiB: no name */
     uint64_t unknown_records;                          /* records of unknown tag */
     uint64_t reserved_ids;                             /* CLASS_DUMPs with them non-zero */
     uint64_t container_findings;                       /* gzip fields, zstd frames, tails */
@@ -902,8 +903,9 @@ typedef void (*hs_job_snapshot_fn)(void *ctx, const hs_report *r);
 /* A job's start (hs_job.started): the input's source is made (a gzip
  * input's reader thread running) and nothing is read yet. */
 typedef void (*hs_job_started_fn)(void *ctx, hs_input *in);
-/* A job's end (hs_job.finished): after a run that worked (exit 0, 6, or 7
- * for an audit), with the filter before it is freed (hs_filter_obfuscation_map,
+/* A job's end (hs_job.finished): after a filter's run that worked (exit 0
+ * or 6; not after an audit, which runs the verifier and no filter, 0.7),
+ * with the filter before it is freed (hs_filter_obfuscation_map,
  * hs_filter_histogram...) and the exit code so far; returns the run's exit
  * code, its failure recorded in hs_job.report when it is not 0. */
 typedef int (*hs_job_finished_fn)(void *ctx, const hs_filter *filter, int exit_code);
@@ -918,7 +920,11 @@ typedef struct {
     int level;                /* 0: the default */
     int threads;              /* 0: what the cores allow */
     int histogram;            /* non-zero: the class histogram in the report */
-    int audit;                /* non-zero: audit the input, write no output (out may be NULL) */
+    int audit;                /* non-zero: audit the input, write no output (out may be NULL):
+                                 since 0.7 by the verifier (hprof-strip(1), AUDIT), which
+                                 reads the input's own bytes, container included; no
+                                 filter runs, so no histogram and no `started` or
+                                 `finished` hook */
     int salvage;              /* non-zero: --salvage */
     /* Added in 0.3, after the first hs_job: a caller whose size ends at
      * `salvage` gets none of them, as before. */

@@ -606,7 +606,8 @@ HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **re
                             HS_VERSION_STRING);
     else if ((rc = make_rules(j)) == EXIT_OK && (rc = start(j)) == EXIT_OK) {
         rc = j->job.audit ? audit(j) : after(j, filter(j));
-        if (j->job.finished && (rc == EXIT_OK || rc == EXIT_SALVAGED || rc == EXIT_AUDIT))
+        /* (an audit runs no filter: nothing to finish) */
+        if (j->job.finished && !j->job.audit && (rc == EXIT_OK || rc == EXIT_SALVAGED))
             rc = j->job.finished(j->job.hooks_ctx, j->filter, rc);
     }
     if (in)

@@ -446,7 +446,7 @@ static void json_audit(FILE *fp, const hs_report *r)
     json_off(fp, a->first_nonzero_field, 0);
     fprintf(fp, ",\"unused_strings\":%llu", U(a->unused_strings));
     fprintf(fp, ",\"unknown_records\":%llu,\"nonzero_string_bytes\":%llu",
-            U(a->unknown_records), U(a->unused_string_bytes));
+            U(a->unknown_records), U(a->long_string_bytes));
     fprintf(fp, ",\"reserved_ids\":%llu,\"container_findings\":%llu,\"kept_bytes\":%llu",
             U(a->reserved_ids), U(a->container_findings), U(a->kept_bytes));
     fputs(",\"verifier\":", fp);

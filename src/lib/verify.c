@@ -11,7 +11,8 @@
  *   kept       the text of a STRING something uses (a name); and five JDK
  *              values whose anchor holds (the table `g_keeps`);
  *   data       any other non-zero primitive value (instance field, static,
- *              constant-pool value, array element), a STRING nothing uses,
+ *              constant-pool value, array element), a STRING nothing uses
+ *              or over 1 MiB (no name is that long),
  *              a record of unknown tag, CLASS_DUMP's reserved ids, gzip's
  *              FNAME/FCOMMENT/FEXTRA (but HotSpot's block-size comment), a
  *              zstd skippable frame, non-zero bytes after the last member
@@ -71,7 +72,7 @@ static const struct {
 typedef struct {           /* one STRING record */
     uint64_t id, offset, len;
     uint32_t text;         /* in texts[], when len <= HS_NAME_TEXT_MAX */
-    uint8_t nonzero;
+    uint64_t nonzero;      /* non-zero text bytes */
     uint8_t dup;           /* an id a STRING before had: never a name, never used */
 } vstring;
 
@@ -682,12 +683,10 @@ static int rec_string(V *v, uint64_t len, uint64_t at)
         v->texts[v->n_texts + s.len] = 0;
         s.text = v->n_texts < NO_TEXT ? (uint32_t)v->n_texts : NO_TEXT;
         v->n_texts += (size_t)s.len + 1;
-        s.nonzero = nonzero(p, (size_t)s.len) != 0;
+        s.nonzero = nonzero(p, (size_t)s.len);
     } else {
-        uint64_t nz = 0;
-        if (hp_skip(v, s.len, &nz, "a STRING") != 0)
+        if (hp_skip(v, s.len, &s.nonzero, "a STRING") != 0)
             return -1;
-        s.nonzero = nz != 0;
     }
     if (GROW(v, strings, v->n_strings + 1, "STRINGs") != 0)
         return -1;
@@ -1335,6 +1334,14 @@ static int settle_strings_arrays(V *v)
 
     for (i = 0; i < v->n_strings; i++) {
         const vstring *s = &v->strings[i];
+        if (s->nonzero && s->len > HS_STRING_HOLD_MAX) { /* no name is that long */
+            n->long_strings++;
+            n->long_string_bytes += s->nonzero;
+            snprintf(name, sizeof name, "STRING 0x%llx", (unsigned long long)s->id);
+            if (row(v, HS_FIND_STRING_LONG, 0, s->id, name, 1, s->nonzero, s->offset) != 0)
+                return -1;
+            continue;
+        }
         if (!s->nonzero || (!s->dup && hs_idmap_get(&v->used, s->id)))
             continue;
         n->unused_strings++;
@@ -1500,7 +1507,8 @@ hs_status hs_verify_run(long (*read)(void *ctx, void *buf, size_t cap), void *ct
              settle_values(v) == 0 && settle_strings_arrays(v) == 0 && give_rows(v) == 0) {
         hs_verify_counts *n = &res->n;
         res->clean = !n->nonzero_array_bytes && !n->nonzero_field_bytes && !n->unused_strings &&
-                     !n->unknown_records && !n->reserved_ids && !n->container_findings;
+                     !n->unknown_records && !n->reserved_ids && !n->container_findings &&
+                     !n->long_strings;
         assert(!res->clean || v->n_rows == 0);
     }
     res->held_peak = v->meter.peak;
