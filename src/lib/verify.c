@@ -106,7 +106,8 @@ typedef struct {
 typedef struct {           /* an aggregate finding, before it is named */
     int kind;
     uint64_t key, id, count, bytes, first; /* key: what rows of a kind merge by */
-    char name[240];
+    uint32_t name; /* in names[]; STRING rows have none: "STRING 0x<id>" */
+    int rank;      /* row_rank's, for the sort */
 } vrow;
 
 typedef struct {
@@ -154,11 +155,18 @@ typedef struct {
     size_t n_held, cap_held;
     vrow *rows;
     size_t n_rows, cap_rows;
+    char *names;
+    size_t n_names, cap_names;
     uint64_t arr_count[12], arr_bytes[12], arr_first[12];
 } V;
 
 /* ---- failures ------------------------------------------------------------ */
 
+static int fail(V *v, hs_status code, uint64_t off, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 static int fail(V *v, hs_status code, uint64_t off, const char *fmt, ...)
 {
     hs_error *e = &v->res->err;
@@ -303,7 +311,16 @@ static int row(V *v, int kind, uint64_t key, uint64_t id, const char *name, uint
         v->rows[i].key = key;
         v->rows[i].id = id;
         v->rows[i].first = at;
-        snprintf(v->rows[i].name, sizeof v->rows[i].name, "%s", name);
+        v->rows[i].name = NO_TEXT;
+        if (kind != HS_FIND_STRING_UNUSED && kind != HS_FIND_STRING_LONG) {
+            size_t len = strlen(name) + 1;
+            if (v->n_names + len >= NO_TEXT ||
+                GROW(v, names, v->n_names + len, "the findings' names") != 0)
+                return v->failed ? -1 : no_memory(v, "the findings' names");
+            memcpy(v->names + v->n_names, name, len);
+            v->rows[i].name = (uint32_t)v->n_names;
+            v->n_names += len;
+        }
         v->n_rows++;
     }
     v->rows[i].count += count;
@@ -1365,27 +1382,27 @@ static int settle_strings_arrays(V *v)
 }
 
 /* A finding's class is the JDK's or Android's (listed after the app's). */
-static int jdk_row(const vrow *r)
+static int jdk_row(const V *v, const vrow *r)
 {
     static const char *const pkgs[] = {"java.", "javax.", "jdk.", "sun.", "android.", "dalvik.",
                                        "libcore."};
     size_t i;
 
     for (i = 0; i < sizeof pkgs / sizeof pkgs[0]; i++)
-        if (strncmp(r->name, pkgs[i], strlen(pkgs[i])) == 0)
+        if (strncmp(v->names + r->name, pkgs[i], strlen(pkgs[i])) == 0)
             return 1;
     return 0;
 }
 
 /* Container findings first, then the app's classes, the JDK's, then the
  * rest by kind; within each, by offset. */
-static int row_rank(const vrow *r)
+static int row_rank(const V *v, const vrow *r)
 {
     switch (r->kind) {
     case HS_FIND_CONTAINER: return 0;
     case HS_FIND_FIELD: case HS_FIND_STATIC: case HS_FIND_CONSTANT: case HS_FIND_CLASS:
     case HS_FIND_RESERVED:
-        return 1 + jdk_row(r);
+        return 1 + jdk_row(v, r);
     default: return 3;
     }
 }
@@ -1393,10 +1410,8 @@ static int row_rank(const vrow *r)
 static int by_rank(const void *a, const void *b)
 {
     const vrow *x = a, *y = b;
-    int rx = row_rank(x), ry = row_rank(y);
-
-    if (rx != ry)
-        return rx - ry;
+    if (x->rank != y->rank)
+        return x->rank - y->rank;
     if (x->kind != y->kind)
         return x->kind - y->kind;
     return x->first < y->first ? -1 : x->first > y->first;
@@ -1408,16 +1423,23 @@ static int give_rows(V *v)
     hs_verify_result *res = v->res;
     size_t i;
 
+    for (i = 0; i < v->n_rows; i++)
+        v->rows[i].rank = row_rank(v, &v->rows[i]);
     qsort(v->rows, v->n_rows, sizeof *v->rows, by_rank);
     if (!(res->findings = calloc(v->n_rows + 1, sizeof *res->findings)))
         return fail(v, HS_E_NOMEM, UINT64_MAX, "out of memory (findings)");
     for (i = 0; i < v->n_rows; i++) {
         hs_finding *f = &res->findings[i];
-        char *name = malloc(strlen(v->rows[i].name) + 1);
-        if (!name)
+        char str[40], *name;
+        const char *text = str;
+        if (v->rows[i].name == NO_TEXT)
+            snprintf(str, sizeof str, "STRING 0x%llx", (unsigned long long)v->rows[i].id);
+        else
+            text = v->names + v->rows[i].name;
+        if (!(name = malloc(strlen(text) + 1)))
             return fail(v, HS_E_NOMEM, UINT64_MAX, "out of memory (findings)");
         f->kind = v->rows[i].kind;
-        f->name = strcpy(name, v->rows[i].name);
+        f->name = strcpy(name, text);
         f->id = v->rows[i].id;
         f->count = v->rows[i].count;
         f->bytes = v->rows[i].bytes;
@@ -1471,6 +1493,7 @@ static void release(V *v)
     hs_free(&v->a, v->loads);
     hs_free(&v->a, v->held);
     hs_free(&v->a, v->rows);
+    hs_free(&v->a, v->names);
     free(v->raw);
     free(v->hp);
     free(v->gz);
