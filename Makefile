@@ -37,7 +37,7 @@ CORE_SRC = src/lib/sha256.c src/lib/alloc.c src/lib/privmap.c src/lib/fail.c src
            src/lib/roots.c src/lib/dups.c src/lib/histo.c src/lib/scrub.c src/lib/obfuscate.c \
            src/lib/deobf.c src/lib/fastpath.c src/lib/heap.c src/lib/filter.c src/lib/version.c \
            src/lib/ring.c src/lib/pager.c src/lib/hasher.c src/lib/input.c src/lib/output.c \
-           src/lib/io_api.c src/lib/report.c src/lib/job.c
+           src/lib/io_api.c src/lib/verify.c src/lib/report.c src/lib/job.c
 CLI_SRC  = src/cli/main.c src/cli/run.c src/cli/report.c src/cli/stop.c src/cli/io.c src/cli/files.c \
            src/cli/progress.c src/cli/mapfile.c src/cli/batch.c src/cli/many.c src/cli/jvm.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
@@ -150,7 +150,7 @@ TIMED = sh tests/timed.sh
 # fewer (test-asan, test-clang).
 CHECK_SCRIPTS = cli cli_report cli_input cli_formats cli_args cli_safety cli_files cli_limits \
                 cli_destroy cli_digests cli_killed cli_obfuscate cli_cuts cli_privacy cli_many \
-                audit_adversarial cli_many_stops
+                audit_adversarial cli_many_stops cli_audit
 
 check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 	sh tests/layers.sh $(BUILD) $(CORE_SRC)
@@ -219,7 +219,7 @@ ASAN_DUMPS ?= 4
 # tests/cli_cuts.sh cuts each compressed dump at this many places, not 20
 ASAN_CUTS ?= 20
 ASAN_SCRIPTS ?= cli cli_report cli_input cli_formats cli_args cli_safety cli_files cli_limits \
-                cli_killed cli_cuts cli_privacy audit_adversarial
+                cli_killed cli_cuts cli_privacy audit_adversarial cli_audit
 test-asan: test-deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 HS_TEST_DUMPS=$(ASAN_DUMPS) CLI_CUTS_N=$(ASAN_CUTS) \

@@ -88,7 +88,7 @@ expect_empty "$T/out" "unwritable --stats-file stdout"
 expect_rc 7 "audit run"; expect_empty "$T/err" "audit stderr"
 schema "audit run" "$T/audit.json" exit_status=7 error=null mode='"audit"' output=null \
     presets='["privacy"]' audit.clean=false audit.nonzero_array_bytes=206381 \
-    audit.first_nonzero_array=2170084 audit.unused_strings=37901
+    audit.first_nonzero_array=2170066 audit.unused_strings=37901
 "$BIN" -p privacy "$FIX" "$T/priv.hprof" 2>/dev/null
 "$BIN" --audit --stats=json "$T/priv.hprof" >"$T/out" 2>"$T/audit.err"; rc=$?
 expect_rc 0 "audit of a scrubbed dump"

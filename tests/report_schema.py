@@ -64,7 +64,7 @@ def counters(header):
 
 HEAPS = ("app", "zygote", "image", "default", "other")
 FINDING_KINDS = ("field", "static", "constant", "class", "array", "record", "unused_string",
-                 "long_string")
+                 "long_string", "reserved_ids", "container")
 
 
 def side(output=False):
@@ -111,6 +111,8 @@ def schema(header):
                          "first_nonzero_array": (INT, NULL), "nonzero_field_bytes": INT,
                          "first_nonzero_field": (INT, NULL), "unused_strings": INT,
                          "unknown_records": INT, "nonzero_string_bytes": INT,
+                         "reserved_ids": INT, "container_findings": INT, "kept_bytes": INT,
+                         "verifier": STR, "kept_on_purpose": STR,
                          "findings": [{"kind": FINDING_KINDS, "name": STR,
                                        "name_invalid_utf8": FLAGGED, "id": INT,
                                        "count": INT, "bytes": INT,

@@ -356,7 +356,8 @@ Test(report_api, accessors_a_callers_status_and_the_parts)
     cr_assert_eq(hs_report_audit_verdict(r), -1);
     cr_assert_eq(hs_report_histogram(r, &rows, &heaps), 0);
     cr_assert_null(rows);
-    /* an audit with the histogram: rows, findings, a verdict */
+    /* an audit: findings, a verdict; the verifier's (0.7), so no filter's
+     * histogram and no finished hook */
     job_with(&job, &h, r);
     job.audit = 1;
     job.histogram = 1;
@@ -364,9 +365,8 @@ Test(report_api, accessors_a_callers_status_and_the_parts)
     cr_assert_eq(hs_report_ran(r), 1);
     cr_assert_eq(hs_report_audit_verdict(r), 0, "the unstripped dump is not clean");
     n = hs_report_histogram(r, &rows, &heaps);
-    cr_assert_gt(n, 100);
-    cr_assert_eq(heaps, 0, "a JVM dump has no Android heaps");
-    cr_assert(rows[0].name && rows[0].bytes_in >= rows[n - 1].bytes_in, "largest first");
+    cr_assert_eq(n, 0);
+    cr_assert_eq(h.finished, 0);
     cr_assert_gt(hs_report_findings(r, &found), 0);
     cr_assert(found[0].name);
     /* the caller's times, a negative one left alone */

@@ -51,9 +51,9 @@ static void usage(FILE *to)
             "      --max-held SIZE memory allowed for held strings and roots (default 1G)\n"
             "      --spill-after SIZE  instances held for their class (privacy on Android\n"
             "                      dumps) go to a temporary file past SIZE (default 64M)\n"
-            "      --audit         write nothing; report every non-zero primitive array or\n"
-            "                      field byte and every unused string left in INPUT, and\n"
-            "                      exit 0 only when there is none (7 otherwise)\n"
+            "      --audit         write nothing; check every byte of INPUT (or of each\n"
+            "                      FILE...), its gzip or zstd container too, and print a\n"
+            "                      certificate: exit 0 only when none is data (7 otherwise)\n"
             "      --salvage       when the input is truncated, write everything complete\n"
             "                      as a valid dump and exit with status 6\n"
             "      --repack        re-encode heap dumps into fresh segments even when\n"
@@ -530,6 +530,12 @@ static int take_operands(hs_cli *cli, int argc, char **argv)
 {
     int rc;
 
+    /* --audit FILE...: every operand an input, each audited in turn */
+    if (cli->audit && !cli->out_path && argc - optind > 1) {
+        cli->files = argv + optind;
+        cli->n_files = argc - optind;
+        return HS_EXIT_OK;
+    }
     if (cli->out_path && optind < argc &&
         (argc - optind > 1 || is_dir(cli->out_path))) {
         cli->files = argv + optind;

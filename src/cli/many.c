@@ -19,6 +19,7 @@
  * ignored at start left ignored (in the children too), SIGPIPE ignored.
  */
 #define _GNU_SOURCE /* sched_getaffinity, memfd_create */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -317,7 +318,7 @@ static void run_child(hs_cli *cli, int (*one)(hs_cli *, int), int i, char **outs
      * removes this run's files only */
     hs_outfile_disown(lines);
 
-    cli->in_path = cli->files[i];
+    cli->in_path = cli->audit && strcmp(cli->files[i], "-") == 0 ? NULL : cli->files[i];
     cli->out_path = outs[i];
     cli->out_positional = 0;
     cli->threads = threads;
@@ -426,21 +427,23 @@ static int lines_close(many_lines *l, const hs_cli *cli)
 static int refusal(const hs_cli *cli, char *why, size_t cap)
 {
     struct stat st;
-    int i, r = stat(cli->out_dir, &st);
+    int i, r = cli->out_dir ? stat(cli->out_dir, &st) : 0;
 
-    if (r != 0 || !S_ISDIR(st.st_mode)) {
+    if (!cli->out_dir) /* --audit FILE...: each read in turn, nothing written */
+        assert(cli->audit);
+    else if (r != 0 || !S_ISDIR(st.st_mode)) {
         snprintf(why, cap, "with several FILEs, -o names a directory: '%s' is not one%s",
                  cli->out_dir, r != 0 && errno == ENOENT ? " (make it first)" : "");
         return HS_EXIT_USAGE;
     }
-    if (cli->audit || cli->obfuscate_path) {
+    if (cli->out_dir && (cli->audit || cli->obfuscate_path)) {
         snprintf(why, cap, "-o DIR cannot go with %s",
                  cli->audit ? "--audit, which writes nothing"
                             : "--obfuscate-names: its one mapping file would be every dump's");
         return HS_EXIT_USAGE;
     }
     for (i = 0; i < cli->n_files; i++)
-        if (strcmp(cli->files[i], "-") == 0) {
+        if (cli->out_dir && strcmp(cli->files[i], "-") == 0) {
             snprintf(why, cap, "-o DIR names its outputs after their inputs: standard input "
                                "('-') has no name; give it one OUTPUT, without a directory");
             return HS_EXIT_USAGE;
@@ -501,7 +504,7 @@ static int report_is_output(const hs_cli *cli, char **outs)
     if (!cli->stats_file || strcmp(cli->stats_file, "-") == 0)
         return HS_EXIT_OK;
     for (i = 0; i < cli->n_files; i++)
-        if (same_place(cli->stats_file, outs[i])) {
+        if (outs[i] && same_place(cli->stats_file, outs[i])) { /* --audit: none */
             fprintf(stderr, "%s: --stats-file %s is %s's output: give the report another name\n",
                     g_prog, cli->stats_file, cli->files[i]);
             return HS_EXIT_USAGE;
@@ -541,9 +544,11 @@ static int name_outputs(const hs_cli *cli, char **outs, int *clash)
     int i, j;
 
     for (i = 0; i < cli->n_files; i++) {
+        clash[i] = -1;
+        if (!cli->out_dir) /* --audit: no output */
+            continue;
         if (!(outs[i] = output_name(cli, cli->files[i])))
             return -1;
-        clash[i] = -1;
         for (j = 0; j < i && clash[i] < 0; j++)
             if (strcmp(outs[i], outs[j]) == 0)
                 clash[i] = j;
@@ -677,6 +682,8 @@ static int run_jobs(hs_cli *cli, int (*one)(hs_cli *, int), char **outs, const i
         jobs = n;
     if (jobs > MAX_JOBS)
         jobs = MAX_JOBS;
+    if (cli->audit) /* the certificates on standard output, in the files' order */
+        jobs = 1;
     /* the compression threads shared among the jobs, not each given all */
     total = cli->threads > 0 ? cli->threads : cores();
     threads = total / jobs > 1 ? total / jobs : 1;

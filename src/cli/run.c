@@ -251,11 +251,16 @@ static uint64_t count_kind(const hs_finding *rows, size_t n_rows, int kind)
     return n;
 }
 
-/* --audit's places, by kind, in input order within each, at most
- * AUDIT_LIST a kind (the JSON report has all of them). */
+/* --audit's places, by kind (the container's first), the app's classes
+ * before the JDK's within each, at most AUDIT_LIST a kind (the JSON report
+ * has all of them). */
 #define AUDIT_LIST 10
 static void print_findings(const hs_finding *rows, size_t n_rows)
 {
+    static const int order[] = {HS_FIND_CONTAINER, HS_FIND_FIELD,         HS_FIND_STATIC,
+                                HS_FIND_CONSTANT,  HS_FIND_CLASS,         HS_FIND_RESERVED,
+                                HS_FIND_ARRAY,     HS_FIND_STRING_UNUSED, HS_FIND_RECORD,
+                                HS_FIND_STRING_LONG};
     static const char *const heads[] = {
         "instance fields holding data (objects, non-zero bytes, first at input byte)",
         "static fields holding data (non-zero bytes, at input byte)",
@@ -264,10 +269,13 @@ static void print_findings(const hs_finding *rows, size_t n_rows)
         "primitive arrays holding data (arrays, non-zero bytes)",
         "records of unknown tag (body bytes, at input byte)",
         "STRING records nothing uses (id, text bytes, at input byte)",
-        "STRING records too long to be names, holding data"};
-    int kind;
+        "STRING records too long to be names, holding data",
+        "CLASS_DUMPs whose reserved ids hold data (bytes, at input byte)",
+        "the file's container, beside the dump (bytes, at file byte)"};
+    size_t o;
 
-    for (kind = HS_FIND_FIELD; kind <= HS_FIND_STRING_LONG; kind++) {
+    for (o = 0; o < sizeof order / sizeof order[0]; o++) {
+        int kind = order[o];
         uint64_t n = count_kind(rows, n_rows, kind), shown = 0;
         size_t i;
         if (!n)
@@ -278,14 +286,15 @@ static void print_findings(const hs_finding *rows, size_t n_rows)
             if (x->kind != kind)
                 continue;
             shown++;
-            if (kind >= HS_FIND_RECORD || kind == HS_FIND_STATIC || kind == HS_FIND_CONSTANT)
-                printf("    %s: %llu bytes at input byte %llu\n", x->name,
-                       (unsigned long long)x->bytes, (unsigned long long)x->first_offset);
-            else
+            if (kind == HS_FIND_FIELD || kind == HS_FIND_CLASS || kind == HS_FIND_ARRAY)
                 printf("    %s: %llu %s, %llu bytes, first at input byte %llu\n", x->name,
                        (unsigned long long)x->count,
                        kind == HS_FIND_ARRAY ? "arrays" : "objects",
                        (unsigned long long)x->bytes, (unsigned long long)x->first_offset);
+            else
+                printf("    %s: %llu bytes at %s byte %llu\n", x->name,
+                       (unsigned long long)x->bytes, kind == HS_FIND_CONTAINER ? "file" : "input",
+                       (unsigned long long)x->first_offset);
         }
         if (n > shown)
             printf("    and %llu more (all of them in the JSON report: --stats-file)\n",
@@ -293,36 +302,50 @@ static void print_findings(const hs_finding *rows, size_t n_rows)
     }
 }
 
-/* --audit: what the privacy preset would still have to remove (with -q,
- * only the exit status tells). Returns HS_EXIT_OK when nothing, HS_EXIT_AUDIT
- * otherwise. */
-static int audit_report(hs_cli *cli, const hs_stats *st)
+/* --audit's certificate: the file, its digests, the verifier, the verdict,
+ * what is kept on purpose, then where the data is (with -q, only the exit
+ * status tells). The verdict and every figure are the verifier's
+ * (hs_report_audit_figures), not a filter's. Returns HS_EXIT_OK when
+ * clean, HS_EXIT_AUDIT otherwise. */
+static int audit_report(hs_cli *cli, const hs_input *in)
 {
+    static const char *const containers[] = {"plain HPROF", "zstd", "gzip"};
     const char *name = hs_cli_in_name(cli);
     const hs_finding *rows;
     size_t n = hs_report_findings(cli->report, &rows);
-    int clean = hs_report_audit_verdict(cli->report) == 1;
+    int clean = hs_report_audit_verdict(cli->report) == 1, c = hs_input_compression(in);
+    hs_audit_figures a;
 
     if (cli->quiet)
         return clean ? HS_EXIT_OK : HS_EXIT_AUDIT;
+    hs_report_audit_figures(cli->report, &a, sizeof a);
     printf("%s: %s\n", name, clean ? "clean" : "NOT clean");
-    printf("  non-zero primitive-array bytes: %llu", (unsigned long long)st->nonzero_array_bytes);
-    if (st->nonzero_array_bytes)
-        printf(" (first at input byte %llu)", (unsigned long long)st->first_nonzero_array);
-    printf("\n  non-zero primitive field bytes: %llu", (unsigned long long)st->nonzero_field_bytes);
-    if (st->nonzero_field_bytes)
-        printf(" (first at input byte %llu)", (unsigned long long)st->first_nonzero_field);
-    printf("\n  STRING records nothing uses:    %llu\n", (unsigned long long)st->strings_dropped);
-    printf("  records of unknown tag:         %llu\n",
-           (unsigned long long)st->unknown_records_dropped);
+    printf("  file:     %s, %llu bytes, %s\n", name, (unsigned long long)a.file_bytes,
+           c >= 0 && c < 3 ? containers[c] : "?");
+    printf("  sha256:   %s (file)\n", a.file_sha256);
+    printf("  sha256:   %s (HPROF, %llu bytes)\n", a.hprof_sha256,
+           (unsigned long long)a.hprof_bytes);
+    printf("  verifier: hprof-strip %s, every byte of file and dump read\n", hs_version());
+    printf("  verdict:  %s\n", clean ? "clean: no byte holds data"
+                                      : "NOT clean: the file holds data (below)");
+    printf("  kept on purpose: names (STRING text something uses), ids, lengths, counts, "
+           "types,\n    serials, timestamps, line numbers, java.lang.String.coder and four "
+           "JDK Unsafe\n    offsets: hprof-strip(1), AUDIT, says why\n");
+    printf("  non-zero primitive-array bytes: %llu", (unsigned long long)a.nonzero_array_bytes);
+    if (a.nonzero_array_bytes)
+        printf(" (first at input byte %llu)", (unsigned long long)a.first_nonzero_array);
+    printf("\n  non-zero primitive field bytes: %llu", (unsigned long long)a.nonzero_field_bytes);
+    if (a.nonzero_field_bytes)
+        printf(" (first at input byte %llu)", (unsigned long long)a.first_nonzero_field);
+    printf("\n  STRING records nothing uses:    %llu (%llu text bytes)\n",
+           (unsigned long long)a.unused_strings, (unsigned long long)a.unused_string_bytes);
+    printf("  records of unknown tag:         %llu\n", (unsigned long long)a.unknown_records);
     printf("  STRINGs too long to be names:   %llu holding data (%llu bytes)\n",
-           (unsigned long long)(st->nonzero_string_bytes
-                                    ? count_kind(rows, n, HS_FIND_STRING_LONG)
-                                    : 0),
-           (unsigned long long)st->nonzero_string_bytes);
+           (unsigned long long)a.long_strings, (unsigned long long)a.long_string_bytes);
+    printf("  CLASS_DUMP reserved ids:        %llu\n", (unsigned long long)a.reserved_ids);
+    printf("  container findings:             %llu\n",
+           (unsigned long long)a.container_findings);
     print_findings(rows, n);
-    printf("  (String.coder and the Unsafe offsets VisualVM sizes objects by are not data:\n"
-           "   see hprof-strip --print-rules privacy)\n");
     /* a report that was not written is an I/O failure, not a finding */
     if (fflush(stdout) != 0 || ferror(stdout)) {
         hs_report_fail(cli->report, HS_E_WRITE, NULL,
@@ -789,7 +812,7 @@ static int run_job(hs_cli *cli, cli_run *rn)
         hs_progress_clear(&rn->progress);
     }
     if (cli->audit && hs_report_audit_verdict(cli->report) >= 0)
-        rc = audit_report(cli, &st);
+        rc = audit_report(cli, rn->in);
     return rc;
 }
 

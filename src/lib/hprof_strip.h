@@ -570,8 +570,15 @@ enum hs_finding_kind {
                               the tag): bytes its body */
     HS_FIND_STRING_UNUSED, /* a STRING nothing uses, "STRING 0x1234" (id the
                               string id): bytes its text */
-    HS_FIND_STRING_LONG    /* a STRING over 1 MiB (no name: its text is
+    HS_FIND_STRING_LONG,   /* a STRING over 1 MiB (no name: its text is
                               zeroed): bytes its non-zero text bytes */
+    /* 0.7, the audit's verifier (hs_job.audit): */
+    HS_FIND_RESERVED,      /* a CLASS_DUMP's two reserved ids non-zero,
+                              "pkg.Class (CLASS_DUMP reserved ids)" */
+    HS_FIND_CONTAINER      /* what the file's container holds beside the
+                              dump: "gzip FNAME", "gzip FCOMMENT", "gzip
+                              FEXTRA", "zstd skippable frame", "gzip
+                              trailing bytes"...; first_offset a file byte */
 };
 typedef struct {
     int kind;              /* enum hs_finding_kind */
@@ -838,6 +845,24 @@ HS_API size_t hs_report_findings(const hs_report *r, const hs_finding **rows);
 /* The audit's verdict: 1 clean, 0 not clean, -1 none reached (no audit,
  * or it failed before its end). */
 HS_API int hs_report_audit_verdict(const hs_report *r);
+/* What an audit's verifier found (0.7): the data bytes by kind (none: the
+ * file is clean), and the file and the HPROF in it, with their SHA-256
+ * (64 hex digits; "" when the audit did not read them). The first_*
+ * fields are HPROF offsets (0: none). Sized as hs_report_stats: `size` is
+ * sizeof *out as the caller knows it; returns the bytes filled. */
+typedef struct {
+    uint64_t nonzero_array_bytes, first_nonzero_array;
+    uint64_t nonzero_field_bytes, first_nonzero_field; /* instance, static, constant */
+    uint64_t unused_strings, unused_string_bytes;      /* STRINGs nothing uses */
+    uint64_t long_strings, long_string_bytes;          /* STRINGs over 1 MiB: no name */
+    uint64_t unknown_records;                          /* records of unknown tag */
+    uint64_t reserved_ids;                             /* CLASS_DUMPs with them non-zero */
+    uint64_t container_findings;                       /* gzip fields, zstd frames, tails */
+    uint64_t kept_bytes;                               /* non-zero bytes kept on purpose */
+    uint64_t file_bytes, hprof_bytes;
+    char file_sha256[65], hprof_sha256[65];
+} hs_audit_figures;
+HS_API size_t hs_report_audit_figures(const hs_report *r, hs_audit_figures *out, size_t size);
 /* Whether the report is an audit's ("mode": "audit", no output); the job
  * sets it from hs_job.audit, a caller whose run failed before it does. */
 HS_API void hs_report_set_audit(hs_report *r, int audit);
@@ -886,8 +911,9 @@ typedef void (*hs_job_snapshot_fn)(void *ctx, const hs_report *r);
 /* A job's start (hs_job.started): the input's source is made (a gzip
  * input's reader thread running) and nothing is read yet. */
 typedef void (*hs_job_started_fn)(void *ctx, hs_input *in);
-/* A job's end (hs_job.finished): after a run that worked (exit 0, 6, or 7
- * for an audit), with the filter before it is freed (hs_filter_obfuscation_map,
+/* A job's end (hs_job.finished): after a filter's run that worked (exit 0
+ * or 6; not after an audit, which runs the verifier and no filter, 0.7),
+ * with the filter before it is freed (hs_filter_obfuscation_map,
  * hs_filter_histogram...) and the exit code so far; returns the run's exit
  * code, its failure recorded in hs_job.report when it is not 0. */
 typedef int (*hs_job_finished_fn)(void *ctx, const hs_filter *filter, int exit_code);
@@ -902,7 +928,11 @@ typedef struct {
     int level;                /* 0: the default */
     int threads;              /* 0: what the cores allow */
     int histogram;            /* non-zero: the class histogram in the report */
-    int audit;                /* non-zero: audit the input, write no output (out may be NULL) */
+    int audit;                /* non-zero: audit the input, write no output (out may be NULL):
+                                 since 0.7 by the verifier (hprof-strip(1), AUDIT), which
+                                 reads the input's own bytes, container included; no
+                                 filter runs, so no histogram and no `started` or
+                                 `finished` hook */
     int salvage;              /* non-zero: --salvage */
     /* Added in 0.3, after the first hs_job: a caller whose size ends at
      * `salvage` gets none of them, as before. */

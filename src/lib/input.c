@@ -142,6 +142,7 @@ struct hs_input {
      * in place, privately */
     hs_privmap pm;
     int pm_known;
+    uint64_t file_pos;    /* hs_input_read_file: the next file byte it gives */
 };
 
 /* Maps `fd` when it is a non-empty regular file. Failing that, nothing is
@@ -1417,6 +1418,51 @@ const char *hs_input_warning(const hs_input *in)
 uint64_t hs_input_paired_members(const hs_input *in)
 {
     return settled(in) ? in->paired : 0;
+}
+
+/* The file's own bytes, from where the input starts: a mapped file's in
+ * place (copied out, the pages behind given back every 64 MiB), else what
+ * was sniffed, then the descriptor's or the callback's next bytes. */
+long hs_input_read_file(void *ctx, void *buf, size_t cap)
+{
+    hs_input *in = ctx;
+    size_t k;
+    ssize_t n;
+
+    in->src_made = 1; /* one run per input */
+    if (in->map) {
+        size_t at = in->map_skip + (size_t)in->file_pos, step = (size_t)64 << 20;
+        k = in->map_len - at < cap ? in->map_len - at : cap;
+        memcpy(buf, in->map + at, k);
+        in->file_pos += k;
+        if (!in->lent_map && at + k >= in->kept + step) {
+            size_t give = (at + k) / in->page * in->page;
+            hs_pages_give_back(in->map, in->kept, give);
+            in->kept = give;
+        }
+        return (long)k;
+    }
+    if (in->raw_pos < in->raw_len) {
+        k = in->raw_len - in->raw_pos < cap ? in->raw_len - in->raw_pos : cap;
+        memcpy(buf, in->raw + in->raw_pos, k);
+        in->raw_pos += k;
+        in->file_pos += k;
+        return (long)k;
+    }
+    if (in->raw_eof)
+        return 0;
+    if ((n = read_some(in, buf, cap)) < 0)
+        return read_failed(in);
+    if (n == 0)
+        in->raw_eof = 1;
+    in->raw_total += (uint64_t)n;
+    in->file_pos += (uint64_t)n;
+    return (long)n;
+}
+
+uint64_t hs_input_file_bytes(const hs_input *in)
+{
+    return in->file_pos;
 }
 
 uint64_t hs_input_raw_bytes(const hs_input *in)

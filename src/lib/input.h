@@ -92,6 +92,12 @@ void hs_input_hash_end(hs_input *in, uint64_t consumed);
  * hashed no more. hs_job_run's hasher is its own, freed when the job
  * returns; the input is the caller's and outlives it. NULL is fine. */
 void hs_input_unhash(hs_input *in, const struct hs_hasher *h);
+/* The input file's own bytes from where it starts, compressed ones as they
+ * are (the audit's verifier reads the container itself), as hs_source.read:
+ * in place of hs_input_source, never both. hs_input_file_bytes: how many
+ * it gave so far. */
+long hs_input_read_file(void *ctx, void *buf, size_t cap);
+uint64_t hs_input_file_bytes(const hs_input *in);
 void hs_input_close(hs_input *in);
 
 #endif

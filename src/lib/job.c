@@ -24,12 +24,14 @@
 #define _GNU_SOURCE /* RUSAGE_THREAD */
 #endif
 #include "hasher.h"
+#include "hs_limits.h"
 #include "hprof_strip.h"
 #include "input.h"
 #include "ioerr.h"
 #include "output.h"
 #include "report.h"
 #include "sized.h"
+#include "verify.h"
 
 #include <assert.h>
 #include <stddef.h>
@@ -60,6 +62,8 @@ typedef struct {
     const hs_source *base;
     hs_source snap_src;
     struct timespec next_snapshot;
+    uint64_t told;       /* --audit: file bytes read when progress was told last */
+    int cancelled;       /* --audit: the progress callback asked to stop */
 } run;
 
 /* --audit's sink: the output goes nowhere. */
@@ -387,6 +391,93 @@ static int after(run *j, int rc)
     return rc;
 }
 
+/* --audit's reads: the input file's own bytes, the job's progress told
+ * every MiB (a non-zero return stops the walk), a snapshot kept. */
+static long audit_read(void *ctx, void *buf, size_t cap)
+{
+    run *j = ctx;
+    uint64_t at = hs_input_file_bytes(j->in);
+
+    if (j->job.snapshot && j->job.report)
+        maybe_snapshot(j);
+    if (j->job.progress && at - j->told >= HS_PROGRESS_STEP) {
+        j->told = at;
+        if (j->job.progress(j->job.progress_ctx, at, at, 0) != 0) {
+            j->cancelled = 1;
+            return -1;
+        }
+    }
+    return hs_input_read_file(j->in, buf, cap);
+}
+
+/* The figures a report shows of an audit: its own counters (the filter's
+ * are not run) as the --stats table's. */
+static void audit_counters(hs_report *r, const hs_verify_result *res)
+{
+    r->ran = 1;
+    memset(&r->st, 0, sizeof r->st);
+    r->st.bytes_in = res->hprof_sha.bytes;
+    r->st.hprof_version = res->hprof_version;
+    r->st.heap_dumps = res->heap_dumps;
+    r->st.records_in = res->records;
+    r->st.subrecords_in = res->subrecords;
+    r->st.instances = res->instances;
+    r->st.object_arrays = res->obj_arrays;
+    r->st.primitive_arrays = res->prim_arrays;
+    r->st.class_dumps = res->class_dumps;
+    r->st.roots = res->roots;
+    r->st.strings_in = res->strings;
+    r->st.held_bytes_peak = res->held_peak;
+    r->st.nonzero_array_bytes = res->n.nonzero_array_bytes;
+    r->st.first_nonzero_array = res->n.first_nonzero_array;
+    r->st.nonzero_field_bytes = res->n.nonzero_field_bytes;
+    r->st.first_nonzero_field = res->n.first_nonzero_field;
+}
+
+/* --audit: the verifier (verify.c) over the input file's own bytes, its
+ * container included; the verdict and the findings are its alone. */
+static int audit(run *j)
+{
+    hs_verify_result res;
+    hs_options opt;
+    hs_report *r = j->r;
+    hs_status s;
+    int rc;
+
+    if (hs_options_take(&opt, j->job.options, j->job.options ? j->job.options_size : 0) != HS_OK)
+        return hs_report_fail(r, HS_E_USAGE, NULL,
+                              "hs_job.options: an option this library version does not have "
+                              "is set");
+    s = hs_verify_run(audit_read, j, opt.max_held, &res);
+    if (j->job.progress) /* the last word, as the filter's */
+        (void)j->job.progress(j->job.progress_ctx, hs_input_file_bytes(j->in),
+                              res.hprof_sha.bytes, 0);
+    audit_counters(r, &res);
+    r->audit = res.n;
+    r->audit.file_bytes = res.file_sha.bytes;
+    r->audit.hprof_bytes = res.hprof_sha.bytes;
+    memcpy(r->audit.file_sha256, res.file_sha.hex, sizeof r->audit.file_sha256);
+    memcpy(r->audit.hprof_sha256, res.hprof_sha.hex, sizeof r->audit.hprof_sha256);
+    r->in_hashed = s == HS_OK;
+    r->in_sha = res.file_sha;
+    r->in_hprof_sha = res.hprof_sha;
+    if (j->cancelled)
+        rc = hs_report_fail(r, HS_E_CANCELLED, NULL, "%s: cancelled", j->in_name);
+    else if (s == HS_E_READ && hs_input_error(j->in))
+        rc = hs_report_fail(r, s, &res.err, "%s: %s", j->in_name, hs_input_error(j->in));
+    else if (s != HS_OK)
+        rc = hs_report_fail(r, s, &res.err, "%s: %s", j->in_name, res.err.message);
+    else if (hs_report_keep_findings(r, res.findings, res.n_findings) != 0)
+        rc = hs_report_fail(r, HS_E_NOMEM, NULL, "out of memory");
+    else {
+        r->audited = 1;
+        r->audit_clean = res.clean;
+        rc = res.clean ? EXIT_OK : EXIT_AUDIT;
+    }
+    hs_verify_result_free(&res);
+    return rc;
+}
+
 /* What the report keeps of the run so far: counters and sizes. Bytes that
  * never got out are not output: a plain dump counts what was written;
  * compressed, nothing written is nothing out (else what was compressed is
@@ -401,7 +492,7 @@ static void counts(run *j, int rc)
     }
     r->in_known = 1;
     r->in_format = (int)hs_input_format(j->in);
-    r->in_raw = hs_input_raw_bytes(j->in);
+    r->in_raw = j->job.audit ? hs_input_file_bytes(j->in) : hs_input_raw_bytes(j->in);
     if (j->out) {
         r->out_known = 1;
         r->out_format = (int)j->format;
@@ -460,7 +551,7 @@ static int start(run *j)
                               "the input was read from already (one run per input)");
     /* the report binds the bytes it describes, as the CLI's does: every
      * byte read and written is hashed (SHA-256) on its way */
-    if (j->full) {
+    if (j->full && !j->job.audit) { /* an audit's verifier hashes its own */
         if (!(j->hash = hs_hasher_start(j->threads > 1)))
             return hs_report_fail(j->r, HS_E_NOMEM, NULL, "out of memory");
         hs_input_hash(j->in, j->hash);
@@ -532,9 +623,9 @@ HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **re
                             "not have",
                             HS_VERSION_STRING);
     else if ((rc = make_rules(j)) == EXIT_OK && (rc = start(j)) == EXIT_OK) {
-        rc = filter(j);
-        rc = after(j, rc);
-        if (j->job.finished && (rc == EXIT_OK || rc == EXIT_SALVAGED || rc == EXIT_AUDIT))
+        rc = j->job.audit ? audit(j) : after(j, filter(j));
+        /* (an audit runs no filter: nothing to finish) */
+        if (j->job.finished && !j->job.audit && (rc == EXIT_OK || rc == EXIT_SALVAGED))
             rc = j->job.finished(j->job.hooks_ctx, j->filter, rc);
     }
     if (in)

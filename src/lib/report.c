@@ -483,25 +483,45 @@ static void json_findings(FILE *fp, const hs_report *r)
     }
 }
 
+/* The verifier's verdict and figures (verify.c), never the filter's. */
 static void json_audit(FILE *fp, const hs_report *r)
 {
-    const hs_stats *st = &r->st;
+    const hs_audit_figures *a = &r->audit;
 
     if (!r->audited) {
         fputs("null", fp);
         return;
     }
     fprintf(fp, "{\"clean\":%s,\"nonzero_array_bytes\":%llu,\"first_nonzero_array\":",
-            r->audit_clean ? "true" : "false", U(st->nonzero_array_bytes));
-    json_off(fp, st->first_nonzero_array, 0);
+            r->audit_clean ? "true" : "false", U(a->nonzero_array_bytes));
+    json_off(fp, a->first_nonzero_array, 0);
     fprintf(fp, ",\"nonzero_field_bytes\":%llu,\"first_nonzero_field\":",
-            U(st->nonzero_field_bytes));
-    json_off(fp, st->first_nonzero_field, 0);
-    fprintf(fp, ",\"unused_strings\":%llu", U(st->strings_dropped));
-    fprintf(fp, ",\"unknown_records\":%llu,\"nonzero_string_bytes\":%llu,\"findings\":[",
-            U(st->unknown_records_dropped), U(st->nonzero_string_bytes));
+            U(a->nonzero_field_bytes));
+    json_off(fp, a->first_nonzero_field, 0);
+    fprintf(fp, ",\"unused_strings\":%llu", U(a->unused_strings));
+    fprintf(fp, ",\"unknown_records\":%llu,\"nonzero_string_bytes\":%llu",
+            U(a->unknown_records), U(a->long_string_bytes));
+    fprintf(fp, ",\"reserved_ids\":%llu,\"container_findings\":%llu,\"kept_bytes\":%llu",
+            U(a->reserved_ids), U(a->container_findings), U(a->kept_bytes));
+    fputs(",\"verifier\":", fp);
+    json_str(fp, "hprof-strip " HS_VERSION_STRING);
+    fputs(",\"kept_on_purpose\":", fp);
+    json_str(fp, HS_AUDIT_KEPT);
+    fputs(",\"findings\":[", fp);
     json_findings(fp, r);
     fputs("]}", fp);
+}
+
+HS_API size_t hs_report_audit_figures(const hs_report *r, hs_audit_figures *out, size_t size)
+{
+    size_t n = size < sizeof *out ? size : sizeof *out;
+
+    if (!out)
+        return 0;
+    memset(out, 0, size);
+    if (r)
+        memcpy(out, &r->audit, n);
+    return n;
 }
 
 int hs_report_keep_histogram(hs_report *r, const hs_class_count *rows, size_t n, int heaps)
@@ -527,7 +547,8 @@ int hs_report_keep_histogram(hs_report *r, const hs_class_count *rows, size_t n,
 const char *hs_report_finding_kind(int kind)
 {
     static const char *const names[] = {"field",  "static", "constant",      "class",
-                                        "array",  "record", "unused_string", "long_string"};
+                                        "array",  "record", "unused_string", "long_string",
+                                        "reserved_ids", "container"};
 
     return kind >= 0 && (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "other";
 }

@@ -30,6 +30,13 @@ enum {
     EXIT_CANCELLED = HS_EXIT_CANCELLED
 };
 
+/* What an audit leaves in a clean file on purpose, in one line (the
+ * certificate's and the JSON report's; the man page's AUDIT table says
+ * why). */
+#define HS_AUDIT_KEPT                                                           \
+    "names (STRING text something uses), ids, lengths, counts, types, "        \
+    "serials, timestamps, line numbers, java.lang.String.coder and four "       \
+    "JDK Unsafe offsets (hprof-strip(1), AUDIT)"
 #define HS_REPORT_SCHEMA 1
 #define HS_REPORT_MAX_RULES 64
 #define HS_REPORT_MAX_WARNINGS 16
@@ -52,6 +59,7 @@ struct hs_report {
     int in_hashed, out_hashed;
     hs_digest in_sha, in_hprof_sha, out_sha, out_hprof_sha;
     int audited, audit_clean; /* --audit's verdict was reached */
+    hs_audit_figures audit;   /* the verifier's figures (verify.h), when audited */
     double wall, user, sys;   /* seconds */
     /* -p and -r arguments in command-line order (is_file: -r) */
     const char *rule_arg[HS_REPORT_MAX_RULES];
