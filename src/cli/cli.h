@@ -54,6 +54,11 @@ struct hs_cli {
      * of its own, which the parent copies to standard error whole, so
      * that two inputs' tables never interleave (0: stderr) */
     int stats_fd;
+    /* where the JSON report goes when many.c's child runs: the memory file
+     * the parent reads, open already and streamed to as standard output
+     * would be (0: cli->stats_file is opened as usual). Not standard
+     * output itself: --audit's certificate goes there */
+    int report_fd;
 };
 
 /* The report's message hook (ctx: the hs_cli): each message on stderr as

@@ -322,10 +322,11 @@ static void run_child(hs_cli *cli, int (*one)(hs_cli *, int), int i, char **outs
     cli->out_path = outs[i];
     cli->out_positional = 0;
     cli->threads = threads;
-    /* the report on standard output, a memory file the parent reads:
-     * the single run's --stats-file -, unchanged, and no file in TMPDIR */
-    if (cli->stats_file && dup2(rep_fd, STDOUT_FILENO) == STDOUT_FILENO)
-        cli->stats_file = "-";
+    /* the report into a memory file the parent reads, streamed as the
+     * single run's --stats-file - is, and no file in TMPDIR; not onto
+     * standard output, which --audit's certificates take */
+    if (cli->stats_file && rep_fd > 0)
+        cli->report_fd = rep_fd;
     else if (cli->stats_file)
         _exit(HS_EXIT_IO); /* the parent says that there is no report */
     if (end_fd > 0)

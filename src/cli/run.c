@@ -883,6 +883,13 @@ static double seconds(struct timeval tv)
 static hs_outfile g_report_file = {NULL, NULL, NULL, -1, 0, 0, -1};
 static int g_report_fd = -1; /* where it goes: that file, or standard output */
 
+/* The report is streamed to a descriptor this run did not open (standard
+ * output, many.c's memory file): nothing to put in place or remove. */
+static int report_streamed(void)
+{
+    return g_report_fd == STDOUT_FILENO || g_report_file.fd < 0;
+}
+
 /* --stats=json's destination: standard error, or many.c's file */
 static int stats_fd(const hs_cli *cli)
 {
@@ -911,6 +918,10 @@ static int open_report(hs_cli *cli)
         (void)hs_files_claim_stdout("standard output");
     else if (hs_files_claim(cli->out_path, output_how(cli), &c) == 0)
         free(c.target);
+    if (cli->report_fd > 0) { /* many.c's child: its parent's memory file */
+        g_report_fd = cli->report_fd;
+        return HS_EXIT_OK;
+    }
     if (report_to_stdout(cli)) {
         if (cli->failed_early)
             ;
@@ -963,7 +974,7 @@ int hs_cli_report_open(hs_cli *cli)
             hs_stop_ready();
             return rc;
         }
-        hs_stop_report_to(g_report_fd, g_report_fd == STDOUT_FILENO ? NULL : &g_report_file);
+        hs_stop_report_to(g_report_fd, report_streamed() ? NULL : &g_report_file);
     }
     if (cli->stats == 2)
         hs_stop_report_to(stats_fd(cli), NULL);
@@ -1028,12 +1039,12 @@ static int report_file(hs_cli *cli, int rc)
     const char *where = g_report_fd == STDOUT_FILENO ? "standard output" : cli->stats_file;
 
     if (send_report(cli, rc, g_report_fd, stream) == 0 &&
-        (g_report_fd == STDOUT_FILENO || hs_outfile_commit(&g_report_file) == 0))
+        (report_streamed() || hs_outfile_commit(&g_report_file) == 0))
         return rc;
     e = errno;
     fprintf(stderr, "%s: %s: writing the report failed: %s\n", g_prog, where,
             e == EEXIST ? "a file appeared under its name while the run went on" : strerror(e));
-    if (g_report_fd != STDOUT_FILENO)
+    if (!report_streamed())
         hs_outfile_abort(&g_report_file);
     return report_lost(cli, rc, where, e);
 }
