@@ -334,7 +334,7 @@ static int write_lines(const hs_cli *cli, char **outs, const char *tmpdir, const
     if (to_stdout) {
         fd = dup(STDOUT_FILENO);
     } else if (hs_outfile_open(&of, cli->stats_file, HS_OUT_REPORT | (cli->force ? HS_OUT_FORCE : 0),
-                               -1) == 0) {
+                               HS_PRIVATE_MODE) == 0) {
         fd = of.fd;
         of.fd = dup(fd); /* fclose closes one, the commit the other */
     } else {
