@@ -53,7 +53,7 @@ def counters(header):
 
 HEAPS = ("app", "zygote", "image", "default", "other")
 FINDING_KINDS = ("field", "static", "constant", "class", "array", "record", "unused_string",
-                 "long_string")
+                 "long_string", "reserved_ids")
 
 
 def side(output=False):

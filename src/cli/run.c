@@ -264,10 +264,11 @@ static void print_findings(const hs_finding *rows, size_t n_rows)
         "primitive arrays holding data (arrays, non-zero bytes)",
         "records of unknown tag (body bytes, at input byte)",
         "STRING records nothing uses (id, text bytes, at input byte)",
-        "STRING records too long to be names, holding data"};
+        "STRING records too long to be names, holding data",
+        "class dumps whose reserved ids hold data (non-zero bytes, at input byte)"};
     int kind;
 
-    for (kind = HS_FIND_FIELD; kind <= HS_FIND_STRING_LONG; kind++) {
+    for (kind = HS_FIND_FIELD; kind <= HS_FIND_RESERVED; kind++) {
         uint64_t n = count_kind(rows, n_rows, kind), shown = 0;
         size_t i;
         if (!n)

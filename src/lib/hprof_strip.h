@@ -570,8 +570,11 @@ enum hs_finding_kind {
                               the tag): bytes its body */
     HS_FIND_STRING_UNUSED, /* a STRING nothing uses, "STRING 0x1234" (id the
                               string id): bytes its text */
-    HS_FIND_STRING_LONG    /* a STRING over 1 MiB (no name: its text is
+    HS_FIND_STRING_LONG,   /* a STRING over 1 MiB (no name: its text is
                               zeroed): bytes its non-zero text bytes */
+    HS_FIND_RESERVED       /* a CLASS_DUMP's two reserved ids not 0 (they
+                              are zeroed): "pkg.Class (reserved ids)",
+                              bytes its non-zero bytes */
 };
 typedef struct {
     int kind;              /* enum hs_finding_kind */

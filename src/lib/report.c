@@ -473,7 +473,8 @@ int hs_report_keep_histogram(hs_report *r, const hs_class_count *rows, size_t n,
 const char *hs_report_finding_kind(int kind)
 {
     static const char *const names[] = {"field",  "static", "constant",      "class",
-                                        "array",  "record", "unused_string", "long_string"};
+                                        "array",  "record", "unused_string", "long_string",
+                                        "reserved_ids"};
 
     return kind >= 0 && (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "other";
 }

@@ -235,7 +235,29 @@ static hs_status take_mapping(hs_rules *r, hs_mapping *m, hs_error *e, const cha
     n = strlen(origin) < sizeof r->mapping_file ? strlen(origin) : sizeof r->mapping_file - 1;
     memcpy(r->mapping_file, origin, n);
     r->mapping_file[n] = 0;
+    if (hs_rules_check_mapping(r, err) != HS_OK) {
+        hs_mapping_free(r->mapping);
+        r->mapping = NULL;
+        return HS_E_USAGE;
+    }
     return HS_OK;
+}
+
+hs_status hs_rules_check_mapping(const hs_rules *r, hs_error *err)
+{
+    const char *name = NULL;
+    size_t line;
+
+    if (!r->mapping || !hs_rules_remove_values(r) ||
+        !(line = hs_mapping_platform_line(r->mapping, &name)))
+        return HS_OK;
+    if (err)
+        hs_fail_plain(err, HS_E_USAGE,
+                      "%s:%zu: renames %.200s, a class of the JDK's or Android's own "
+                      "packages: refused where values are removed, since a mapping may not "
+                      "name the fields kept on purpose (issue #50)",
+                      r->mapping_file, line, name);
+    return HS_E_USAGE;
 }
 
 static hs_status usage(hs_error *err, const char *what)
@@ -334,6 +356,22 @@ uint64_t hs_rules_keep_class_mask(const hs_rules *r, const uint8_t *text, size_t
         if (same_class_name(text, n, r->keep[k], r->keep_class_len[k]))
             m |= 1ull << k;
     return m;
+}
+
+uint64_t hs_rules_keep_typed(const hs_rules *r, int is_static, unsigned type)
+{
+    uint64_t m = 0;
+    unsigned k;
+
+    for (k = 0; k < r->n_keep; k++)
+        if (!r->keep_type[k] || (r->keep_type[k] == type && r->keep_static[k] == !!is_static))
+            m |= 1ull << k;
+    return m;
+}
+
+uint64_t hs_rules_keep_anchored(const hs_rules *r)
+{
+    return r->keep_anchored;
 }
 
 uint64_t hs_rules_keep_asked(const hs_rules *r)
