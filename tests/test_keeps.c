@@ -20,7 +20,7 @@
 #define OBJ 0x500
 
 /* The planted value: as many of these bytes as the field is wide. */
-static const uint8_t planted[8] = {0x5a, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7};
+static const uint8_t planted[8] = {0xe7, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7};
 
 static unsigned width(unsigned type)
 {
@@ -309,7 +309,7 @@ Test(keeps, a_class_dumped_twice_with_two_layouts)
  * that zeroes fields, and what they held is a finding. */
 Test(keeps, reserved_ids_are_zeroed)
 {
-    static const shape s = {"p/C", "f", 10, 0, 0, 0x5ac1c2c3c4c5c6c7ull, 0};
+    static const shape s = {"p/C", "f", 10, 0, 0, 0xe7c1c2c3c4c5c6c7ull, 0};
     hs_rules *rules = hs_rules_create(NULL);
     hs_options opt = {.findings = 1};
     mem_src src;
@@ -370,4 +370,146 @@ Test(keeps, typed_keep_field_rules)
     cr_expect_eq(hs_rules_parse(rl, "keep-field p.C.f static long x\n", 31, "x", &e),
                  HS_E_USAGE);
     hs_rules_free(rl);
+}
+
+/* ---- --obfuscate-names ---------------------------------------------------- */
+
+static int to_mem(void *ctx, const void *p, size_t n)
+{
+    return mem_write(ctx, p, n);
+}
+
+/* Runs `preset` with names obfuscated: the output in r->out, the key in
+ * *key (malloc'd, its length in *key_len). */
+static run_result run_obfuscated(const dump *d, const char *preset, uint8_t **key,
+                                 size_t *key_len)
+{
+    hs_rules *rules = hs_rules_create(NULL);
+    hs_options opt = {.obfuscate_names = 1};
+    mem_src src = {d->p, d->len, 0, 0, -1, NULL};
+    mem_sink out = {NULL, 0, 0, 0}, map = {NULL, 0, 0, 0};
+    hs_source in = {.read = mem_read, .ctx = &src};
+    hs_sink dst = {to_mem, &out}, mdst = {to_mem, &map};
+    hs_filter *f;
+    run_result r;
+
+    memset(&r, 0, sizeof r);
+    cr_assert_eq(hs_rules_preset(rules, preset, NULL), HS_OK);
+    f = hs_filter_create(rules, &opt, NULL);
+    cr_assert(f);
+    r.status = hs_filter_run(f, &in, &dst);
+    if (r.status != HS_OK)
+        r.err = *hs_filter_error(f);
+    else
+        cr_assert_eq(hs_filter_obfuscation_map(f, &mdst), HS_OK);
+    hs_filter_stats(f, &r.st);
+    hs_filter_free(f);
+    hs_rules_free(rules);
+    r.out = out.data;
+    r.out_len = out.len;
+    *key = map.data;
+    *key_len = map.len;
+    return r;
+}
+
+static int has(const uint8_t *p, size_t n, const char *s)
+{
+    size_t k = strlen(s), i;
+
+    for (i = 0; i + k <= n; i++)
+        if (memcmp(p + i, s, k) == 0)
+            return 1;
+    return 0;
+}
+
+/* Issue #50: a frame whose class no LOAD_CLASS names keeps no name of its
+ * method or source file; the key lists them, as comments. A frame of a
+ * JDK class keeps its names. */
+Test(keeps, frames_of_no_loaded_class_are_renamed)
+{
+    dump d;
+    run_result r;
+    uint8_t *key;
+    size_t key_len;
+    int p;
+
+    for (p = 0; p < 2; p++) {
+        dg_init(&d, "JAVA PROFILE 1.0.2", 8);
+        dg_string(&d, 1, "java/lang/Thread");
+        dg_string(&d, 2, "secretMethod");
+        dg_string(&d, 3, "SecretSource.java");
+        dg_string(&d, 4, "run");
+        dg_string(&d, 5, "Thread.java");
+        dg_string(&d, 6, "()V");
+        dg_load_class(&d, 1, CLASS, 1);
+        dg_begin(&d, 0x04); /* a frame of class serial 9: no LOAD_CLASS */
+        dg_id(&d, 0x70);
+        dg_id(&d, 2);
+        dg_id(&d, 6);
+        dg_id(&d, 3);
+        dg_u4(&d, 9);
+        dg_u4(&d, 12);
+        dg_end(&d);
+        dg_begin(&d, 0x04); /* a frame of java.lang.Thread (serial 1) */
+        dg_id(&d, 0x71);
+        dg_id(&d, 4);
+        dg_id(&d, 6);
+        dg_id(&d, 5);
+        dg_u4(&d, 1);
+        dg_u4(&d, 7);
+        dg_end(&d);
+        dg_begin(&d, 0x05);
+        dg_u4(&d, 1);
+        dg_u4(&d, 1);
+        dg_u4(&d, 2);
+        dg_id(&d, 0x70);
+        dg_id(&d, 0x71);
+        dg_end(&d);
+        dg_begin(&d, 0x1C);
+        dg_end(&d);
+        dg_begin(&d, 0x2C);
+        dg_end(&d);
+        r = run_obfuscated(&d, p ? "privacy" : "none", &key, &key_len);
+        cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+        cr_expect(!has(r.out, r.out_len, "secretMethod"), "the method name went out");
+        cr_expect(!has(r.out, r.out_len, "SecretSource"), "the source name went out");
+        cr_expect(has(r.out, r.out_len, "Thread.java"), "a JDK frame's source was renamed");
+        cr_expect(has(key, key_len, "# <class serial 9> -> o."), "%.*s", (int)key_len, key);
+        cr_expect(has(key, key_len, "#     void secretMethod() -> a"), "%.*s", (int)key_len,
+                  key);
+        free(key);
+        run_result_free(&r);
+        dg_free(&d);
+    }
+}
+
+/* Issue #50: with names obfuscated, String.hash would confirm a guessed
+ * class name (hash("com.example.Secret")), so it is zeroed whatever the
+ * preset; without obfuscation -p default keeps field values. */
+Test(keeps, string_hash_is_zeroed_when_names_are_obfuscated)
+{
+    static const shape s[] = {{"java/lang/String", "hash", 10, 0, 0, 0, 0},
+                              {"java/lang/String", "hashIsZero", 4, 0, 0, 0, 0}};
+    static const char *const presets[] = {"none", "default"};
+    size_t k, p;
+
+    for (k = 0; k < 2; k++)
+        for (p = 0; p < 2; p++) {
+            dump d;
+            run_result r;
+            uint8_t *key;
+            size_t key_len;
+            build(&d, &s[k]);
+            r = run_obfuscated(&d, presets[p], &key, &key_len);
+            cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+            cr_expect(!holds(&r, &s[k]), "-p %s --obfuscate-names: String.%s went out",
+                      presets[p], s[k].fname);
+            free(key);
+            run_result_free(&r);
+            r = run_filter(d.p, d.len, presets[p], NULL, 0);
+            cr_assert_eq(r.status, HS_OK, "%s", r.err.message);
+            cr_expect(holds(&r, &s[k]), "-p %s: String.%s was zeroed", presets[p], s[k].fname);
+            run_result_free(&r);
+            dg_free(&d);
+        }
 }

@@ -162,6 +162,7 @@ hs_filter *hs_filter_create_ex(const hs_rules *rules, const hs_options *opt, siz
     hs_cut_init(&f->cut, &f->c);
     hs_findings_init(&f->fd, &f->c.alloc, f->caps.findings);
     f->scrub.fd = f->caps.findings ? &f->fd : NULL;
+    f->scrub.hide_only = f->caps.scrub && !hs_rules_remove_fields(rules); /* names obfuscated */
     hs_deobf_init(&f->deobf, f->caps.deobf ? rules->mapping : NULL, f->c.opt.obfuscate_names,
                   &f->c, &f->enc, &f->str);
     /* the mapping was allocated before, but is held all the same */
@@ -851,7 +852,7 @@ static void warn_keep_fields(F *f)
         uint64_t bit = 1ull << k;
         if (!(asked & bit))
             continue;
-        if (!f->caps.scrub) {
+        if (!f->caps.scrub || f->scrub.hide_only) {
             warn(f, "keep-field %s: fields are not zeroed by these rules: nothing to keep", name);
         } else if (!(f->scrub.keep_met & bit)) {
             f->c.st.keep_fields_unmatched++;

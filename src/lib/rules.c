@@ -201,8 +201,10 @@ hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt)
     /* obfuscation: the original names' STRINGs, used no more, must go
      * whatever the preset says of unused strings */
     c.drop_strings = r->drop_unused_strings || opt->obfuscate_names;
-    c.scrub = r->scrub_fields;
-    c.keep_names = r->scrub_fields && r->n_keep > 0;
+    /* obfuscated names: String.hash would confirm a guessed one, so it is
+     * zeroed whatever the rules say of fields (scrub.c, hide_only) */
+    c.scrub = r->scrub_fields || opt->obfuscate_names;
+    c.keep_names = (r->scrub_fields && r->n_keep > 0) || (c.scrub && !r->scrub_fields);
     c.hold_roots = hs_rules_drop_any_heap(r);
     c.hashing = opt->find_duplicates;
     c.deobf = r->mapping != NULL || opt->obfuscate_names; /* one rename step, two namers */
@@ -241,6 +243,11 @@ static hs_status take_mapping(hs_rules *r, hs_mapping *m, hs_error *e, const cha
         return HS_E_USAGE;
     }
     return HS_OK;
+}
+
+int hs_rules_remove_fields(const hs_rules *r)
+{
+    return r->scrub_fields;
 }
 
 hs_status hs_rules_check_mapping(const hs_rules *r, hs_error *err)

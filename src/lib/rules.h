@@ -102,6 +102,9 @@ typedef struct {
 
 hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt);
 
+/* True when primitive field values are zeroed (`fields zero`). */
+int hs_rules_remove_fields(const hs_rules *r);
+
 /* Under rules that remove values, a mapping may not rename a class into
  * the JDK's or Android's packages (hs_mapping_platform_line), nor rename
  * such a class's fields: HS_E_USAGE naming the file and line, else HS_OK.

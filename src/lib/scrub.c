@@ -91,10 +91,20 @@ static hs_status names_changed(hs_scrub *sc, hs_ctx *c)
                        hs_idmap_bytes(&sc->keep_classes));
 }
 
+static int text_is(const uint8_t *text, size_t n, const char *s)
+{
+    return n == strlen(s) && memcmp(text, s, n) == 0;
+}
+
 hs_status hs_scrub_name(hs_scrub *sc, hs_ctx *c, uint64_t id, const uint8_t *text, size_t n)
 {
-    uint64_t cls = hs_rules_keep_class_mask(sc->rules, text, n);
-    uint64_t fld = hs_rules_keep_field_mask(sc->rules, text, n);
+    uint64_t cls = sc->hide_only ? (uint64_t)(text_is(text, n, "java/lang/String") ||
+                                              text_is(text, n, "java.lang.String"))
+                                 : hs_rules_keep_class_mask(sc->rules, text, n);
+    uint64_t fld = sc->hide_only
+                       ? (uint64_t)(text_is(text, n, "hash") || text_is(text, n, "hashIsZero") ||
+                                    text_is(text, n, "hashCode")) /* Android before 6 */
+                       : hs_rules_keep_field_mask(sc->rules, text, n);
 
     if ((cls && hs_idmap_put(&sc->keep_class_names, id, cls) != HS_OK) ||
         (fld && hs_idmap_put(&sc->keep_field_names, id, fld) != HS_OK))
@@ -137,7 +147,8 @@ hs_status hs_scrub_load_class(hs_scrub *sc, hs_ctx *c, uint64_t class_id, uint64
 
     if (!mask)
         return HS_OK;
-    HS_TRY(one_class_per_name(sc, c, class_id, *mask & hs_rules_keep_anchored(sc->rules)));
+    if (!sc->hide_only) /* what is zeroed goes by name alone */
+        HS_TRY(one_class_per_name(sc, c, class_id, *mask & hs_rules_keep_anchored(sc->rules)));
     if (hs_idmap_put(&sc->keep_classes, class_id, *mask) != HS_OK)
         return nomem(c);
     return names_changed(sc, c);
@@ -160,6 +171,8 @@ static int kept(hs_scrub *sc, uint64_t class_mask, uint64_t name_id, int is_stat
     if (!class_mask)
         return 0;
     m = hs_idmap_get(&sc->keep_field_names, name_id);
+    if (sc->hide_only) /* the names of what is zeroed */
+        return m && (*m & class_mask) && !is_static;
     hit = m ? *m & class_mask & hs_rules_keep_typed(sc->rules, is_static, type) : 0;
     sc->keep_met |= hit;
     if (is_reference(type))
@@ -177,7 +190,7 @@ static uint64_t class_keeps(const hs_scrub *sc, const uint8_t *p, unsigned i)
     const uint64_t *cm = hs_idmap_get(&sc->keep_classes, hs_be_id(p + HS_CD_CLASS, i));
     uint64_t m = cm ? *cm & ~sc->keep_ambiguous : 0;
 
-    if (m && hs_be_id(p + HS_CD_LOADER(i), i) != 0)
+    if (m && !sc->hide_only && hs_be_id(p + HS_CD_LOADER(i), i) != 0)
         m &= ~hs_rules_keep_anchored(sc->rules);
     return m;
 }
@@ -259,7 +272,10 @@ static hs_status scrub_tables(hs_scrub *sc, hs_enc *e, const uint8_t *p, size_t 
 
     size_t k = 0;
 
-    HS_TRY(reserved_ids(sc, e, p, cls, off));
+    if (sc->hide_only) /* no value but String.hash is zeroed */
+        done = 0;
+    else
+        HS_TRY(reserved_ids(sc, e, p, cls, off));
     hs_cd_start(&w, i);
     while (hs_cd_next(&w, p, size, &en) == HS_CD_ENTRY) {
         /* the name the dump gave it: a mapping's never makes a keep */
@@ -268,12 +284,12 @@ static hs_status scrub_tables(hs_scrub *sc, hs_enc *e, const uint8_t *p, size_t 
                                                                         : en.name;
         if (en.table == HS_CD_FIELD) {
             tp[en.index] = (uint8_t)en.type;
-            kp[en.index] = (uint8_t)kept(sc, class_mask, own, 0, en.type);
+            kp[en.index] = (uint8_t)(kept(sc, class_mask, own, 0, en.type) != (sc->hide_only != 0));
             if (names)
                 names[en.index] = en.name;
             continue;
         }
-        if ((en.table == HS_CD_STATIC && kept(sc, class_mask, own, 1, en.type)) ||
+        if (sc->hide_only || (en.table == HS_CD_STATIC && kept(sc, class_mask, own, 1, en.type)) ||
             is_reference(en.type))
             continue;
         if (sc->fd) {
@@ -666,6 +682,13 @@ hs_status hs_scrub_instance(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t off
 
     if (st != HS_OK)
         return runs_failed(e->c, st, off, cls);
+    if (!runs && sc->hide_only && !hs_idmap_get(&sc->keep_classes, cls)) {
+        /* not a String: nothing of it is zeroed, nothing to wait for */
+        HS_TRY(hs_str_sub_begin(s, e, hdr + n));
+        hs_pass(e, hdr);
+        HS_TRY(hs_copy_stream(e, n, "an INSTANCE_DUMP", NULL));
+        return hs_enc_sub_end(e);
+    }
     if (!runs)
         return hold(sc, e, hdr + n, missing, cls);
     if (size != n)

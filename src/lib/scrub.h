@@ -52,6 +52,11 @@ typedef struct {
     uint64_t *own_names;
     size_t n_own_names, cap_own_names;
     int own_names_set;
+    /* fields are not zeroed, but names are obfuscated: String.hash (and
+     * hashIsZero) would let anyone confirm a guessed class name, so those
+     * two are zeroed and every other value kept. The keep maps then hold
+     * those two names instead of the keep list. */
+    int hide_only;
     hs_mask *masks;     /* HS_MASKS of them, or NULL (hs_scrub_masks_start) */
     hs_findings *fd;    /* where non-zero values were (NULL: not asked) */
 } hs_scrub;
