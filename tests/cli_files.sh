@@ -230,6 +230,20 @@ expect_mode um027.hprof 640 "0644 input, umask 027"
 chmod 4755 x777.hprof
 (umask 0; "$BIN" -p none x777.hprof -o setid.hprof)
 expect_mode setid.hprof 644 "set-id input, umask 0: no set-id, no x"
+# files that hold names or keys (issue #50): 0600 whatever the umask, and
+# never wider than the input
+(umask 022; "$BIN" -q --obfuscate-names key.map --stats-file rep.json d.hprof -o obf.hprof)
+expect_mode key.map 600 "--obfuscate-names key, umask 022"
+expect_mode rep.json 600 "--stats-file report, umask 022"
+(umask 022; "$BIN" -q --audit --stats-file audit.json d.hprof >/dev/null)
+expect_mode audit.json 600 "--audit --stats-file report, umask 022"
+mkdir -p many.out
+(umask 022; "$BIN" -q --stats-file many.jsonl d.hprof x777.hprof -o many.out)
+expect_mode many.jsonl 600 "--stats-file of many inputs, umask 022"
+cp d.hprof p400.hprof; chmod 400 p400.hprof
+(umask 022; "$BIN" -q --obfuscate-names key400.map --stats-file rep400.json p400.hprof -o obf400.hprof)
+expect_mode key400.map 400 "--obfuscate-names key of a 0400 input"
+expect_mode rep400.json 400 "--stats-file report of a 0400 input"
 
 # ---- 12. -z (or --gzip) into a plain .hprof name -------------------------
 fresh_input "item 12"

@@ -173,6 +173,23 @@ rc=$?
 rc=$?
 [ $rc = 2 ] && grep -q "none.map" "$tmp/err" && ok "a missing mapping: exit 2" || bad "missing mapping: exit $rc"
 
+# issue #50: where values are removed, a mapping may not rename into the
+# JDK's packages (it could make an app's field pass for String.coder)
+printf '# evil\njava.lang.String -> com.company.MyTask:\n    byte coder -> x\n' >"$tmp/evil.map"
+"$bin" -q -f -p privacy --mapping "$tmp/evil.map" "$jvm" -o "$tmp/x.hprof" 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && grep -q "evil.map:2: renames java.lang.String" "$tmp/err" && [ ! -e "$tmp/x.hprof" ] &&
+    ok "-p privacy with a mapping into java.lang: FILE:LINE, exit 2, no output" ||
+    { cat "$tmp/err" >&2; bad "a mapping into java.lang under -p privacy: exit $rc"; }
+"$bin" -q -f -p default --mapping "$tmp/evil.map" "$jvm" -o "$tmp/x.hprof" 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && ok "-p default with a mapping into java.lang: exit 2" ||
+    bad "a mapping into java.lang under -p default: exit $rc"
+"$bin" -q -f -p none --mapping "$tmp/evil.map" "$jvm" -o "$tmp/x.hprof" 2>"$tmp/err"
+rc=$?
+[ $rc = 0 ] && ok "-p none with a mapping into java.lang: taken (no value is removed)" ||
+    { cat "$tmp/err" >&2; bad "a mapping into java.lang under -p none: exit $rc"; }
+
 printf 'com.other.Thing -> zz.y:\n    int f -> a\n' >"$tmp/other.map"
 "$bin" -f --mapping "$tmp/other.map" --stats-file "$tmp/r.json" "$jvm" -o "$tmp/o.hprof" 2>"$tmp/err"
 rc=$?

@@ -125,6 +125,15 @@ static int outfile_open(hs_outfile *o, const char *path, int how, int mode)
     return open_temporary(o, output_mode(mode, c.old_mode));
 }
 
+int hs_private_mode(const char *in_path)
+{
+    struct stat st;
+
+    if (in_path && stat(in_path, &st) == 0 && S_ISREG(st.st_mode))
+        return HS_PRIVATE_MODE & (int)(st.st_mode & 07777);
+    return HS_PRIVATE_MODE;
+}
+
 int hs_outfile_open(hs_outfile *o, const char *path, int how, int mode)
 {
     int e;

@@ -40,6 +40,13 @@ typedef struct {
  * another output...), o->refused is set, errno is EEXIST and
  * hs_files_why() gives the reason (a usage error). */
 int hs_outfile_open(hs_outfile *o, const char *path, int how, int mode);
+
+/* The `mode` for a file that holds names or keys (the --obfuscate-names
+ * key, a report listing Class.field findings): 0600, narrowed to the bits
+ * of regular file `in_path` (NULL: standard input) when it has fewer, so
+ * that it is never wider than the dump it speaks of (issue #50). */
+#define HS_PRIVATE_MODE 0600
+int hs_private_mode(const char *in_path);
 /* Closes and renames into place; -1 with errno set on failure (the
  * temporary file is removed). EEXIST: a file appeared under the final name
  * while the run went on (without -f), or with -f, what is there now is a

@@ -368,7 +368,8 @@ static int lines_open(many_lines *l, const hs_cli *cli)
         }
         fd = dup(STDOUT_FILENO);
     } else if (hs_outfile_open(&l->of, cli->stats_file,
-                               HS_OUT_REPORT | (cli->force ? HS_OUT_FORCE : 0), -1) == 0) {
+                               HS_OUT_REPORT | (cli->force ? HS_OUT_FORCE : 0),
+                               HS_PRIVATE_MODE) == 0) {
         fd = dup(l->of.fd); /* fclose closes one, the commit the other */
     } else {
         fprintf(stderr, "%s: %s%s%s\n", g_prog, l->of.refused ? "" : cli->stats_file,

@@ -580,7 +580,8 @@ static int write_mapfile(hs_cli *cli, const hs_filter *filter, int rc)
         return s == HS_E_NOMEM ? HS_EXIT_LIMIT : HS_EXIT_IO;
     }
     if (hs_outfile_open(&mf, cli->obfuscate_path,
-                        HS_OUT_MAPFILE | (cli->force ? HS_OUT_FORCE : 0), -1) != 0) {
+                        HS_OUT_MAPFILE | (cli->force ? HS_OUT_FORCE : 0),
+                        hs_private_mode(cli->in_path)) != 0) {
         hs_report_fail(cli->report, mf.refused ? HS_E_USAGE : HS_E_WRITE, NULL, "%s%s%s",
                        mf.refused ? hs_files_why() : cli->obfuscate_path, mf.refused ? "" : ": ",
                        mf.refused ? "" : strerror(errno));
@@ -939,7 +940,8 @@ static int open_report(hs_cli *cli)
         return HS_EXIT_OK;
     }
     if (hs_outfile_open(&g_report_file, cli->stats_file,
-                        HS_OUT_REPORT | (cli->force ? HS_OUT_FORCE : 0), -1) == 0) {
+                        HS_OUT_REPORT | (cli->force ? HS_OUT_FORCE : 0),
+                        hs_private_mode(cli->in_path)) == 0) {
         g_report_fd = g_report_file.fd;
         return HS_EXIT_OK;
     }

@@ -21,6 +21,8 @@
 /* Offsets in a CLASS_DUMP sub-record (tag byte at 0), for id size `i`. */
 #define HS_CD_CLASS 1u
 #define HS_CD_SUPER(i) (1u + (i) + 4u)
+#define HS_CD_LOADER(i) (1u + 2u * (i) + 4u)
+#define HS_CD_RESERVED(i) (1u + 5u * (i) + 4u) /* two ids */
 #define HS_CD_INSTANCE_SIZE(i) (1u + 7u * (i) + 4u)
 #define HS_CD_TABLES(i) (1u + 7u * (i) + 8u) /* u2 n_const */
 

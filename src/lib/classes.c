@@ -47,14 +47,36 @@ static hs_status grow(const hs_alloc *a, void **p, size_t elem, size_t len, size
     return HS_OK;
 }
 
-hs_status hs_classes_add(hs_classes *c, uint64_t id, uint64_t super, const uint8_t *types,
-                         const uint8_t *keep, uint32_t nfields)
+static uint8_t field_byte(const uint8_t *types, const uint8_t *keep, uint32_t i)
 {
+    return (uint8_t)(types[i] | (keep && keep[i] ? 0x80 : 0));
+}
+
+/* Class `k` seen again: the same layout, or HS_E_MALFORMED. */
+static hs_status same_layout(const hs_classes *c, const hs_class *k, uint64_t super,
+                             const uint8_t *types, const uint8_t *keep, uint32_t nfields)
+{
+    uint32_t i;
+
+    if (k->super != super || k->nfields != nfields)
+        return HS_E_MALFORMED;
+    for (i = 0; i < nfields; i++)
+        if (c->fields[k->types + i] != field_byte(types, keep, i))
+            return HS_E_MALFORMED;
+    return HS_OK;
+}
+
+hs_status hs_classes_add(hs_classes *c, uint64_t id, uint64_t super, const uint8_t *types,
+                         const uint8_t *keep, uint32_t nfields, uint64_t at, uint64_t *first)
+{
+    const uint64_t *seen = hs_idmap_get(&c->index, id);
     hs_class *k;
     uint32_t i;
 
-    if (hs_idmap_get(&c->index, id))
-        return HS_OK;
+    if (seen) {
+        *first = c->classes[*seen].at;
+        return same_layout(c, &c->classes[*seen], super, types, keep, nfields);
+    }
     if (grow(c->alloc, (void **)&c->classes, sizeof *c->classes, c->n, &c->cap, 1) != HS_OK ||
         grow(c->alloc, (void **)&c->fields, 1, c->fields_len, &c->fields_cap, nfields) !=
             HS_OK ||
@@ -67,8 +89,9 @@ hs_status hs_classes_add(hs_classes *c, uint64_t id, uint64_t super, const uint8
     k->nruns = NOT_BUILT;
     k->runs = 0;
     k->size = 0;
+    k->at = at;
     for (i = 0; i < nfields; i++)
-        c->fields[c->fields_len++] = (uint8_t)(types[i] | (keep && keep[i] ? 0x80 : 0));
+        c->fields[c->fields_len++] = field_byte(types, keep, i);
     return HS_OK;
 }
 

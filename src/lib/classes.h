@@ -31,6 +31,7 @@ typedef struct {
     uint32_t runs;      /* offset of the flattened runs in `runs`, once built */
     uint32_t nruns;     /* UINT32_MAX until built */
     uint64_t size;      /* field bytes of an instance, once built */
+    uint64_t at;        /* input offset of its first CLASS_DUMP */
 } hs_class;
 
 typedef struct {
@@ -49,10 +50,14 @@ typedef struct {
 void hs_classes_init(hs_classes *c, const hs_alloc *a);
 void hs_classes_free(hs_classes *c);
 
-/* Records a class: its super and its instance fields' types (`keep[i]` set
- * for a field to be kept whole). A class seen twice keeps its first layout. */
+/* Records a class, whose CLASS_DUMP is at input byte `at`: its super and
+ * its instance fields' types (`keep[i]` set for a field to be kept whole).
+ * A class seen again with the same layout is fine; with another one
+ * (super, fields, or what is kept) it is HS_E_MALFORMED, with *first set
+ * to the first CLASS_DUMP's offset: instances cannot be read by two
+ * layouts, and taking either one could copy a long as if references. */
 hs_status hs_classes_add(hs_classes *c, uint64_t id, uint64_t super, const uint8_t *types,
-                         const uint8_t *keep, uint32_t nfields);
+                         const uint8_t *keep, uint32_t nfields, uint64_t at, uint64_t *first);
 
 /* The runs of class `id`'s instances. Returns HS_OK with *runs set, or
  * HS_OK with *runs NULL and *missing set to the first class of the chain

@@ -183,6 +183,7 @@ void hs_deobf_init(hs_deobf *d, const hs_mapping *m, int obfuscate, hs_ctx *c, h
     hs_idmap_init(&d->held, &c->alloc);
     hs_idmap_init(&d->classes, &c->alloc);
     hs_idmap_init(&d->serials, &c->alloc);
+    hs_idmap_init(&d->loaded, &c->alloc);
     hs_idmap_init(&d->renamed, &c->alloc);
     hs_idmap_init(&d->fresh, &c->alloc);
     hs_idmap_init(&d->reserved, &c->alloc);
@@ -198,6 +199,7 @@ void hs_deobf_free(hs_deobf *d)
     hs_idmap_free(&d->held);
     hs_idmap_free(&d->classes);
     hs_idmap_free(&d->serials);
+    hs_idmap_free(&d->loaded);
     hs_idmap_free(&d->renamed);
     hs_idmap_free(&d->fresh);
     hs_idmap_free(&d->reserved);
@@ -220,6 +222,7 @@ static hs_status held_changed(hs_deobf *d)
     uint64_t b = d->nm.bytes(d->nm.ctx) + hs_names_bytes(&d->own) + d->text_cap + d->scratch_cap +
                  d->frames_cap * sizeof *d->frames + hs_idmap_bytes(&d->held) +
                  hs_idmap_bytes(&d->classes) + hs_idmap_bytes(&d->serials) +
+                 hs_idmap_bytes(&d->loaded) +
                  hs_idmap_bytes(&d->renamed) + hs_idmap_bytes(&d->fresh) +
                  hs_idmap_bytes(&d->reserved);
     return hs_hold(d->c, HS_HOLD_MAPPING, b);
@@ -436,6 +439,11 @@ static int plain_class(const char *s, size_t n)
     return n && s[0] != '[' && !(n >= 2 && s[n - 1] == ']');
 }
 
+static int obfuscating(const hs_deobf *d)
+{
+    return d->nm.ctx == &d->obf;
+}
+
 static hs_status load_class(hs_deobf *d, uint8_t *b)
 {
     const unsigned i = d->c->idsize;
@@ -446,6 +454,8 @@ static hs_status load_class(hs_deobf *d, uint8_t *b)
     const char *s = held_text(d, name, &n);
     hs_status st;
 
+    if (obfuscating(d) && hs_idmap_put(&d->loaded, hs_be32(b), 1) != HS_OK)
+        return nomem(d);
     if (!s)
         return HS_OK;
     if (v) {
@@ -554,11 +564,25 @@ static hs_status stack_frame(hs_deobf *d, uint8_t *b)
     src = held_text(d, hs_be_id(b + 3 * i, i), &srcn);
     if (sig && d->nm.signature) /* a frame of any class may name renamed ones */
         HS_TRY(signature(d, b + 2 * i, sig, sn));
-    if (!cls || !(mth = held_text(d, hs_be_id(b + i, i), &mn)))
+    if (!(mth = held_text(d, hs_be_id(b + i, i), &mn)))
         return HS_OK;
-    cname = d->text + *cls - 1;
-    HS_TRY(frames_of(d, cname, mth, mn, sig, sn, src, srcn, line > 0 ? (uint32_t)line : 0,
-                     &count));
+    if (!cls && obfuscating(d) && !hs_idmap_get(&d->loaded, hs_be32(b + 4 * i))) {
+        /* no LOAD_CLASS says whose frame it is: it may be the app's (issue #50) */
+        if (!d->frames_cap) { /* room for the one frame it names */
+            if (!(d->frames = hs_malloc(&d->c->alloc, 8 * sizeof *d->frames)))
+                return nomem(d);
+            d->frames_cap = 8;
+        }
+        count = hs_obf_orphan_frame(&d->obf, hs_be32(b + 4 * i), mth, mn, sig, sn, src, srcn,
+                                    line > 0 ? (uint32_t)line : 0, d->frames);
+        HS_TRY(held_changed(d)); /* the generator may have grown */
+    } else if (!cls) {
+        return HS_OK;
+    } else {
+        cname = d->text + *cls - 1;
+        HS_TRY(frames_of(d, cname, mth, mn, sig, sn, src, srcn, line > 0 ? (uint32_t)line : 0,
+                         &count));
+    }
     HS_TRY(held_changed(d)); /* the generator may have grown */
     if (!count)
         return HS_OK;

@@ -52,6 +52,8 @@ typedef struct {
     size_t text_len, text_cap;
     hs_idmap classes;  /* class object id -> its held obfuscated name */
     hs_idmap serials;  /* class serial -> the same */
+    hs_idmap loaded;   /* obfuscating: every LOAD_CLASS's serial (a frame
+                          of no loaded class is renamed all the same) */
     hs_idmap renamed;  /* input class-name STRING id -> fresh id */
     hs_idmap fresh;    /* original name (the mapping's pointer) -> fresh id */
     hs_idmap reserved; /* input STRING ids that fell in the fresh range */

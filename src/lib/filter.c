@@ -134,6 +134,8 @@ hs_filter *hs_filter_create_ex(const hs_rules *rules, const hs_options *opt, siz
         return create_failed(err, HS_E_USAGE,
                              "hs_filter_create: an option this library version does not "
                              "have is set");
+    if (hs_rules_check_mapping(rules, err) != HS_OK) /* rules changed after the mapping */
+        return NULL;
     hs_alloc_init(&a, alloc);
     f = hs_calloc(&a, sizeof *f);
     if (!f)
@@ -160,6 +162,7 @@ hs_filter *hs_filter_create_ex(const hs_rules *rules, const hs_options *opt, siz
     hs_cut_init(&f->cut, &f->c);
     hs_findings_init(&f->fd, &f->c.alloc, f->caps.findings);
     f->scrub.fd = f->caps.findings ? &f->fd : NULL;
+    f->scrub.hide_only = f->caps.scrub && !hs_rules_remove_fields(rules); /* names obfuscated */
     hs_deobf_init(&f->deobf, f->caps.deobf ? rules->mapping : NULL, f->c.opt.obfuscate_names,
                   &f->c, &f->enc, &f->str);
     /* the mapping was allocated before, but is held all the same */
@@ -532,10 +535,17 @@ static hs_status names_of(F *f, uint64_t id, const uint8_t *text, size_t n, int 
     return HS_OK;
 }
 
-/* The one notice of every STRING deobf.c writes (hs_deobf.named). */
+/* The one notice of every STRING deobf.c writes (hs_deobf.named). Not
+ * matched against the keep list: a keep goes by the dump's own names,
+ * never by a mapping's (issue #50: a mapping that names an app's class
+ * java.lang.String and its field coder keeps nothing). */
 static hs_status string_named(void *ctx, uint64_t id, const uint8_t *text, size_t n)
 {
-    return names_of(ctx, id, text, n, 0);
+    F *f = ctx;
+
+    if (!f->c.opt.histogram || !text_wanted(f, n))
+        return HS_OK;
+    return hs_histo_string(&f->histo, &f->c, id, text, n);
 }
 
 /* A held STRING written (hs_strings.emitted), and one still held, for
@@ -604,7 +614,7 @@ static hs_status plain_record(F *f, unsigned tag, uint64_t len)
         HS_TRY(hs_str_use(&f->str, &f->enc,
                           hs_be_id(hs_cur(&f->enc) + HS_RECORD_HEADER + at[j], i)));
     b = hs_cur(&f->enc) + HS_RECORD_HEADER;
-    if (tag == HS_TAG_LOAD_CLASS && f->caps.keep_names)
+    if (tag == HS_TAG_LOAD_CLASS && f->caps.keep_names && !f->caps.deobf)
         HS_TRY(hs_scrub_load_class(&f->scrub, &f->c, hs_be_id(b + 4, i),
                                    hs_be_id(b + 4 + i + 4, i)));
     if (tag == HS_TAG_LOAD_CLASS && f->c.opt.histogram)
@@ -620,6 +630,18 @@ static hs_status plain_record(F *f, unsigned tag, uint64_t len)
             return unknown_dropped(f, tag, len);
     }
     return hs_enc_copy_record(&f->enc, len);
+}
+
+/* A LOAD_CLASS for the keep list, with the name the dump gave it (before a
+ * mapping points it at its own: issue #50). */
+static hs_status keep_load_class(F *f, uint64_t len)
+{
+    const unsigned i = f->c.idsize;
+    const uint8_t *b;
+
+    HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a record body"));
+    b = hs_cur(&f->enc) + HS_RECORD_HEADER;
+    return hs_scrub_load_class(&f->scrub, &f->c, hs_be_id(b + 4, i), hs_be_id(b + 4 + i + 4, i));
 }
 
 /* With a mapping, before a STRING, LOAD_CLASS or STACK_FRAME goes the usual
@@ -727,6 +749,8 @@ static hs_status record(F *f)
             HS_TRY(hs_str_commit(&f->str, &f->enc));
             HS_TRY(hs_enc_seg_close(&f->enc));
             HS_TRY(hs_set_dst(&f->enc, HS_DST_OUT));
+            if (f->caps.deobf && tag == HS_TAG_LOAD_CLASS && f->caps.keep_names)
+                HS_TRY(keep_load_class(f, len)); /* by its name before the mapping's */
             if (f->caps.deobf) /* a mapping implies re-encoding */
                 HS_TRY(deobf_record(f, tag, len));
         }
@@ -828,7 +852,7 @@ static void warn_keep_fields(F *f)
         uint64_t bit = 1ull << k;
         if (!(asked & bit))
             continue;
-        if (!f->caps.scrub) {
+        if (!f->caps.scrub || f->scrub.hide_only) {
             warn(f, "keep-field %s: fields are not zeroed by these rules: nothing to keep", name);
         } else if (!(f->scrub.keep_met & bit)) {
             f->c.st.keep_fields_unmatched++;

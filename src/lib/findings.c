@@ -284,6 +284,10 @@ static void row_name(const hs_findings *fd, const hs_fnd_row *r, char *buf, size
     case HS_FIND_RECORD:
         snprintf(buf, cap, "record tag 0x%02x", (unsigned)r->id);
         return;
+    case HS_FIND_RESERVED:
+        class_name(fd, r->id, cls, sizeof cls);
+        snprintf(buf, cap, "%s (reserved ids)", cls);
+        return;
     default:
         snprintf(buf, cap, "STRING 0x%llx", (unsigned long long)r->id);
         return;

@@ -431,6 +431,8 @@ static hs_status class_dump(F *f, uint64_t off)
     f->c.st.class_dumps++;
     if (f->c.opt.salvage) /* whole in the window: it goes out whole */
         hs_cut_class_dump(&f->cut, hs_be_id(hs_cur(&f->enc) + HS_CD_CLASS, f->c.idsize));
+    if (f->caps.deobf && f->caps.keep_names) /* keeps go by the dump's names */
+        HS_TRY(hs_scrub_names(&f->scrub, &f->c, hs_cur(&f->enc), size));
     if (f->caps.deobf) /* field name ids patched in the window (deobf.h) */
         HS_TRY(hs_deobf_class_dump(&f->deobf, f->c.rd.buf + f->c.rd.pos, size));
     if (f->caps.drop_strings)

@@ -1064,6 +1064,53 @@ size_t hs_mapping_class_fields(const hs_mapping *m, const char *obf_class, size_
     return i;
 }
 
+int hs_platform_class(const char *s, size_t n)
+{
+    static const char *const packages[] = {"java.", "javax.", "jdk.",   "sun.",
+                                           "android.", "dalvik.", "libcore."};
+    size_t i, j, k;
+
+    for (i = 0; i < sizeof packages / sizeof *packages; i++) {
+        k = strlen(packages[i]);
+        if (n <= k)
+            continue;
+        for (j = 0; j < k; j++)
+            if (s[j] != packages[i][j] && !(s[j] == '/' && packages[i][j] == '.'))
+                break;
+        if (j == k)
+            return 1;
+    }
+    return 0;
+}
+
+/* True when class c renames itself or one of its fields. */
+static int renames(const hs_mapping *m, const map_class *c)
+{
+    uint32_t i;
+
+    if (strcmp(str_at(m, c->orig), str_at(m, c->obf)) != 0)
+        return 1;
+    for (i = c->first_fld; i < c->first_fld + c->n_fld; i++)
+        if (strcmp(str_at(m, field_at(m, i)->orig), str_at(m, field_at(m, i)->obf)) != 0)
+            return 1;
+    return 0;
+}
+
+size_t hs_mapping_platform_line(const hs_mapping *m, const char **name)
+{
+    size_t c;
+
+    for (c = 0; m && c < m->cls.n; c++) {
+        const map_class *k = class_at(m, (uint32_t)c);
+        const char *orig = str_at(m, k->orig);
+        if (hs_platform_class(orig, strlen(orig)) && renames(m, k)) {
+            *name = orig;
+            return k->line;
+        }
+    }
+    return 0;
+}
+
 /* One original frame from member line `me` of class c at obfuscated `line`. */
 static hs_mapping_frame frame_of(const hs_mapping *m, uint32_t c, const map_method *me,
                                  uint32_t line)

@@ -128,6 +128,17 @@ int hs_mapping_is_member(const hs_mapping *m, const char *s, size_t n);
 size_t hs_mapping_class_fields(const hs_mapping *m, const char *obf_class, size_t cn,
                                size_t start, const char **orig, const char **obf, size_t cap);
 
+/* True when the class s[n] (dotted, or HotSpot's java/lang/String) is in
+ * a package of the JDK or Android: java., javax., jdk., sun., android.,
+ * dalvik., libcore. The keep list's classes are there (rules.c), so a
+ * mapping may not name them where values are removed (issue #50). */
+int hs_platform_class(const char *s, size_t n);
+
+/* The first class line (1-based line number, 0 when none) that renames a
+ * class into such a package, or renames a field of a class there; its
+ * original name in *name. */
+size_t hs_mapping_platform_line(const hs_mapping *m, const char **name);
+
 /* What the mapping holds: sets out->classes, fields and methods, and
  * leaves the lookup counts (the caller's) as they are. */
 void hs_mapping_get_counts(const hs_mapping *m, hs_mapping_counts *out);

@@ -12,6 +12,7 @@
  */
 #include "obfuscate.h"
 
+#include <stdio.h> /* snprintf */
 #include <string.h>
 
 #include "alloc.h"
@@ -382,6 +383,20 @@ static size_t nm_frames(void *ctx, const char *cls, size_t cn, const char *m, si
     return 1;
 }
 
+size_t hs_obf_orphan_frame(hs_obf *o, uint32_t serial, const char *m, size_t mn,
+                           const char *sig, size_t sn, const char *src, size_t srcn,
+                           uint32_t line, hs_mapping_frame *out)
+{
+    char name[40];
+    size_t n = (size_t)snprintf(name, sizeof name, "<class serial %lu>", (unsigned long)serial);
+    uint32_t k = class_of(o, name, n);
+
+    if (k == NO_IDX)
+        return 0;
+    o->cls[k].orphan = 1;
+    return nm_frames(o, name, n, m, mn, sig, sn, src, srcn, line, out, 1);
+}
+
 static size_t nm_signature(void *ctx, const char *sig, size_t sn, char *buf, size_t cap)
 {
     hs_obf *o = ctx;
@@ -563,17 +578,23 @@ hs_status hs_obf_write(const hs_obf *o, const hs_sink *dst)
             "# original -> obfuscated; hprof-strip --mapping THIS_FILE restores the names\n");
     for (k = 0; k < o->n_cls; k++) {
         const hs_obf_class *c = &o->cls[k];
+        /* an orphan's lines are comments: a reader of the key sees them,
+         * --mapping skips them (no LOAD_CLASS has that name) */
+        const char *pre = c->orphan ? "# " : "";
+        outs(w, pre);
         outs(w, text(o, c->name));
         outs(w, " -> ");
         outs(w, text(o, c->obf));
         outs(w, ":\n");
         if (c->source) {
+            outs(w, pre);
             outs(w, "# {\"id\":\"sourceFile\",\"fileName\":\"");
             outs(w, text(o, c->source - 1));
             outs(w, "\"}\n");
         }
         for (m = c->first_field; m; m = o->mem[m - 1].next) {
             const hs_obf_member *e = &o->mem[m - 1];
+            outs(w, pre);
             outs(w, "    ");
             outs(w, basic_type(e->extra));
             outs(w, " ");
@@ -588,6 +609,7 @@ hs_status hs_obf_write(const hs_obf *o, const hs_sink *dst)
             const char *sig = e->extra ? hs_names_text(&o->names, e->extra - 1, &sn) : NULL;
             if (w->n > sizeof w->b / 2)
                 flush(w); /* room for the line method_line may take back */
+            outs(w, pre);
             outs(w, "    ");
             method_line(w, text(o, e->name), sig, sn);
             outs(w, " -> ");

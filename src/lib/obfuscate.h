@@ -13,6 +13,9 @@
  * numbered per class; a frame's source file becomes "SourceFile", the
  * original kept in the mapping's sourceFile metadata.
  *
+ * A frame whose class no LOAD_CLASS names is renamed too, under a class
+ * of its own that the mapping lists only as comments (hs_obf_orphan_frame).
+ *
  * The keep list (hs_obf_keep): the JDK's and Android's own packages
  * (java., javax., jdk., sun., com.sun., android., dalvik., libcore.), the
  * primitive types and every array whose element is one of those. A name
@@ -36,6 +39,7 @@ typedef struct {
     uint32_t n_fields, n_methods;
     uint32_t first_field, last_field, first_method, last_method; /* index + 1 */
     uint32_t source;      /* ordinal + 1 of the source file, 0 none */
+    int orphan;           /* the frames of a class no LOAD_CLASS names */
 } hs_obf_class;
 
 typedef struct {
@@ -72,6 +76,16 @@ size_t hs_obf_gen(uint64_t k, char *buf);
 /* True when the class of dotted name s[n] (an array's element, no "[]")
  * keeps its name. */
 int hs_obf_keep(const char *s, size_t n);
+
+/* A stack frame of class serial `serial`, which no LOAD_CLASS names:
+ * its method and source file are renamed all the same (it may be the
+ * app's), as members of a class of their own, "<class serial N>", which
+ * the mapping lists in comment lines (no class name can restore them).
+ * Returns 1 with out[0] filled, 0 when the names are kept (unwritable;
+ * out of memory: o->nomem). */
+size_t hs_obf_orphan_frame(hs_obf *o, uint32_t serial, const char *m, size_t mn,
+                           const char *sig, size_t sn, const char *src, size_t srcn,
+                           uint32_t line, hs_mapping_frame *out);
 
 /* Writes the mapping: every renamed class with its renamed fields and
  * methods, in the order they were met. HS_E_WRITE when the sink fails,

@@ -16,7 +16,12 @@
  *   roots KINDS keep | drop        KINDS: all | a comma list of root kinds
  *   fields zero | keep             primitive field values (instance, static,
  *                                  constant pool); references always stay
- *   keep-field CLASS.FIELD         a primitive field left as it is
+ *   keep-field CLASS.FIELD [[static] TYPE]
+ *                                  a primitive field left as it is: of
+ *                                  that type (and static) when one is
+ *                                  given; a JDK class's only in the one
+ *                                  class of that name the bootstrap
+ *                                  loader loaded (scrub.c)
  *   preset NAME                    the rules of a built-in preset, here
  *   mapping FILE                   an R8/ProGuard mapping to deobfuscate
  *                                  with: recorded for the caller to load
@@ -52,13 +57,13 @@ static const preset presets[] = {
      "preset default\n"
      "fields zero\n"
      "# String's length is value.length >> coder: keep it right\n"
-     "keep-field java.lang.String.coder\n"
+     "keep-field java.lang.String.coder byte\n"
      "# Unsafe field offsets, from which VisualVM tells compressed oops\n"
      "# (and so every object's size): JVM layout, not data\n"
-     "keep-field java.lang.Class$Atomic.annotationDataOffset\n"
-     "keep-field java.lang.Class$Atomic.annotationTypeOffset\n"
-     "keep-field java.util.concurrent.FutureTask.runnerOffset\n"
-     "keep-field java.util.concurrent.FutureTask.waitersOffset\n"},
+     "keep-field java.lang.Class$Atomic.annotationDataOffset static long\n"
+     "keep-field java.lang.Class$Atomic.annotationTypeOffset static long\n"
+     "keep-field java.util.concurrent.FutureTask.runnerOffset static long\n"
+     "keep-field java.util.concurrent.FutureTask.waitersOffset static long\n"},
     {"android-app",
      "default, and drop the zygote and image heaps' objects (and the roots naming them)",
      "preset default\n"
@@ -415,13 +420,42 @@ static hs_status do_fields(parser *ps, const token *t, int n)
     return HS_OK;
 }
 
+/* keep-field's optional declared type: [static] TYPE after the name. */
+static hs_status keep_type(parser *ps, const token *t, int n, unsigned *type, int *is_static)
+{
+    const hs_name *nm;
+    int at = 2;
+
+    *type = 0;
+    *is_static = 0;
+    if (n == 2)
+        return HS_OK;
+    if (n == 4) {
+        if (!tok_is(&t[2], "static"))
+            return perr(ps, t[2].col, "expected 'static' or a type, found '%.*s'", (int)t[2].n,
+                        t[2].p);
+        *is_static = 1;
+        at = 3;
+    }
+    for (nm = hs_type_names; nm->name; nm++)
+        if (tok_is(&t[at], nm->name)) {
+            *type = nm->code;
+            return HS_OK;
+        }
+    return perr(ps, t[at].col, "unknown field type '%.*s' (boolean, char, float, double, "
+                "byte, short, int, long)", (int)t[at].n, t[at].p);
+}
+
 static hs_status do_keep_field(parser *ps, const token *t, int n)
 {
     hs_rules *r = ps->rules;
     const char *dot;
-    unsigned k;
+    unsigned k, type;
+    int is_static;
+    static const char usage[] = "keep-field CLASS.FIELD [[static] TYPE]";
 
-    HS_TRY(need_args(ps, t, n, 2, "keep-field CLASS.FIELD"));
+    HS_TRY(need_args(ps, t, n, n < 2 ? 2 : n > 4 ? 4 : n, usage));
+    HS_TRY(keep_type(ps, t, n, &type, &is_static));
     dot = memchr(t[1].p, '.', t[1].n) ? t[1].p + t[1].n : NULL;
     while (dot && dot > t[1].p && dot[-1] != '.')
         dot--;
@@ -440,6 +474,10 @@ static hs_status do_keep_field(parser *ps, const token *t, int n)
         r->keep_class_len[k] = (uint16_t)(dot - 1 - t[1].p);
         r->n_keep++;
     }
+    r->keep_type[k] = (uint8_t)type;
+    r->keep_static[k] = (uint8_t)is_static;
+    if (hs_platform_class(r->keep[k], r->keep_class_len[k]))
+        r->keep_anchored |= 1ull << k;
     if (ps->depth == 0) /* a preset's entries may not apply to every dump */
         r->keep_asked |= 1ull << k;
     return HS_OK;
@@ -688,7 +726,8 @@ size_t hs_rules_print(const hs_rules *r, char *buf, size_t cap)
     if (r->scrub_fields)
         put(&b, "fields zero\n");
     for (i = 0; i < r->n_keep; i++)
-        put(&b, "keep-field %s\n", r->keep[i]);
+        put(&b, "keep-field %s%s%s%s\n", r->keep[i], r->keep_type[i] ? " " : "",
+            r->keep_static[i] ? "static " : "", r->keep_type[i] ? hs_type_name(r->keep_type[i]) : "");
     memcpy(set, r->drop_root, sizeof set);
     for (j = 0, nm = hs_root_names; nm->name; nm++)
         j += set[nm->code] != 0;

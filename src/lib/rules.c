@@ -201,8 +201,10 @@ hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt)
     /* obfuscation: the original names' STRINGs, used no more, must go
      * whatever the preset says of unused strings */
     c.drop_strings = r->drop_unused_strings || opt->obfuscate_names;
-    c.scrub = r->scrub_fields;
-    c.keep_names = r->scrub_fields && r->n_keep > 0;
+    /* obfuscated names: String.hash would confirm a guessed one, so it is
+     * zeroed whatever the rules say of fields (scrub.c, hide_only) */
+    c.scrub = r->scrub_fields || opt->obfuscate_names;
+    c.keep_names = (r->scrub_fields && r->n_keep > 0) || (c.scrub && !r->scrub_fields);
     c.hold_roots = hs_rules_drop_any_heap(r);
     c.hashing = opt->find_duplicates;
     c.deobf = r->mapping != NULL || opt->obfuscate_names; /* one rename step, two namers */
@@ -235,7 +237,34 @@ static hs_status take_mapping(hs_rules *r, hs_mapping *m, hs_error *e, const cha
     n = strlen(origin) < sizeof r->mapping_file ? strlen(origin) : sizeof r->mapping_file - 1;
     memcpy(r->mapping_file, origin, n);
     r->mapping_file[n] = 0;
+    if (hs_rules_check_mapping(r, err) != HS_OK) {
+        hs_mapping_free(r->mapping);
+        r->mapping = NULL;
+        return HS_E_USAGE;
+    }
     return HS_OK;
+}
+
+int hs_rules_remove_fields(const hs_rules *r)
+{
+    return r->scrub_fields;
+}
+
+hs_status hs_rules_check_mapping(const hs_rules *r, hs_error *err)
+{
+    const char *name = NULL;
+    size_t line;
+
+    if (!r->mapping || !hs_rules_remove_values(r) ||
+        !(line = hs_mapping_platform_line(r->mapping, &name)))
+        return HS_OK;
+    if (err)
+        hs_fail_plain(err, HS_E_USAGE,
+                      "%s:%zu: renames %.200s, a class of the JDK's or Android's own "
+                      "packages: refused where values are removed, since a mapping may not "
+                      "name the fields kept on purpose (issue #50)",
+                      r->mapping_file, line, name);
+    return HS_E_USAGE;
 }
 
 static hs_status usage(hs_error *err, const char *what)
@@ -334,6 +363,22 @@ uint64_t hs_rules_keep_class_mask(const hs_rules *r, const uint8_t *text, size_t
         if (same_class_name(text, n, r->keep[k], r->keep_class_len[k]))
             m |= 1ull << k;
     return m;
+}
+
+uint64_t hs_rules_keep_typed(const hs_rules *r, int is_static, unsigned type)
+{
+    uint64_t m = 0;
+    unsigned k;
+
+    for (k = 0; k < r->n_keep; k++)
+        if (!r->keep_type[k] || (r->keep_type[k] == type && r->keep_static[k] == !!is_static))
+            m |= 1ull << k;
+    return m;
+}
+
+uint64_t hs_rules_keep_anchored(const hs_rules *r)
+{
+    return r->keep_anchored;
 }
 
 uint64_t hs_rules_keep_asked(const hs_rules *r)

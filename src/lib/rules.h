@@ -64,7 +64,13 @@ struct hs_rules {
      * STRING record of the dump is matched against the list, so the split
      * is made once, when the entry is added */
     uint16_t keep_len[HS_MAX_KEEP_FIELDS], keep_class_len[HS_MAX_KEEP_FIELDS];
+    /* each entry's declared type (0: any primitive) and, with a type,
+     * whether it is a static field: a keep applies to that field only */
+    uint8_t keep_type[HS_MAX_KEEP_FIELDS], keep_static[HS_MAX_KEEP_FIELDS];
     unsigned n_keep;
+    uint64_t keep_anchored; /* entries of a JDK class (hs_platform_class):
+                               kept only in the one class of that name,
+                               loaded by the bootstrap loader (scrub.c) */
     uint64_t keep_asked; /* entries given outside a preset: worth a warning
                             when they keep nothing */
     /* deobfuscation: the mapping loaded (hs_rules_mapping), and the file a
@@ -96,6 +102,15 @@ typedef struct {
 
 hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt);
 
+/* True when primitive field values are zeroed (`fields zero`). */
+int hs_rules_remove_fields(const hs_rules *r);
+
+/* Under rules that remove values, a mapping may not rename a class into
+ * the JDK's or Android's packages (hs_mapping_platform_line), nor rename
+ * such a class's fields: HS_E_USAGE naming the file and line, else HS_OK.
+ * Checked when a mapping is taken and when a filter is created. */
+hs_status hs_rules_check_mapping(const hs_rules *r, hs_error *err);
+
 /* True when roots of kind `subtag` are dropped. */
 int hs_rules_root_dropped(const hs_rules *r, unsigned subtag);
 
@@ -104,6 +119,13 @@ int hs_rules_root_dropped(const hs_rules *r, unsigned subtag);
  * field is named `text`. */
 uint64_t hs_rules_keep_class_mask(const hs_rules *r, const uint8_t *text, size_t n);
 uint64_t hs_rules_keep_field_mask(const hs_rules *r, const uint8_t *text, size_t n);
+
+/* The keep-field entries that may keep a field of basic type `type`,
+ * static or not: those that declare no type, and those that declare this
+ * one (issue #50: a `long coder` is not String.coder). */
+uint64_t hs_rules_keep_typed(const hs_rules *r, int is_static, unsigned type);
+/* The entries of JDK classes (rules.keep_anchored). */
+uint64_t hs_rules_keep_anchored(const hs_rules *r);
 
 /* The keep-field entries given outside a preset (a bit each), and the
  * text of entry k. */

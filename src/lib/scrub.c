@@ -14,7 +14,16 @@
  * Fields on the keep list (keep-field CLASS.FIELD, e.g. String.coder so a
  * string's length stays right) are matched by name: STRING texts are
  * compared with the list as they arrive (rules.c), LOAD_CLASS ties class
- * ids to their names, and CLASS_DUMP field names are looked up by id.
+ * ids to their names, and CLASS_DUMP field names are looked up by id. The
+ * names are the dump's own: STRINGs a mapping writes are never matched
+ * (filter.c), so a mapping cannot widen the list. A keep with a declared
+ * type applies to a field of that type only (a `long coder` is data), and
+ * one of a JDK class (rules.keep_anchored) only in the one class of that
+ * name, loaded by the bootstrap loader (CLASS_DUMP loader id 0), as a JVM
+ * loads java.lang.String: a fake one an app's loader defined, or a second
+ * class of the name, is data. One pass cannot take back a value already
+ * kept, so a second class of the name after that is an error (a JVM writes
+ * every LOAD_CLASS before its heap dump: it never happens on a real dump).
  */
 #include "scrub.h"
 
@@ -59,6 +68,8 @@ void hs_scrub_free(hs_scrub *sc)
     hs_idmap_free(&sc->waiting);
     hs_free(a, sc->masks);
     sc->masks = NULL;
+    hs_free(a, sc->own_names);
+    sc->own_names = NULL;
     hs_free(a, sc->holds);
     hs_free(a, sc->pending);
     sc->holds = NULL;
@@ -80,15 +91,54 @@ static hs_status names_changed(hs_scrub *sc, hs_ctx *c)
                        hs_idmap_bytes(&sc->keep_classes));
 }
 
+static int text_is(const uint8_t *text, size_t n, const char *s)
+{
+    return n == strlen(s) && memcmp(text, s, n) == 0;
+}
+
 hs_status hs_scrub_name(hs_scrub *sc, hs_ctx *c, uint64_t id, const uint8_t *text, size_t n)
 {
-    uint64_t cls = hs_rules_keep_class_mask(sc->rules, text, n);
-    uint64_t fld = hs_rules_keep_field_mask(sc->rules, text, n);
+    uint64_t cls = sc->hide_only ? (uint64_t)(text_is(text, n, "java/lang/String") ||
+                                              text_is(text, n, "java.lang.String"))
+                                 : hs_rules_keep_class_mask(sc->rules, text, n);
+    uint64_t fld = sc->hide_only
+                       ? (uint64_t)(text_is(text, n, "hash") || text_is(text, n, "hashIsZero") ||
+                                    text_is(text, n, "hashCode")) /* Android before 6 */
+                       : hs_rules_keep_field_mask(sc->rules, text, n);
 
     if ((cls && hs_idmap_put(&sc->keep_class_names, id, cls) != HS_OK) ||
         (fld && hs_idmap_put(&sc->keep_field_names, id, fld) != HS_OK))
         return nomem(c);
     return cls || fld ? names_changed(sc, c) : HS_OK;
+}
+
+/* Class `class_id` is named as the JDK classes of entries `m`: the first
+ * class of each is its owner; another one makes the entry kept nowhere. */
+static hs_status one_class_per_name(hs_scrub *sc, hs_ctx *c, uint64_t class_id, uint64_t m)
+{
+    unsigned k;
+
+    for (k = 0; k < HS_MAX_KEEP_FIELDS; k++) {
+        const uint64_t bit = 1ull << k;
+        if (!(m & bit))
+            continue;
+        if (!(sc->keep_owned & bit)) {
+            sc->keep_owned |= bit;
+            sc->keep_owner[k] = class_id;
+        } else if (sc->keep_owner[k] != class_id) {
+            if (sc->keep_applied & bit)
+                return hs_fail_at(c, HS_E_MALFORMED, c->rec_off,
+                                  "LOAD_CLASS at byte %llu names a second class (0x%llx) as "
+                                  "the class of keep-field %s, whose value in the first "
+                                  "(0x%llx) was kept already: a JVM loads that class once",
+                                  (unsigned long long)c->rec_off,
+                                  (unsigned long long)class_id,
+                                  hs_rules_keep_name(sc->rules, k),
+                                  (unsigned long long)sc->keep_owner[k]);
+            sc->keep_ambiguous |= bit;
+        }
+    }
+    return HS_OK;
 }
 
 hs_status hs_scrub_load_class(hs_scrub *sc, hs_ctx *c, uint64_t class_id, uint64_t name_id)
@@ -97,6 +147,8 @@ hs_status hs_scrub_load_class(hs_scrub *sc, hs_ctx *c, uint64_t class_id, uint64
 
     if (!mask)
         return HS_OK;
+    if (!sc->hide_only) /* what is zeroed goes by name alone */
+        HS_TRY(one_class_per_name(sc, c, class_id, *mask & hs_rules_keep_anchored(sc->rules)));
     if (hs_idmap_put(&sc->keep_classes, class_id, *mask) != HS_OK)
         return nomem(c);
     return names_changed(sc, c);
@@ -107,21 +159,40 @@ static int is_reference(unsigned type)
     return type == HS_TYPE_OBJECT || type == HS_TYPE_ARRAY_OBJECT;
 }
 
-/* True when the keep list keeps a field named `name_id` of `type`, of a
- * class with entries `class_mask`. Notes the entries that met a field (and
- * a reference field, which is kept anyway), for the end-of-run warnings. */
-static int kept(hs_scrub *sc, uint64_t class_mask, uint64_t name_id, unsigned type)
+/* True when the keep list keeps a field named `name_id` of `type`, static
+ * or not, of a class with entries `class_mask`. Notes the entries that met
+ * a field (and a reference field, which is kept anyway), for the
+ * end-of-run warnings, and the JDK classes' that kept a value. */
+static int kept(hs_scrub *sc, uint64_t class_mask, uint64_t name_id, int is_static,
+                unsigned type)
 {
     uint64_t *m, hit;
 
     if (!class_mask)
         return 0;
     m = hs_idmap_get(&sc->keep_field_names, name_id);
-    hit = m ? *m & class_mask : 0;
+    if (sc->hide_only) /* the names of what is zeroed */
+        return m && (*m & class_mask) && !is_static;
+    hit = m ? *m & class_mask & hs_rules_keep_typed(sc->rules, is_static, type) : 0;
     sc->keep_met |= hit;
     if (is_reference(type))
         sc->keep_refs |= hit;
+    else
+        sc->keep_applied |= hit & hs_rules_keep_anchored(sc->rules);
     return hit != 0;
+}
+
+/* The keep-list entries that may apply to the class of the CLASS_DUMP at
+ * p: those naming it, less a JDK class's when the bootstrap loader did not
+ * load it or another class has its name. */
+static uint64_t class_keeps(const hs_scrub *sc, const uint8_t *p, unsigned i)
+{
+    const uint64_t *cm = hs_idmap_get(&sc->keep_classes, hs_be_id(p + HS_CD_CLASS, i));
+    uint64_t m = cm ? *cm & ~sc->keep_ambiguous : 0;
+
+    if (m && !sc->hide_only && hs_be_id(p + HS_CD_LOADER(i), i) != 0)
+        m &= ~hs_rules_keep_anchored(sc->rules);
+    return m;
 }
 
 static hs_tally field_tally(hs_ctx *c)
@@ -133,12 +204,56 @@ static hs_tally field_tally(hs_ctx *c)
 
 /* ---- class dumps ---------------------------------------------------------- */
 
+hs_status hs_scrub_names(hs_scrub *sc, hs_ctx *c, const uint8_t *p, size_t size)
+{
+    hs_cd_walk w;
+    hs_cd_entry en;
+
+    sc->n_own_names = 0;
+    hs_cd_start(&w, c->idsize);
+    while (hs_cd_next(&w, p, size, &en) == HS_CD_ENTRY) {
+        if (en.table == HS_CD_CONST)
+            continue;
+        if (sc->n_own_names == sc->cap_own_names) {
+            size_t cap = sc->cap_own_names ? 2 * sc->cap_own_names : 256;
+            uint64_t *n = hs_realloc(&c->alloc, sc->own_names,
+                                     sc->cap_own_names * sizeof *n, cap * sizeof *n);
+            if (!n)
+                return nomem(c);
+            sc->own_names = n;
+            sc->cap_own_names = cap;
+        }
+        sc->own_names[sc->n_own_names++] = en.name;
+    }
+    sc->own_names_set = 1;
+    return hs_hold(c, HS_HOLD_CLASSES,
+                   hs_classes_bytes(&sc->classes) + sc->cap_own_names * sizeof(uint64_t));
+}
+
 static hs_status held_changed(hs_scrub *sc, hs_ctx *c)
 {
     return hs_hold(c, HS_HOLD_INSTANCES, sc->pending_cap + sc->cap_holds * sizeof(held));
 }
 
 static hs_status class_arrived(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t id);
+
+/* Writes the CLASS_DUMP at p (its first byte at hs_cur()) up to its two
+ * reserved ids, then zeros for them: HotSpot and ART write 0 there, so
+ * anything else is data, counted as a finding (issue #50). */
+static hs_status reserved_ids(hs_scrub *sc, hs_enc *e, const uint8_t *p, uint64_t cls,
+                              uint64_t off)
+{
+    const unsigned i = e->c->idsize;
+    const size_t at = HS_CD_RESERVED(i);
+    uint64_t total = 0; /* not field bytes: field_bytes_scrubbed stays the fields' */
+    const hs_tally t = {&total, &e->c->st.nonzero_field_bytes, &e->c->st.first_nonzero_field};
+    size_t nz = hs_count_nonzero(p + at, 2 * (size_t)i);
+
+    if (sc->fd && nz)
+        HS_TRY(hs_findings_add(sc->fd, e->c, HS_FIND_RESERVED, cls, 0, nz, off));
+    hs_pass(e, at);
+    return hs_fill_stream(e, 0, 2 * (uint64_t)i, &t, NULL);
+}
 
 /* Copies the CLASS_DUMP at p (its first byte at hs_cur()) but for its
  * primitive values, which are zeroed; notes its instance fields' types and
@@ -148,24 +263,33 @@ static hs_status scrub_tables(hs_scrub *sc, hs_enc *e, const uint8_t *p, size_t 
 {
     const unsigned i = e->c->idsize;
     const uint64_t cls = hs_be_id(p + HS_CD_CLASS, i);
-    uint64_t *cm = hs_idmap_get(&sc->keep_classes, cls);
-    const uint64_t class_mask = cm ? *cm : 0;
+    const uint64_t class_mask = class_keeps(sc, p, i);
     const hs_tally t = field_tally(e->c);
     const uint64_t off = hs_ctx_offset(e->c);
-    size_t done = 0;
+    size_t done = HS_CD_RESERVED(i) + 2 * (size_t)i;
     hs_cd_walk w;
     hs_cd_entry en;
 
+    size_t k = 0;
+
+    if (sc->hide_only) /* no value but String.hash is zeroed */
+        done = 0;
+    else
+        HS_TRY(reserved_ids(sc, e, p, cls, off));
     hs_cd_start(&w, i);
     while (hs_cd_next(&w, p, size, &en) == HS_CD_ENTRY) {
+        /* the name the dump gave it: a mapping's never makes a keep */
+        const uint64_t own = en.table == HS_CD_CONST ? 0
+                             : sc->own_names_set && k < sc->n_own_names ? sc->own_names[k++]
+                                                                        : en.name;
         if (en.table == HS_CD_FIELD) {
             tp[en.index] = (uint8_t)en.type;
-            kp[en.index] = (uint8_t)kept(sc, class_mask, en.name, en.type);
+            kp[en.index] = (uint8_t)(kept(sc, class_mask, own, 0, en.type) != (sc->hide_only != 0));
             if (names)
                 names[en.index] = en.name;
             continue;
         }
-        if ((en.table == HS_CD_STATIC && kept(sc, class_mask, en.name, en.type)) ||
+        if (sc->hide_only || (en.table == HS_CD_STATIC && kept(sc, class_mask, own, 1, en.type)) ||
             is_reference(en.type))
             continue;
         if (sc->fd) {
@@ -188,9 +312,27 @@ static hs_status scrub_tables(hs_scrub *sc, hs_enc *e, const uint8_t *p, size_t 
     return HS_OK;
 }
 
+/* Records the layout of class `id`, whose CLASS_DUMP is at input byte
+ * `at`: a second CLASS_DUMP of it must give the same one. */
+static hs_status add_layout(hs_scrub *sc, hs_ctx *c, uint64_t id, uint64_t super,
+                            const uint8_t *tp, const uint8_t *kp, unsigned n, uint64_t at)
+{
+    uint64_t first = 0;
+    hs_status st = hs_classes_add(&sc->classes, id, super, tp, kp, n, at, &first);
+
+    if (st == HS_E_MALFORMED)
+        return hs_fail_at(c, HS_E_MALFORMED, at,
+                          "class 0x%llx is dumped twice with two layouts (CLASS_DUMPs at "
+                          "bytes %llu and %llu): its instances cannot be read by both",
+                          (unsigned long long)id, (unsigned long long)first,
+                          (unsigned long long)at);
+    return st == HS_OK ? HS_OK : nomem(c);
+}
+
 hs_status hs_scrub_class_dump(hs_scrub *sc, hs_strings *s, hs_enc *e, size_t size)
 {
     const unsigned i = e->c->idsize;
+    const uint64_t at = hs_ctx_offset(e->c);
     const uint8_t *p = hs_cur(e);
     uint64_t id = hs_be_id(p + HS_CD_CLASS, i), super = hs_be_id(p + HS_CD_SUPER(i), i);
     uint8_t types[256], keep[256], *tp = types, *kp = keep;
@@ -212,13 +354,14 @@ hs_status hs_scrub_class_dump(hs_scrub *sc, hs_strings *s, hs_enc *e, size_t siz
     st = !tp || !kp ? nomem(e->c) : hs_str_sub_begin(s, e, size);
     if (st == HS_OK)
         st = scrub_tables(sc, e, p, size, tp, kp, names);
+    sc->own_names_set = 0;
     if (st == HS_OK)
         st = hs_enc_sub_end(e);
     if (st == HS_OK && names)
         st = hs_findings_fields(sc->fd, e->c, id, names, n);
     hs_free(&e->c->alloc, names);
-    if (st == HS_OK && hs_classes_add(&sc->classes, id, super, tp, kp, n) != HS_OK)
-        st = nomem(e->c);
+    if (st == HS_OK)
+        st = add_layout(sc, e->c, id, super, tp, kp, n, at);
     if (tp != types)
         hs_free(&e->c->alloc, tp);
     if (kp != keep)
@@ -539,6 +682,13 @@ hs_status hs_scrub_instance(hs_scrub *sc, hs_strings *s, hs_enc *e, uint64_t off
 
     if (st != HS_OK)
         return runs_failed(e->c, st, off, cls);
+    if (!runs && sc->hide_only && !hs_idmap_get(&sc->keep_classes, cls)) {
+        /* not a String: nothing of it is zeroed, nothing to wait for */
+        HS_TRY(hs_str_sub_begin(s, e, hdr + n));
+        hs_pass(e, hdr);
+        HS_TRY(hs_copy_stream(e, n, "an INSTANCE_DUMP", NULL));
+        return hs_enc_sub_end(e);
+    }
     if (!runs)
         return hold(sc, e, hdr + n, missing, cls);
     if (size != n)

@@ -42,6 +42,21 @@ typedef struct {
     uint64_t pending_count;
     uint64_t keep_met;  /* keep-list entries that matched a field */
     uint64_t keep_refs; /* ... that matched a reference field (kept anyway) */
+    /* a JDK class's keep (rules.keep_anchored) applies in the one class of
+     * its name: the class each entry met first, the entries that met a
+     * second one (kept nowhere from then on), and those that kept a value */
+    uint64_t keep_owner[HS_MAX_KEEP_FIELDS];
+    uint64_t keep_owned, keep_ambiguous, keep_applied;
+    /* the next CLASS_DUMP's static and field name ids as the dump gave
+     * them, before a mapping pointed them at its names (hs_scrub_names) */
+    uint64_t *own_names;
+    size_t n_own_names, cap_own_names;
+    int own_names_set;
+    /* fields are not zeroed, but names are obfuscated: String.hash (and
+     * hashIsZero) would let anyone confirm a guessed class name, so those
+     * two are zeroed and every other value kept. The keep maps then hold
+     * those two names instead of the keep list. */
+    int hide_only;
     hs_mask *masks;     /* HS_MASKS of them, or NULL (hs_scrub_masks_start) */
     hs_findings *fd;    /* where non-zero values were (NULL: not asked) */
 } hs_scrub;
@@ -51,11 +66,18 @@ void hs_scrub_free(hs_scrub *sc);
 
 /* A STRING's text: is it a class or field name on the keep list? */
 hs_status hs_scrub_name(hs_scrub *sc, hs_ctx *c, uint64_t id, const uint8_t *text, size_t n);
-/* A LOAD_CLASS: class `class_id` is named by string `name_id`. */
+/* A LOAD_CLASS: class `class_id` is named by string `name_id` (the dump's
+ * own name, before any mapping). A second class named as a JDK class of
+ * the keep list is kept nowhere; HS_E_MALFORMED when a value of the first
+ * was kept already (a JVM loads such a class once). */
 hs_status hs_scrub_load_class(hs_scrub *sc, hs_ctx *c, uint64_t class_id, uint64_t name_id);
+/* Notes the name ids of the CLASS_DUMP at p (`size` bytes, whole), before
+ * a mapping renames its fields: keeps go by the dump's own names. */
+hs_status hs_scrub_names(hs_scrub *sc, hs_ctx *c, const uint8_t *p, size_t size);
 /* Writes the CLASS_DUMP at hs_cur() (`size` bytes, all in the window and
- * checked) with its primitive values zeroed, records its instance layout,
- * and writes the instances that were waiting for it. */
+ * checked) with its primitive values and its two reserved ids zeroed,
+ * records its instance layout, and writes the instances that were waiting
+ * for it. A class dumped again with another layout is HS_E_MALFORMED. */
 hs_status hs_scrub_class_dump(hs_scrub *sc, hs_strings *s, hs_enc *e, size_t size);
 /* An INSTANCE_DUMP at hs_cur() at input byte `off`: `hdr` header bytes, `n`
  * field bytes, written with its primitive fields scrubbed, or held. */
