@@ -190,8 +190,11 @@ static void tally(const hs_enc *e, const uint8_t *p, size_t n, uint64_t at, cons
 hs_status hs_fill_stream(hs_enc *e, uint8_t byte, uint64_t n, const hs_tally *t,
                          XXH3_state_t *tap)
 {
-    if (!e->c->opt.count_nonzero && !tap) {
-        /* nothing needs to see these bytes: never read them */
+    if (!e->c->opt.count_nonzero && !tap && hs_reader_avail(&e->c->rd) >= n) {
+        /* nothing needs to see these bytes: never look at them. Only when
+         * the window holds them all: else they are written as they are
+         * read, as when they are counted, so that a cut in them (--salvage)
+         * leaves the same output whatever reporting is asked for */
         *t->total += n;
         HS_TRY(hs_skip_stream(e, n, "scrubbed bytes", NULL));
         return dst_fill(e, byte, n);
