@@ -190,26 +190,27 @@ static void tally(const hs_enc *e, const uint8_t *p, size_t n, uint64_t at, cons
 hs_status hs_fill_stream(hs_enc *e, uint8_t byte, uint64_t n, const hs_tally *t,
                          XXH3_state_t *tap)
 {
-    if (!e->c->opt.count_nonzero && !tap && hs_reader_avail(&e->c->rd) >= n) {
-        /* nothing needs to see these bytes: never look at them. Only when
-         * the window holds them all: else they are written as they are
-         * read, as when they are counted, so that a cut in them (--salvage)
-         * leaves the same output whatever reporting is asked for */
+    uint64_t left;
+
+    if (!e->c->opt.count_nonzero && !tap) {
+        /* nothing needs to see these bytes: never read them */
         *t->total += n;
         HS_TRY(hs_skip_stream(e, n, "scrubbed bytes", NULL));
         return dst_fill(e, byte, n);
     }
-    while (n) {
+    for (left = n; left;) {
         size_t k;
-        HS_TRY(chunk(e, n, "scrubbed bytes", &k));
+        HS_TRY(chunk(e, left, "scrubbed bytes", &k));
         if (tap)
             XXH3_64bits_update(tap, hs_cur(e), k);
         tally(e, hs_cur(e), k, hs_ctx_offset(e->c), t);
         HS_TRY(hs_drop(e, k));
-        HS_TRY(dst_fill(e, byte, k));
-        n -= k;
+        left -= k;
     }
-    return HS_OK;
+    /* written once all are read, as when they are skipped: a cut inside
+     * them (--salvage) then leaves the same output whatever reporting is
+     * asked for */
+    return dst_fill(e, byte, n);
 }
 
 hs_status hs_fill_out(hs_enc *e, uint8_t byte, uint64_t n)
