@@ -195,6 +195,7 @@ test: test-deps
 	$(TIMED) sh tests/histogram.sh ./$(BIN)
 	$(TIMED) sh tests/analyzers.sh ./$(BIN)
 	$(TIMED) sh tests/cli_salvage_art.sh ./$(BIN)
+	$(TIMED) sh tests/cli_strings.sh ./$(BIN)
 	$(TIMED) sh tests/deobf.sh ./$(BIN)
 	$(TIMED) sh tests/privacy.sh ./$(BIN)
 	$(TIMED) sh tests/audit_corpus.sh ./$(BIN)

@@ -174,7 +174,7 @@ RAW=$WORK/raw.tsv           # input, label, seconds, peak KiB, exit status (one 
 INPUTS=$WORK/inputs.tsv     # input, bytes, description
 SKIPPED=$WORK/skipped.tsv   # mode, reason
 ZSIZES=$WORK/zsizes.tsv     # input, zstd level ("z": -z's own), bytes out (gzip inputs, -p default)
-: > "$RAW"; : > "$INPUTS"; : > "$SKIPPED"; : > "$ZSIZES"
+: > "$RAW"; : > "$INPUTS"; : > "$SKIPPED"; : > "$ZSIZES"; : > "$WORK/held.tsv"
 
 # run_once INPUT LABEL COMMAND: one timed run of the shell COMMAND, appended
 # to $RAW. Wall time from date(1) in ns; peak RSS and CPU time (user +
@@ -534,10 +534,51 @@ mix_triple() {
     done
 }
 
+# held_strings NAME PATH [android]: the memory held for STRINGs waiting for
+# their first user (issue #50: none is written unused, whatever the order),
+# one untimed run per preset, into $HELD: held_strings_peak and
+# held_bytes_peak from the JSON report. On a HotSpot input also the shape
+# that holds most, the dump deobfuscated (-p none --mapping, whose STRING
+# after the LOAD_CLASSes makes every later one wait) then shared.
+HELD=$WORK/held.tsv
+held_strings() {
+    runs="-p default|-p privacy"
+    [ "$3" = android ] && runs="$runs|-p privacy --to-jvm|-p android-app"
+    [ "$3" = android ] || runs="$runs|mapped"
+    echo "$runs" | tr '|' '\n' | while read -r how; do
+        src=$2; args=$how
+        if [ "$how" = mapped ]; then
+            src=$WORK/held-mapped.hprof; args="-p privacy"
+            "$STRIP" -q -p none --mapping "$MIX_MAP" "$2" -o "$src" -f 2>/dev/null || continue
+            how="-p none --mapping, then -p privacy"
+        fi
+        # shellcheck disable=SC2086
+        "$STRIP" -q $args --stats-file "$WORK/held.json" "$src" -o /dev/null 2>/dev/null
+        awk -v n="$1" -v how="$how" '
+            { while (match($0, /"(held_strings_peak|held_bytes_peak|strings_in|strings_out)": *[0-9]+/)) {
+                  kv = substr($0, RSTART, RLENGTH); sub(/"/, "", kv); split(kv, a, /": */); v[a[1]] = a[2]
+                  $0 = substr($0, RSTART + RLENGTH) } }
+            END { if ("held_strings_peak" in v)
+                      printf "%s\t%s\t%s\t%s\t%s\t%s\n", n, how, v["held_strings_peak"], v["held_bytes_peak"], v["strings_out"], v["strings_in"] }' \
+            "$WORK/held.json" >> "$HELD"
+        rm -f "$WORK/held-mapped.hprof" "$WORK/held.json"
+    done
+}
+
+held_report() {
+    echo "## STRINGs held until their first user (issue #50)"
+    echo
+    echo "| input | run | STRINGs held, peak | all held, peak | STRINGs written / read |"
+    echo "|---|---|---:|---:|---:|"
+    sort -t "$(printf '\t')" -k3,3nr "$HELD" | awk -F '\t' '
+        { printf "| %s | `%s` | %.1f MiB | %.1f MiB | %s / %s |\n", $1, $2, $3 / 1048576, $4 / 1048576, $5, $6 }'
+}
+
 # bench_input NAME PATH DESCRIPTION [android]: measures all commands on one input.
 bench_input() {
     name=$1
     input=$2
+    held_strings "$name" "$input" "${4:-}"
     bytes=$(wc -c < "$input" | tr -d ' ')
     printf '%s\t%s\t%s\n' "$name" "$bytes" "$3" >> "$INPUTS"
     cat "$input" > /dev/null              # warm the page cache
@@ -977,11 +1018,11 @@ targets38() {
 }
 
 if [ "$ONLY" = mix ]; then
-    { report; echo "## Targets (issue #38)"; echo; targets38; } | tee "$WORK/mix.md"
+    { report; echo "## Targets (issue #38)"; echo; targets38; echo; held_report; } | tee "$WORK/mix.md"
     clean_up
     exit 0
 fi
 { report; echo "## Targets (issue #6)"; echo; targets; echo; echo "## Targets (issue #13)"; echo; targets13
   echo; echo "## Targets (issue #38)"; echo; targets38
-  echo; gz_cores; echo; many_report; } | tee bench/RESULTS.md
+  echo; gz_cores; echo; many_report; echo; held_report; } | tee bench/RESULTS.md
 clean_up

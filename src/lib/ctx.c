@@ -140,6 +140,8 @@ hs_status hs_hold(hs_ctx *c, hs_holder h, uint64_t bytes)
     c->held[h] = bytes;
     if (c->held_total > c->st.held_bytes_peak)
         c->st.held_bytes_peak = c->held_total;
+    if (h == HS_HOLD_STRINGS && bytes > c->st.held_strings_peak)
+        c->st.held_strings_peak = bytes;
     if (c->held_total <= c->opt.max_held)
         return HS_OK;
     return hs_fail_at(c, HS_E_LIMIT, hs_ctx_offset(c),

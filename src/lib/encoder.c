@@ -190,23 +190,27 @@ static void tally(const hs_enc *e, const uint8_t *p, size_t n, uint64_t at, cons
 hs_status hs_fill_stream(hs_enc *e, uint8_t byte, uint64_t n, const hs_tally *t,
                          XXH3_state_t *tap)
 {
+    uint64_t left;
+
     if (!e->c->opt.count_nonzero && !tap) {
         /* nothing needs to see these bytes: never read them */
         *t->total += n;
         HS_TRY(hs_skip_stream(e, n, "scrubbed bytes", NULL));
         return dst_fill(e, byte, n);
     }
-    while (n) {
+    for (left = n; left;) {
         size_t k;
-        HS_TRY(chunk(e, n, "scrubbed bytes", &k));
+        HS_TRY(chunk(e, left, "scrubbed bytes", &k));
         if (tap)
             XXH3_64bits_update(tap, hs_cur(e), k);
         tally(e, hs_cur(e), k, hs_ctx_offset(e->c), t);
         HS_TRY(hs_drop(e, k));
-        HS_TRY(dst_fill(e, byte, k));
-        n -= k;
+        left -= k;
     }
-    return HS_OK;
+    /* written once all are read, as when they are skipped: a cut inside
+     * them (--salvage) then leaves the same output whatever reporting is
+     * asked for */
+    return dst_fill(e, byte, n);
 }
 
 hs_status hs_fill_out(hs_enc *e, uint8_t byte, uint64_t n)
@@ -372,6 +376,15 @@ static int joins_segment(const hs_enc *e, uint64_t size)
            seg_pending(e) + head + size <= e->seg_cap;
 }
 
+/* The most the stage holds: HS_STAGE_CAP, or a quarter of the memory cap
+ * when that is less, so that staging objects (strrec.c) never makes a run
+ * fail that writing them at once would not. */
+static uint64_t stage_limit(const hs_enc *e)
+{
+    const uint64_t quarter = e->c->opt.max_held / 4;
+    return quarter < HS_STAGE_CAP ? quarter : HS_STAGE_CAP;
+}
+
 int hs_enc_stage_overflows(const hs_enc *e, uint64_t size)
 {
     uint64_t head = e->in_heap ? info_size(e) : 0, stage = e->stage_len, pending;
@@ -381,7 +394,7 @@ int hs_enc_stage_overflows(const hs_enc *e, uint64_t size)
     pending = e->seg_open ? seg_pending(e) : 0;
     if (pending) /* the open segment closes into the stage first */
         stage += HS_RECORD_HEADER + pending;
-    return head + size > e->seg_cap || stage > HS_STAGE_CAP;
+    return head + size > e->seg_cap || stage > stage_limit(e);
 }
 
 /* A sub-record larger than a segment may be: a segment of its own, sized
@@ -415,7 +428,7 @@ static hs_status place_sub(hs_enc *e, uint64_t size)
     }
     HS_TRY(hs_enc_seg_close(e));
     head = e->in_heap ? info_size(e) : 0;
-    if (e->staging && (head + size > e->seg_cap || e->stage_len > HS_STAGE_CAP))
+    if (e->staging && (head + size > e->seg_cap || e->stage_len > stage_limit(e)))
         HS_TRY(hs_enc_commit(e)); /* the caller commits first (strrec.c): a safety net */
     if (head + size > e->seg_cap)
         return own_segment(e, head, size);

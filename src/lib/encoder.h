@@ -46,7 +46,7 @@
 enum hs_dst { HS_DST_OUT, HS_DST_SEG };
 
 /* The start of a heap dump is held back at most HS_STAGE_CAP (hs_limits.h;
- * see strrec.c). */
+ * see strrec.c), or a quarter of max_held when that is less. */
 
 /* What counting fills report into: the bytes filled, the non-zero input
  * bytes among them (with opt.count_nonzero), and the input offset of the

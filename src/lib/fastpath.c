@@ -96,14 +96,16 @@ int hs_fast_root_dropped_ahead(const F *f, size_t at, uint64_t id)
  * the next segment (walk_hold). */
 
 /* The run's mode: 0 when the fast path is off, when a feature looks at
- * every object (the held start of the dump, scrubbing without cached
- * layouts) or the segment is not ready, 1 to skip objects (their heap is
+ * every object (the held start of a dump whose first object ends it,
+ * scrubbing without cached layouts) or the segment is not ready, 1 to skip objects (their heap is
  * dropped), 2 to copy them while roots are held for their objects, 3 to
  * copy objects and roots (none are held), 4 as 3 with instance fields
  * scrubbed. The histogram counts in every mode (run_histo). */
 static int run_mode(const F *f)
 {
-    if (f->fast.off || hs_enc_staging(&f->enc) ||
+    /* a stage that goes on past objects (strrec.c) only takes the closed
+     * segments, which the slow path closes, and checks, as always */
+    if (f->fast.off || (hs_enc_staging(&f->enc) && !f->str.on_demand) ||
         (f->caps.scrub && !f->scrub.masks))
         return 0;
     if (f->caps.hold_roots) /* walk_hold() sees to the segment */

@@ -147,8 +147,6 @@ hs_filter *hs_filter_create_ex(const hs_rules *rules, const hs_options *opt, siz
     hs_ctx_init_alloc(&f->c, &a);
     f->caps = hs_rules_caps(rules, &f->c.opt);
     hs_strings_init(&f->str, &f->c.alloc, f->caps.drop_strings);
-    /* obfuscating, a string still held may be an original name */
-    f->str.never_flush = f->c.opt.obfuscate_names;
     hs_roots_init(&f->roots, &f->c.alloc);
     hs_scrub_init(&f->scrub, rules, &f->c.alloc);
     hs_dups_init(&f->dups, &f->c.alloc, f->c.opt.max_held);
@@ -378,7 +376,7 @@ static hs_status read_header(F *f)
         f->sub_size[i] = (uint8_t)hs_sub_fixed_size(i, idsize);
     HS_TRY(hs_heap_init(f));
     /* ART writes STRINGs on demand (see strrec.c) */
-    f->str.flush_at_commit = v == 3;
+    f->str.on_demand = v == 3;
     if (f->caps.deobf)
         HS_TRY(hs_deobf_start(&f->deobf, v));
 
@@ -729,7 +727,7 @@ static hs_status record(F *f)
     if (tag == HS_TAG_LOAD_CLASS)
         f->seen_load_class = 1;
     else if (tag == HS_TAG_STRING && f->seen_load_class)
-        f->str.flush_at_commit = 1;
+        f->str.on_demand = 1;
     /* (a HEAP_DUMP_END alone is an empty heap dump: what --salvage writes
      * for a dump cut before its heap dump that named no class) */
     f->seen_profile |= tag == HS_TAG_CONTROL_SETTINGS || tag == HS_TAG_CPU_SAMPLES ||

@@ -491,8 +491,8 @@ static hs_status sub_record(F *f)
     HS_TRY(within(f, off, fixed));
     HS_TRY(hs_need(&f->enc, fixed, "a sub-record header"));
     p = hs_cur(&f->enc);
-    if (f->enc.staging && subtag != HS_SUB_CLASS_DUMP && subtag != HS_SUB_HEAP_DUMP_INFO &&
-        !hs_sub_is_root(subtag))
+    if (f->enc.staging && !f->str.on_demand && subtag != HS_SUB_CLASS_DUMP &&
+        subtag != HS_SUB_HEAP_DUMP_INFO && !hs_sub_is_root(subtag))
         HS_TRY(hs_str_commit(&f->str, &f->enc)); /* the first object: class dumps are over */
     switch (subtag) {
     case HS_SUB_CLASS_DUMP:
@@ -602,7 +602,7 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len)
     HS_TRY(heap_record_header(f, tag, to_eof));
     /* class names: every LOAD_CLASS came by now, unless the writer makes
      * STRINGs on demand after LOAD_CLASSes (the JVMTI agent) */
-    if (f->c.opt.histogram && !(f->seen_load_class && f->str.flush_at_commit && f->version < 3))
+    if (f->c.opt.histogram && !(f->seen_load_class && f->str.on_demand && f->version < 3))
         HS_TRY(hs_histo_prune(&f->histo, &f->c));
     f->heap_seen = 1;
     f->heap_segments += tag == HS_TAG_HEAP_DUMP_SEGMENT;

@@ -477,12 +477,14 @@ enum hs_stat_kind { HS_COUNT, HS_BYTES, HS_OFFSET };
  * of the counter index). HS_STATS_COUNTERS_0_1 must never change, for
  * hs_stats's 0.1 layout is the fields it makes followed by the dup_*
  * fields. 0.5: the two that say how far the duplicate counts are exact
- * (find_duplicates). */
+ * (find_duplicates). Then the peak of the STRINGs held (a part of
+ * held_bytes_peak). */
 #define HS_STATS_COUNTERS_ADDED(X)                                            \
     X(dup_arrays_unchecked, HS_COUNT,                                         \
       "arrays not compared for copies (table full): 0 if dup_* are exact")    \
     X(dup_min_bytes, HS_BYTES,                                                \
-      "smallest array compared for copies, all along from that size up")
+      "smallest array compared for copies, all along from that size up")      \
+    X(held_strings_peak, HS_BYTES, "most memory held for STRINGs not yet used")
 
 /* Notes on some counters: payload_bytes_* count array payloads; the
  * salvaged_bytes are zeros --salvage wrote to complete a record cut short;

@@ -16,19 +16,20 @@
  *
  * The stage. VisualVM's reader takes everything from the first heap segment
  * to the last as one run of sub-records: a STRING written between segments
- * breaks it. HotSpot writes every CLASS_DUMP (the records that name field
- * strings) before the first object, so the start of the heap dump is held
- * back (the encoder's stage) until the first object (or a sub-record too
- * large to stage, a top-level record, the end of the heap dump, or the
- * stage cap); the strings those class dumps name are written to the output
- * as they are met, ahead of the stage. Writers that do otherwise (ART
- * interleaves class dumps with objects; the JVMTI agent writes each STRING
- * on first use) also write only the strings they use, so for them every
- * string still held is written when the stage is. A string first needed
- * later goes between segments, which the format allows and MAT, perflib
- * and shark read. Under --obfuscate-names nothing is written unused (the
- * held strings not used by then include the original names): every
- * string goes just before its first user.
+ * breaks it. So the start of the heap dump is held back (the encoder's
+ * stage) while class dumps may still come, and the strings they name are
+ * written to the output as they are met, ahead of the stage. HotSpot
+ * writes every CLASS_DUMP before the first object: its stage ends there.
+ * A writer that makes STRINGs on demand (on_demand: ART, which interleaves
+ * class dumps with objects; the JVMTI agent; --mapping's output, a STRING
+ * after LOAD_CLASS) gets a stage that goes on past objects. Either ends
+ * early at a sub-record too large to stage, a top-level record, the end of
+ * the heap dump, or the stage cap (HS_STAGE_CAP, or a quarter of
+ * max_held). What is still held then stays held: no STRING is written
+ * before a record that uses it is, so none is ever written unused, and
+ * what is held counts toward max_held (past it the run fails). A string
+ * first needed after the stage goes between segments, which the format
+ * allows and MAT, perflib and shark read, VisualVM not.
  */
 #include "strrec.h"
 
@@ -40,8 +41,7 @@ void hs_strings_init(hs_strings *s, const hs_alloc *a, int drop_unused)
 {
     hs_strtab_init(&s->tab, a);
     s->drop_unused = drop_unused;
-    s->flush_at_commit = 0;
-    s->never_flush = 0;
+    s->on_demand = 0;
     s->emitted = NULL;
     s->emitted_ctx = NULL;
 }
@@ -243,26 +243,9 @@ hs_status hs_str_write(hs_strings *s, hs_enc *e, uint64_t id, const void *text, 
     return held_changed(s, e);
 }
 
-hs_status hs_str_flush_held(hs_strings *s, hs_enc *e)
-{
-    const hs_idmap *m = &s->tab.map;
-    size_t i;
-
-    /* emit_held only flips map values, so walking the map is safe */
-    for (i = 0; i < m->cap; i++)
-        if (m->used[i] && (m->ents[i].val & 3u) == HS_STR_HELD)
-            HS_TRY(emit_held(s, e, m->ents[i].key));
-    return HS_OK;
-}
-
 hs_status hs_str_commit(hs_strings *s, hs_enc *e)
 {
-    if (!e->staging)
-        return HS_OK;
-    /* strings first, written while still staging so that the open segment
-     * stays open: it belongs after the stage */
-    if (s->flush_at_commit && !s->never_flush)
-        HS_TRY(hs_str_flush_held(s, e));
+    (void)s; /* what is held stays held: it goes out only before a user */
     return hs_enc_commit(e);
 }
 

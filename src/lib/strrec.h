@@ -15,10 +15,9 @@
 typedef struct {
     hs_strtab tab;
     int drop_unused;     /* hold STRINGs until their first user */
-    int flush_at_commit; /* the writer makes STRINGs on demand: write every
-                            held one when the stage is written */
-    int never_flush;     /* --obfuscate-names: only used STRINGs go out, since
-                            a held one may be an original name */
+    int on_demand;       /* the writer makes STRINGs on demand (ART, the
+                            JVMTI agent, --mapping's output): class dumps may
+                            follow objects, so the stage goes on past them */
     /* told each held STRING's text as it is written, when its text leaves
      * the table (filter.c: the histogram's class names); NULL: nobody */
     hs_status (*emitted)(void *ctx, uint64_t id, const uint8_t *text, size_t n);
@@ -43,9 +42,8 @@ hs_status hs_str_record(hs_strings *s, hs_enc *e, uint64_t len);
  * deobf.c gives), as a top-level record: counted, and marked written so
  * that its users need nothing more. The table is strrec.c's alone. */
 hs_status hs_str_write(hs_strings *s, hs_enc *e, uint64_t id, const void *text, size_t n);
-/* Writes every STRING still held, now. */
-hs_status hs_str_flush_held(hs_strings *s, hs_enc *e);
-/* Writes the held-back start of the heap dump (see strrec.c), if any. */
+/* Writes the held-back start of the heap dump (see strrec.c), if any: the
+ * STRINGs still held stay held. */
 hs_status hs_str_commit(hs_strings *s, hs_enc *e);
 /* Opens a sub-record of `size` output bytes, first writing what must come
  * before it: the name of the heap it switches to, and the stage when the
