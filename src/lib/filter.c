@@ -893,7 +893,12 @@ static hs_status salvage_corrupt(F *f)
         hs_enc_take_back(&f->enc, f->prev_out_pos);
     snprintf(kept, sizeof kept, "every record before byte %llu was kept",
              (unsigned long long)f->c.err.offset);
-    f->enc.sub_open = 0; /* a bad sub-record is found before it begins */
+    /* a bad sub-record is mostly found before it begins; one found once
+     * begun (a class's second layout, known only from its whole
+     * CLASS_DUMP) is taken back from the segment it was going into */
+    if (f->enc.sub_open && f->enc.dst == HS_DST_SEG && f->enc.sub_off == f->c.err.offset)
+        f->enc.seg_len = f->enc.sub_mark;
+    f->enc.sub_open = 0;
     f->enc.rec_partial = 0;
     return hs_salvage(f, kept);
 }

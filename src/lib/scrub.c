@@ -355,13 +355,16 @@ hs_status hs_scrub_class_dump(hs_scrub *sc, hs_strings *s, hs_enc *e, size_t siz
     if (st == HS_OK)
         st = scrub_tables(sc, e, p, size, tp, kp, names);
     sc->own_names_set = 0;
+    /* the layout checked before the sub-record is ended: a second layout
+     * fails with this CLASS_DUMP still open, so --salvage's cut leaves it
+     * out rather than writing the two layouts a reader cannot tell apart */
+    if (st == HS_OK)
+        st = add_layout(sc, e->c, id, super, tp, kp, n, at);
     if (st == HS_OK)
         st = hs_enc_sub_end(e);
     if (st == HS_OK && names)
         st = hs_findings_fields(sc->fd, e->c, id, names, n);
     hs_free(&e->c->alloc, names);
-    if (st == HS_OK)
-        st = add_layout(sc, e->c, id, super, tp, kp, n, at);
     if (tp != types)
         hs_free(&e->c->alloc, tp);
     if (kp != keep)

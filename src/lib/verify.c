@@ -69,6 +69,20 @@ static const struct {
 };
 #define N_KEEPS (sizeof g_keeps / sizeof g_keeps[0])
 
+/* The values a keep takes: what the JDK gives those fields, nothing wider,
+ * so that a class that only looks like the JDK's (a dump renamed by a
+ * mapping, then stripped) carries at most a bit a field through. A coder
+ * is LATIN1 (0) or UTF16 (1); an Unsafe offset is a field's place in an
+ * object, far under 64 KiB. */
+static int keep_range(unsigned type, const uint8_t *p)
+{
+    if (type == 8)
+        return p[0] <= 1;
+    if (type == 11) /* big-endian: the top six bytes zero, under 64 KiB */
+        return p[0] == 0 && p[1] == 0 && p[2] == 0 && p[3] == 0 && p[4] == 0 && p[5] == 0;
+    return 0;
+}
+
 typedef struct {           /* one STRING record */
     uint64_t id, offset, len;
     uint32_t text;         /* in texts[], when len <= HS_NAME_TEXT_MAX */
@@ -80,12 +94,13 @@ typedef struct {           /* a declared instance field, with its tally */
     uint64_t name;
     unsigned type;
     uint64_t objects, bytes, first; /* instances with it non-zero */
+    uint64_t wild;         /* of `bytes`, those in values no keep takes */
 } vfield;
 
 typedef struct {           /* a static or constant-pool value holding data */
     uint32_t cls;          /* index in classes[] */
     uint64_t name;         /* static: string id; constant: pool index */
-    unsigned type, is_const;
+    unsigned type, is_const, wild; /* wild: a value no keep takes */
     uint64_t bytes, offset;
 } vvalue;
 
@@ -761,7 +776,7 @@ static vclass *class_by_id(const V *v, uint64_t id)
 /* A static, or a constant-pool value, holding data (settled at the end:
  * a static may be one of the keeps). */
 static int value_data(V *v, uint32_t cls, uint64_t name, unsigned type, int is_const,
-                      uint64_t bytes, uint64_t at)
+                      uint64_t bytes, uint64_t at, int wild)
 {
     if (GROW(v, values, v->n_values + 1, "static values") != 0)
         return -1;
@@ -769,6 +784,7 @@ static int value_data(V *v, uint32_t cls, uint64_t name, unsigned type, int is_c
     v->values[v->n_values].name = name;
     v->values[v->n_values].type = type;
     v->values[v->n_values].is_const = (unsigned)is_const;
+    v->values[v->n_values].wild = (unsigned)wild;
     v->values[v->n_values].bytes = bytes;
     v->values[v->n_values].offset = at;
     v->n_values++;
@@ -801,7 +817,8 @@ static int cd_values(V *v, uint32_t ci, uint64_t at)
             if (!(p = hp_get(v, sz, "a CLASS_DUMP")))
                 return -1;
             if (t != 2 && nonzero(p, sz) &&
-                value_data(v, ci, key, t, !pass, nonzero(p, sz), hp_at(v) - sz) != 0)
+                value_data(v, ci, key, t, !pass, nonzero(p, sz), hp_at(v) - sz,
+                           !keep_range(t, p)) != 0)
                 return -1;
         }
     }
@@ -955,6 +972,8 @@ static int instance_values(V *v, uint32_t ci, const uint8_t *p, uint64_t n, uint
                 f->first = at;
             f->objects++;
             f->bytes += nz;
+            if (!keep_range(f->type, p))
+                f->wild += nz;
         }
         p += sz;
     }
@@ -1266,11 +1285,13 @@ static void anchors(const V *v, uint64_t anchor[N_KEEPS])
 /* Whether the non-zero value of field `name` (type `type`) of class
  * `cls` is one of the anchored keeps. */
 static int kept(const V *v, const uint64_t anchor[N_KEEPS], uint64_t cls, uint64_t name,
-                unsigned type, int is_static)
+                unsigned type, int is_static, uint64_t wild)
 {
     const char *t = text_of(v, name);
     size_t k;
 
+    if (wild) /* a value out of the JDK's range: data, whatever the anchor */
+        return 0;
     for (k = 0; t && k < N_KEEPS; k++)
         if (anchor[k] == cls && g_keeps[k].is_static == is_static && g_keeps[k].type == type &&
             strcmp(g_keeps[k].field, t) == 0)
@@ -1300,7 +1321,7 @@ static int settle_values(V *v)
             const char *t = text_of(v, f->name);
             if (!f->bytes)
                 continue;
-            if (kept(v, anchor, c->id, f->name, f->type, 0)) {
+            if (kept(v, anchor, c->id, f->name, f->type, 0, f->wild)) {
                 n->kept_bytes += f->bytes;
                 continue;
             }
@@ -1322,7 +1343,7 @@ static int settle_values(V *v)
         const vvalue *x = &v->values[i];
         const vclass *c = &v->classes[x->cls];
         const char *t = x->is_const ? NULL : text_of(v, x->name);
-        if (!x->is_const && kept(v, anchor, c->id, x->name, x->type, 1)) {
+        if (!x->is_const && kept(v, anchor, c->id, x->name, x->type, 1, x->wild)) {
             n->kept_bytes += x->bytes;
             continue;
         }
