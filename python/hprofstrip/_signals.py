@@ -101,7 +101,6 @@ class Worker:
         self.cancelled = False  # set by the main thread only: the worker reads it
         self.finished = False
         self.rc = None
-        self.report_p = None
         self.error = None  # what the worker's own Python raised (ctypes)
         self.request = None  # a progress call for the main thread
         self.fn = _lib.PROGRESS_FN(self._progress)
