@@ -249,9 +249,9 @@ fake() {
     mkdir -p "$T/$1/bin"
     {
         echo '#!/bin/sh'
+        echo "echo \$\$ >'$T/$1.pid'"
         echo "fifo=\$(python3 '$T/dcmd.py' \"\$@\") || exit 1"
         echo 'cd / || exit 1'
-        echo "echo \$\$ >'$T/$1.pid'"
         cat
     } >"$T/$1/bin/jcmd"
     chmod +x "$T/$1/bin/jcmd"
@@ -276,7 +276,7 @@ fake silent <<'EOF'
 exit 1
 EOF
 newtmp
-JAVA_HOME=$T/silent TMPDIR=$TD timeout 20 "$BIN" --jvm "$JVM" -o "$T/x.hprof" 2>"$T/err"
+JAVA_HOME=$T/silent TMPDIR=$TD timeout 60 "$BIN" --jvm "$JVM" -o "$T/x.hprof" 2>"$T/err"
 rc=$?
 expect_rc 10 "--jvm, jcmd ending at once"
 empty_tmp "$TD" "--jvm, jcmd ending at once"
