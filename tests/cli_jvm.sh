@@ -215,13 +215,43 @@ expect_rc 10 "--jvm without jcmd"
 expect_grep "cannot run jcmd" "$T/err" "--jvm without jcmd"
 empty_tmp "$TD" "--jvm without jcmd"
 
-# fake jcmds: $1 PID, $2 GC.heap_dump, [-all], -overwrite, the FIFO last
+# fake jcmds: $1 PID, then the command's words, which jcmd joins with
+# spaces and the JVM splits again (dcmd.py: at spaces, a quoted word
+# whole, a word with '=' an option's value); $fifo the name the JVM
+# reads, opened from the JVM's own directory (here /), as the JVM does
+cat >"$T/dcmd.py" <<'EOF'
+# SPDX-License-Identifier: Apache-2.0
+import sys
+line, words, i = " ".join(sys.argv[2:]), [], 0
+while i < len(line):
+    if line[i] == " ":
+        i += 1
+        continue
+    w, opt = "", False
+    while i < len(line) and line[i] != " ":
+        if line[i] in "\"'":
+            j = line.find(line[i], i + 1)
+            j = len(line) if j < 0 else j
+            w, i = w + line[i + 1:j], j + 1
+        else:
+            opt = opt or line[i] == "="
+            w, i = w + line[i], i + 1
+    words.append((w, opt))
+files = [w for w, opt in words[1:] if not w.startswith("-") and not opt]
+bad = [w for w, opt in words[1:] if opt]
+if words[:1] != [("GC.heap_dump", False)] or len(files) != 1 or bad:
+    sys.stderr.write("java.lang.IllegalArgumentException: Unknown argument '%s' in diagnostic "
+                     "command.\n" % (bad or files[1:] or ["?"])[0])
+    sys.exit(1)
+print(files[0])
+EOF
 fake() {
     mkdir -p "$T/$1/bin"
     {
         echo '#!/bin/sh'
-        echo 'for a; do fifo=$a; done'
         echo "echo \$\$ >'$T/$1.pid'"
+        echo "fifo=\$(python3 '$T/dcmd.py' \"\$@\") || exit 1"
+        echo 'cd / || exit 1'
         cat
     } >"$T/$1/bin/jcmd"
     chmod +x "$T/$1/bin/jcmd"
@@ -246,7 +276,7 @@ fake silent <<'EOF'
 exit 1
 EOF
 newtmp
-JAVA_HOME=$T/silent TMPDIR=$TD timeout 20 "$BIN" --jvm "$JVM" -o "$T/x.hprof" 2>"$T/err"
+JAVA_HOME=$T/silent TMPDIR=$TD timeout 60 "$BIN" --jvm "$JVM" -o "$T/x.hprof" 2>"$T/err"
 rc=$?
 expect_rc 10 "--jvm, jcmd ending at once"
 empty_tmp "$TD" "--jvm, jcmd ending at once"
@@ -268,6 +298,66 @@ schema "$T/half.json" exit_status=10 error.status='"jvm-dump"' output.kept=false
 [ ! -e "$T/x.hprof" ] && ok || bad "--jvm, a dump broken off: output kept"
 no_temp "$T" "--jvm, a dump broken off"
 empty_tmp "$TD" "--jvm, a dump broken off"
+
+# a TMPDIR with a space, or '=', or relative (issue #51 item 12): the
+# FIFO's name reaches the JVM whole (quoted) and absolute; through the
+# fake jcmd, then the real JVM (started in another directory than the
+# relative TMPDIR's)
+fake whole <<EOF
+echo "\$1:"
+cat '$T/file.hprof' >"\$fifo" || exit 0
+echo "Heap dump file created [1 bytes in 0.001 secs]"
+EOF
+mkdir "$T/in dir"
+for how in fake real; do
+    [ $how = fake ] && jh=$T/whole || jh=${JAVA_HOME:-}
+    for dir in "$T/sp ace$how" "$T/k=v$how" "rel$how"; do
+        case $dir in /*) td=$dir ;; *) td="$T/in dir/$dir" ;; esac
+        mkdir "$td"
+        rm -f "$T/x.hprof"
+        (cd "$T/in dir" && JAVA_HOME=$jh TMPDIR=$dir "$BIN" --jvm "$JVM" -o "$T/x.hprof" \
+            2>"$T/err")
+        rc=$?
+        expect_rc 0 "--jvm, $how jcmd, TMPDIR '$dir'"
+        [ -s "$T/x.hprof" ] && ok || bad "--jvm, $how jcmd, TMPDIR '$dir': no output"
+        empty_tmp "$td" "--jvm, $how jcmd, TMPDIR '$dir'"
+    done
+done
+rm -f "$T/x.hprof"
+
+# a process that maps a file named libjvm.so (executable, as a JVM maps
+# its code) but is no JVM (issue #51 item 15): it does not catch
+# SIGQUIT, so it is not signalled (a fake jcmd sends SIGQUIT as the real
+# one does), it lives on, and the message says it is not a JVM
+cp "$BIN" "$T/libjvm.so"
+fake quit <<'EOF'
+kill -QUIT "$1"
+echo "$1: com.sun.tools.attach.AttachNotSupportedException: Unable to open socket file"
+EOF
+# (SIGQUIT at its default: a command started with & has it ignored)
+python3 -c 'import mmap, signal, sys, time
+signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+f = open(sys.argv[1], "rb")
+m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ | mmap.PROT_EXEC)
+print("ready", flush=True)
+time.sleep(120)' "$T/libjvm.so" >"$T/mapper.out" &
+mp=$!
+JVMS="$JVMS $mp"
+i=0
+while ! grep -q ready "$T/mapper.out" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+grep -q ' r-x. .*/libjvm.so$' "/proc/$mp/maps" && ok || bad "the mapper maps no libjvm.so"
+newtmp
+JAVA_HOME=$T/quit TMPDIR=$TD "$BIN" --jvm "$mp" -o "$T/x.hprof" 2>"$T/err"
+rc=$?
+expect_rc 9 "--jvm of a process mapping libjvm.so"
+expect_grep "not a JVM" "$T/err" "--jvm of a process mapping libjvm.so"
+sleep 0.5
+# alive, not a zombie (this shell reaps it only at wait)
+grep -q '^[0-9]* ([^)]*) [^Z]' "/proc/$mp/stat" 2>/dev/null && ok ||
+    bad "--jvm of a process mapping libjvm.so: it died"
+[ ! -e "$T/quit.pid" ] && ok || bad "--jvm of a process mapping libjvm.so: jcmd ran"
+kill "$mp" 2>/dev/null
+empty_tmp "$TD" "--jvm of a process mapping libjvm.so"
 
 # SIGTERM while waiting for the JVM (the FIFO is there): 143, the FIFO, its
 # directory and the output gone, jcmd told to end

@@ -16,10 +16,11 @@ whole. See python/README.md.
 import ctypes
 import io
 import json
+import operator
 import os
 import stat
 
-from . import _files, _lib, _streams
+from . import _files, _lib, _signals, _streams
 from ._lib import LibraryNotFound
 from ._version import __version__
 
@@ -150,6 +151,8 @@ class _Run:
         self.output = None
         self.file = None  # the _files.Output of a path output
         self.callbacks = []  # kept alive until the run is over
+        self.progress = None  # the caller's progress callable
+        self.cancellable = False  # the library takes a progress callback (0.3)
         self.resync = []  # file objects given by descriptor
 
     def open_input(self, src):
@@ -197,24 +200,40 @@ class _Run:
             raise _open_error(err, "output")
 
     def set_progress(self, job, progress):
-        """The progress callable on the job (kept alive with the run's
+        """The progress callable for the run (kept alive with the run's
         other callbacks); nothing for None."""
-        if progress is None:
-            return
         # hs_job grew `progress` in 0.3: an older library would read a
         # job of the old size and never call it, a silent no-cancel
         have = _loaded_version()
-        if tuple(int(x) for x in have.split(".")[:2]) < (0, 3):
+        self.cancellable = tuple(int(x) for x in have.split(".")[:2]) >= (0, 3)
+        self.progress = progress
+        if progress is None:
+            return
+        if not self.cancellable:
             raise Error(f"progress needs libhprofstrip 0.3 or later; the library loaded is {have}",
                         "usage", 2)
-        cb = _streams.Progress(progress)
-        self.callbacks.append(cb)
-        job.progress = cb.fn
+        if not callable(progress):
+            raise TypeError("hprofstrip: progress is a callable (in_bytes, in_hprof_bytes, "
+                            "out_hprof_bytes) -> bool")
 
     def run(self, job):
         report_p = ctypes.c_void_p()
-        rc = self.lib.hs_job_run(ctypes.byref(job), self.input, self.output,
-                                 ctypes.byref(report_p))
+        if self.cancellable and _signals.on_main_thread():
+            # on a thread of its own, cancelled on a signal (_signals)
+            try:
+                rc = _signals.Worker(self.lib, self.progress).run(
+                    job, self.input, self.output, ctypes.byref(report_p))
+            except BaseException:
+                self.lib.hs_free(report_p)  # the cancelled run's, unread
+                raise
+        else:
+            # no signal reaches another thread's call: run here
+            if self.progress is not None:
+                cb = _streams.Progress(self.progress)
+                self.callbacks.append(cb)
+                job.progress = cb.fn
+            rc = self.lib.hs_job_run(ctypes.byref(job), self.input, self.output,
+                                     ctypes.byref(report_p))
         report = None
         if report_p.value:
             try:
@@ -293,8 +312,33 @@ def _rules_text(rules):
     raise TypeError("hprofstrip: rules is rule-file text (str or bytes) or a pathlib.Path")
 
 
+# The command's ranges (hprof-strip(1): -z, --gzip, -T); 0 is the default
+# for both, as None is (the library's own meaning of 0).
+_LEVELS = {_lib.COMPRESS_NONE: (-7, 19), _lib.COMPRESS_ZSTD: (-7, 19),
+           _lib.COMPRESS_GZIP: (0, 12)}
+_THREADS = (0, 256)
+
+
+def _in_range(name, value, bounds):
+    """value as an int (None: 0), or ValueError when outside bounds:
+    never wrapped into the C int, nor a huge count read as 0, "every core"."""
+    if value is None:
+        return 0
+    if isinstance(value, bool):
+        raise TypeError(f"hprofstrip: {name} is an integer, not {value!r}")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"hprofstrip: {name} is an integer, not {value!r}") from None
+    if not bounds[0] <= v <= bounds[1]:
+        raise ValueError(f"hprofstrip: {name}={v}: from {bounds[0]} to {bounds[1]}")
+    return v
+
+
 def _job(preset, rules, mapping, compress=0, level=None, threads=None, histogram=False,
          audit=False, salvage=False):
+    level = _in_range("level", level, _LEVELS.get(compress, _LEVELS[_lib.COMPRESS_NONE]))
+    threads = _in_range("threads", threads, _THREADS)
     job = _lib.HsJob()
     job.size = ctypes.sizeof(_lib.HsJob)
     job.preset = preset.encode() if preset is not None else None
@@ -304,8 +348,8 @@ def _job(preset, rules, mapping, compress=0, level=None, threads=None, histogram
         job.rules_len = len(text)
     job.mapping_path = os.fsencode(mapping) if mapping is not None else None
     job.compress = compress
-    job.level = int(level or 0)
-    job.threads = int(threads or 0)
+    job.level = level
+    job.threads = threads
     job.histogram = 1 if histogram else 0
     job.audit = 1 if audit else 0
     job.salvage = 1 if salvage else 0
@@ -359,8 +403,12 @@ def strip(src, dst, preset="default", rules=None, mapping=None, compress=None, l
     mapping     path of an R8/ProGuard mapping.txt (.gz/.zst too)
     compress    "zstd", "gzip", "none", or None: by dst's suffix (.zst, .gz)
                 when dst is a path, else none
-    level       compression level (None: zstd 3, gzip 6)
-    threads     compression threads (None: what the cores allow)
+    level       compression level, an int: zstd -7 to 19, gzip 0 to 12, as
+                the command takes them (None or 0: the default, zstd 1
+                for 8-byte ids, 3 for 4-byte; gzip 1); another is a
+                ValueError (a bool or float a TypeError)
+    threads     compression threads, an int from 1 to 256 (None or 0: one
+                per core); another is a ValueError
     histogram   the class histogram in the report
     salvage     write what a cut input held, as a valid dump (the report's
                 exit_status is then 6, no exception); past damage that is
@@ -377,11 +425,20 @@ def strip(src, dst, preset="default", rules=None, mapping=None, compress=None, l
                 is_set()). An exception it raises stops the run too and is
                 raised from strip().
 
-    Raises Error when the run fails (the output removed).
+    Raises Error when the run fails (the output removed). Signals, in a
+    call from the main thread: Ctrl-C raises KeyboardInterrupt at once
+    (the run cancelled at its next MiB, the output removed); SIGTERM, when
+    the program left it at its default, removes the output too before the
+    process dies of it (see _signals).
     """
     lib = _lib.load()
     job = _job(preset, rules, mapping, _compression(compress, dst), level, threads,
                histogram, salvage=salvage)
+    with _signals.Guard():
+        return _strip(lib, job, src, dst, mapping, rules, salvage, force, progress)
+
+
+def _strip(lib, job, src, dst, mapping, rules, salvage, force, progress):
     reads = _identities(src, mapping, rules if isinstance(rules, os.PathLike) else None)
     _set_names(job, src, dst)
     run = _Run(lib)
@@ -431,11 +488,16 @@ def audit(src, rules=None, mapping=None, *, progress=None):
     what the privacy preset would still have to remove. Returns the JSON
     report; its "audit" member says the verdict ("clean": True or False,
     and where the data is), its exit_status is 0 (clean) or 7 (findings).
-    progress: as strip()'s. Raises Error only when the run fails (a broken
-    input, say) or is cancelled."""
+    progress: as strip()'s, and signals too. Raises Error only when the run
+    fails (a broken input, say) or is cancelled."""
     lib = _lib.load()
     job = _job("privacy", rules, mapping, audit=True)
     _set_names(job, src)
+    with _signals.Guard():
+        return _audit(lib, job, src, progress)
+
+
+def _audit(lib, job, src, progress):
     run = _Run(lib)
     try:
         run.set_progress(job, progress)

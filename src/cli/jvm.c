@@ -33,7 +33,15 @@
  * is not a JVM dies of it (or dumps core), and jcmd then waits 10.5 s to
  * say "HotSpot VM not loaded". /proc/PID/maps names libjvm.so in every
  * HotSpot JVM; reading it needs the rights attaching needs (the same
- * user), so an EACCES there is the permission error jcmd would give.
+ * user), so an EACCES there is the permission error jcmd would give. Any
+ * process may map a file of that name, so it must also catch SIGQUIT
+ * (/proc/PID/status), as a JVM does: one that does not is never signalled.
+ *
+ * The FIFO's name. jcmd joins its arguments with spaces and the JVM splits
+ * the line again (at spaces, '=' between a name and its value, quotes
+ * around an argument), then opens the name from its own working
+ * directory: the name given is absolute, and quoted when it holds
+ * anything but letters, digits and "/._-+,:@" (a TMPDIR with a space).
  *
  * jcmd's own exit status is 0 whenever it reached the JVM, even when the
  * dump failed ("Unable to create ..."): the verdict is its output, which
@@ -105,12 +113,51 @@ static void forget_files(void)
 
 /* ---- the target ---------------------------------------------------------- */
 
-/* Is `pid` a HotSpot JVM this user may dump? HS_EXIT_OK, or the failure. */
+/* Whether the maps line `line` is an executable mapping of a file named
+ * libjvm.so (HotSpot's code): a data file of that name mapped for reading
+ * is no JVM. */
+static int maps_libjvm(const char *line)
+{
+    const char *perms = strchr(line, ' '), *name = strstr(line, "/libjvm.so");
+
+    return perms && name && perms[1] && perms[2] && perms[3] == 'x' &&
+           (name[10] == '\n' || name[10] == 0 || name[10] == ' ');
+}
+
+/* Whether `pid` catches SIGQUIT (the SigCgt mask of /proc/PID/status): -1
+ * when that cannot be read. HotSpot catches it (unless started with -Xrs,
+ * when it cannot be attached to at all); a process that does not would
+ * die of jcmd's SIGQUIT, whatever it maps. */
+static int catches_sigquit(long pid)
+{
+    char path[64], line[256];
+    FILE *fp;
+    int r = -1;
+
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    if (!(fp = fopen(path, "r")))
+        return -1;
+    while (r < 0 && fgets(line, sizeof line, fp)) {
+        unsigned long long mask;
+        if (strncmp(line, "SigCgt:", 7) == 0 && sscanf(line + 7, "%llx", &mask) == 1)
+            r = (int)((mask >> (SIGQUIT - 1)) & 1);
+    }
+    fclose(fp);
+    return r;
+}
+
+/* Is `pid` a HotSpot JVM this user may dump? HS_EXIT_OK, or the failure.
+ * Never a process that jcmd's SIGQUIT would kill: one that maps HotSpot's
+ * code (a file named libjvm.so, executable) and catches SIGQUIT, as every
+ * JVM that can be attached to does. A file's name alone proves nothing (any
+ * process may map a file of that name); the perf data file jcmd lists JVMs
+ * by (/tmp/hsperfdata_USER/PID) is no proof either way (-XX:-UsePerfData,
+ * a container's /tmp). */
 static int check_target(hs_cli *cli)
 {
     char path[64], line[PATH_MAX + 128], pid[24];
     FILE *fp;
-    int found = 0;
+    int found = 0, caught;
 
     snprintf(pid, sizeof pid, "%ld", cli->jvm_pid);
     if (kill((pid_t)cli->jvm_pid, 0) != 0 && errno == ESRCH)
@@ -128,13 +175,21 @@ static int check_target(hs_cli *cli)
                         pid);
     }
     while (!found && fgets(line, sizeof line, fp))
-        found = strstr(line, "/libjvm.so") != NULL;
+        found = maps_libjvm(line);
     fclose(fp);
     if (!found)
         return jvm_fail(cli, EXIT_JVM_TARGET,
                         "--jvm %s: not a JVM (no libjvm.so in the process; jcmd would send it "
                         "SIGQUIT)",
                         pid);
+    if ((caught = catches_sigquit(cli->jvm_pid)) == 0)
+        return jvm_fail(cli, EXIT_JVM_TARGET,
+                        "--jvm %s: not a JVM that can be attached to (it maps a libjvm.so but "
+                        "does not catch SIGQUIT, which jcmd sends: it would die of it; a JVM "
+                        "started with -Xrs cannot be dumped by jcmd)",
+                        pid);
+    if (caught < 0)
+        return jvm_fail(cli, EXIT_JVM_TARGET, "--jvm %s: no such process", pid);
     return HS_EXIT_OK;
 }
 
@@ -235,9 +290,30 @@ static char *jcmd_path(char *buf, size_t cap)
     return buf;
 }
 
+/* The FIFO's name as the JVM's command line takes it (see the top):
+ * quoted when needed, with quotes it does not hold (the JVM knows no
+ * escape but before a quote). NULL when it holds a newline (jcmd's line
+ * end) or both quotes, or is too long. */
+static char *jcmd_word(char *name, char *buf, size_t cap)
+{
+    char q = '"';
+
+    if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+,:@") ==
+        strlen(name))
+        return name;
+    if (strchr(name, '\n') || strchr(name, '\r') || (strchr(name, '"') && strchr(name, '\'')))
+        return NULL;
+    if (strchr(name, '"'))
+        q = '\'';
+    if ((size_t)snprintf(buf, cap, "%c%s%c", q, name, q) >= cap)
+        return NULL;
+    return buf;
+}
+
 static int start_jcmd(hs_cli *cli)
 {
     static char a_dump[] = "GC.heap_dump", a_all[] = "-all", a_over[] = "-overwrite";
+    static char word[PATH_MAX + 2];
     char pid[24], exe[PATH_MAX];
     char *argv[8];
     int fds[2], n = 0, e;
@@ -252,7 +328,11 @@ static int start_jcmd(hs_cli *cli)
     if (cli->jvm_all)
         argv[n++] = a_all; /* else live objects: jcmd's default */
     argv[n++] = a_over;
-    argv[n++] = g_fifo;
+    if (!(argv[n++] = jcmd_word(g_fifo, word, sizeof word)))
+        return hs_report_fail(cli->report, HS_E_USAGE, NULL,
+                              "--jvm: the FIFO's name '%s' cannot be given to jcmd (a newline, "
+                              "or both quotes): set TMPDIR to another directory",
+                              g_fifo);
     argv[n] = NULL;
     if (pipe(fds) != 0)
         return hs_report_fail(cli->report, HS_E_NOMEM, NULL, "pipe: %s", strerror(errno));
@@ -335,6 +415,7 @@ static int jvm_done(hs_cli *cli, int rc);
 int hs_jvm_open(hs_cli *cli)
 {
     const char *tmp = getenv("TMPDIR");
+    static char cwd[PATH_MAX];
     struct pollfd p[2];
     int fd, rc;
 
@@ -343,7 +424,15 @@ int hs_jvm_open(hs_cli *cli)
         return rc;
     if (!tmp || !*tmp)
         tmp = "/tmp";
-    if ((size_t)snprintf(g_dir, sizeof g_dir, "%s/hprof-strip-jvm.XXXXXX", tmp) >= sizeof g_dir ||
+    /* absolute: the JVM opens the name from its own working directory */
+    if (tmp[0] != '/' && !getcwd(cwd, sizeof cwd)) {
+        return hs_report_fail(cli->report, HS_E_WRITE, NULL,
+                              "--jvm: TMPDIR %s is relative, and the working directory: %s",
+                              tmp, strerror(errno));
+    }
+    if ((size_t)snprintf(g_dir, sizeof g_dir, "%s%s%s/hprof-strip-jvm.XXXXXX",
+                         tmp[0] == '/' ? "" : cwd, tmp[0] == '/' ? "" : "/", tmp) >=
+            sizeof g_dir ||
         !mkdtemp(g_dir)) {
         rc = hs_report_fail(cli->report, HS_E_WRITE, NULL,
                             "--jvm: cannot make a directory in %s for the FIFO: %s", tmp,
