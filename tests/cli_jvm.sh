@@ -249,7 +249,8 @@ fake() {
     mkdir -p "$T/$1/bin"
     {
         echo '#!/bin/sh'
-        echo "echo \$\$ >'$T/$1.pid'"
+        # (the dump's jcmd only: --jvm first asks `jcmd PID help GC.heap_dump`)
+        echo "[ \"\$2\" = help ] || echo \$\$ >'$T/$1.pid'"
         echo "fifo=\$(python3 '$T/dcmd.py' \"\$@\") || exit 1"
         echo 'cd / || exit 1'
         cat
@@ -323,6 +324,61 @@ for how in fake real; do
         empty_tmp "$td" "--jvm, $how jcmd, TMPDIR '$dir'"
     done
 done
+rm -f "$T/x.hprof"
+
+# JDK 21 and later (issue #52): GC.heap_dump takes -parallel, and without
+# -parallel=1 the dumper writes its parts beside the target (<target>.p0,
+# .p1 ...) and merges them afterwards: the dump on a disk. A fake of such a
+# jcmd (only JDK 17 is on these machines): it lists -parallel in its help,
+# writes parts beside the target unless asked for a serial dump, then the
+# dump into the target. --jvm must ask for -parallel=1, and a JVM that
+# writes parts anyway (its help not listing the option) must be refused
+# with the parts removed, never a dump left on the disk.
+jdk21() { # DIR LISTS-PARALLEL(yes|no)
+    mkdir -p "$T/$1/bin"
+    cat >"$T/$1/bin/jcmd" <<EOF
+#!/bin/sh
+echo "\$*" >>'$T/$1.args'
+if [ "\$2" = help ]; then
+    echo "\$1:"
+    echo "GC.heap_dump"
+    [ $2 = yes ] && echo "	-parallel : (Optional) Number of parallel threads to use for heap dump."
+    exit 0
+fi
+serial=no
+for w; do [ "\$w" = -parallel=1 ] && serial=yes; target=\$w; done
+echo "\$1:"
+if [ \$serial = no ]; then
+    head -c 4096 '$T/file.hprof' >"\$target.p0" || exit 0
+    head -c 4096 '$T/file.hprof' >"\$target.p1" || exit 0
+    sleep 1
+fi
+cat '$T/file.hprof' >"\$target" || exit 0
+rm -f "\$target.p0" "\$target.p1"
+echo "Heap dump file created [1 bytes in 0.001 secs]"
+EOF
+    chmod +x "$T/$1/bin/jcmd"
+}
+jdk21 jdk21 yes
+newtmp
+JAVA_HOME=$T/jdk21 TMPDIR=$TD "$BIN" --jvm "$JVM" -o "$T/x.hprof" 2>"$T/err"
+rc=$?
+expect_rc 0 "--jvm, a JDK 21 jcmd: $(cat "$T/err")"
+expect_grep "GC.heap_dump.*-parallel=1" "$T/jdk21.args" "--jvm asks JDK 21 for a serial dump"
+[ -s "$T/x.hprof" ] && ok || bad "--jvm, a JDK 21 jcmd: no output"
+empty_tmp "$TD" "--jvm, a JDK 21 jcmd"
+jdk21 parts no
+newtmp
+rm -f "$T/x.hprof"
+JAVA_HOME=$T/parts TMPDIR=$TD "$BIN" --jvm "$JVM" -o "$T/x.hprof" --stats-file "$T/parts.json" \
+    2>"$T/err"
+rc=$?
+expect_rc 10 "--jvm, a JVM writing parts beside the target"
+expect_grep "heap.hprof.p[01] beside the FIFO" "$T/err" "--jvm, parts: the message says why"
+schema "$T/parts.json" exit_status=10 error.status='"jvm-dump"' output.kept=false
+[ ! -e "$T/x.hprof" ] && ok || bad "--jvm, parts: output written"
+expect_no_grep "parallel=1" "$T/parts.args" "--jvm asked a JVM whose help has no -parallel for it"
+empty_tmp "$TD" "--jvm, parts (no part file left)"
 rm -f "$T/x.hprof"
 
 # a process that maps a file named libjvm.so (executable, as a JVM maps

@@ -28,6 +28,13 @@
  * FIFO waits in open() for a reader (its attach listener stuck until one
  * comes: `cat FIFO >/dev/null`); nothing in the process can prevent it.
  *
+ * JDK 21 and later dump in parallel by default, each worker writing a part
+ * file beside the target (<target>.pN) that a second step merges into it:
+ * on a disk, and in our private directory. So when the JVM's GC.heap_dump
+ * lists -parallel (asked first, `jcmd PID help GC.heap_dump`), the serial
+ * dump is asked for, and the directory is watched: a part file there ends
+ * the run with the parts removed (remove_parts, forget_files).
+ *
  * Why look at the process before jcmd does. jcmd attaches by sending
  * SIGQUIT to the process after dropping a file beside it: a process that
  * is not a JVM dies of it (or dumps core), and jcmd then waits 10.5 s to
@@ -51,6 +58,7 @@
 #include "jvm.h"
 
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -79,6 +87,7 @@ static int g_out = -1;        /* jcmd's standard output and error */
 static char g_said[4096];     /* what jcmd printed (the first 4 KiB) */
 static size_t g_said_len;
 static int g_connected;       /* the JVM opened the FIFO */
+static char g_part[256];      /* a file the JVM wrote beside the FIFO (none: "") */
 
 /* A failure of the JVM's kind: the message, reported and printed; the
  * report's status names it (the command's own status, not the library's:
@@ -101,11 +110,40 @@ static int jvm_fail(hs_cli *cli, int exit_code, const char *fmt, ...)
     return exit_code;
 }
 
+/* Removes whatever the JVM wrote beside the FIFO in the private directory
+ * (a parallel heap dump's parts, <FIFO>.p0, .p1...: JDK 21 and later when
+ * not asked for a serial dump), noting the first one's name in g_part.
+ * Returns how many there were. */
+static int remove_parts(void)
+{
+    DIR *d = g_dir[0] ? opendir(g_dir) : NULL;
+    struct dirent *e;
+    char path[PATH_MAX + 256];
+    int n = 0;
+
+    if (!d)
+        return 0;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+            strcmp(e->d_name, "heap.hprof") == 0)
+            continue;
+        if (!g_part[0])
+            snprintf(g_part, sizeof g_part, "%s", e->d_name);
+        snprintf(path, sizeof path, "%s/%s", g_dir, e->d_name);
+        (void)unlink(path);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
 static void forget_files(void)
 {
     if (g_fifo[0])
         (void)unlink(g_fifo);
-    if (g_dir[0])
+    /* a directory that is not empty holds what the JVM wrote beside the
+     * FIFO: never left on the disk */
+    if (g_dir[0] && rmdir(g_dir) != 0 && errno == ENOTEMPTY && remove_parts())
         (void)rmdir(g_dir);
     hs_stop_jvm(NULL, NULL, g_jcmd > 0 ? g_jcmd : 0);
     g_fifo[0] = g_dir[0] = 0;
@@ -310,32 +348,17 @@ static char *jcmd_word(char *name, char *buf, size_t cap)
     return buf;
 }
 
-static int start_jcmd(hs_cli *cli)
+/* Runs jcmd with `argv`, its standard output and error into a pipe whose
+ * read end is *out. Returns 0, or an errno (pipe, spawn). */
+static int spawn_jcmd(char **argv, pid_t *child, int *out)
 {
-    static char a_dump[] = "GC.heap_dump", a_all[] = "-all", a_over[] = "-overwrite";
-    static char word[PATH_MAX + 2];
-    char pid[24], exe[PATH_MAX];
-    char *argv[8];
-    int fds[2], n = 0, e;
+    int fds[2], e;
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     sigset_t def;
 
-    snprintf(pid, sizeof pid, "%ld", cli->jvm_pid);
-    argv[n++] = jcmd_path(exe, sizeof exe);
-    argv[n++] = pid;
-    argv[n++] = a_dump;
-    if (cli->jvm_all)
-        argv[n++] = a_all; /* else live objects: jcmd's default */
-    argv[n++] = a_over;
-    if (!(argv[n++] = jcmd_word(g_fifo, word, sizeof word)))
-        return hs_report_fail(cli->report, HS_E_USAGE, NULL,
-                              "--jvm: the FIFO's name '%s' cannot be given to jcmd (a newline, "
-                              "or both quotes): set TMPDIR to another directory",
-                              g_fifo);
-    argv[n] = NULL;
     if (pipe(fds) != 0)
-        return hs_report_fail(cli->report, HS_E_NOMEM, NULL, "pipe: %s", strerror(errno));
+        return errno;
     (void)fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -349,19 +372,100 @@ static int start_jcmd(hs_cli *cli)
     sigaddset(&def, SIGXFSZ);
     posix_spawnattr_setsigdefault(&at, &def);
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
-    e = posix_spawnp(&g_jcmd, argv[0], &fa, &at, argv, environ);
+    e = posix_spawnp(child, argv[0], &fa, &at, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     close(fds[1]);
     if (e != 0) {
         close(fds[0]);
+        return e;
+    }
+    *out = fds[0];
+    return 0;
+}
+
+/* Whether the JVM's GC.heap_dump takes -parallel (JDK 21 and later, which
+ * dump in parallel by default, each worker into a part file beside the
+ * target, merged afterwards: on a disk, never through our FIFO). Asked of
+ * the JVM itself, `jcmd PID help GC.heap_dump`, at most PROBE_MS long: a
+ * JVM that does not answer is asked for no option it may not know. */
+#define PROBE_MS 20000
+static int knows_parallel(hs_cli *cli, char *exe, char *pid)
+{
+    static char a_help[] = "help", a_dump[] = "GC.heap_dump";
+    char *argv[] = {exe, pid, a_help, a_dump, NULL};
+    char said[8192];
+    size_t len = 0;
+    struct pollfd p;
+    pid_t child;
+    int out, status;
+    ssize_t k;
+
+    (void)cli;
+    if (spawn_jcmd(argv, &child, &out) != 0)
+        return 0; /* said when the dump itself is asked for */
+    hs_stop_jvm(g_dir, g_fifo, child); /* a signal now ends it too */
+    p.fd = out;
+    p.events = POLLIN;
+    while (poll(&p, 1, PROBE_MS) > 0 &&
+           (k = read(out, said + len, sizeof said - 1 - len)) > 0 && len + (size_t)k < sizeof said - 1)
+        len += (size_t)k;
+    said[len] = 0;
+    close(out);
+    kill(child, SIGKILL); /* ended already, or not answering */
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    hs_stop_jvm(g_dir, g_fifo, 0);
+    return strstr(said, "-parallel") != NULL;
+}
+
+static int start_jcmd(hs_cli *cli)
+{
+    static char a_dump[] = "GC.heap_dump", a_all[] = "-all", a_over[] = "-overwrite",
+                a_serial[] = "-parallel=1";
+    static char word[PATH_MAX + 2];
+    char pid[24], exe[PATH_MAX];
+    char *argv[9];
+    int n = 0, e;
+
+    snprintf(pid, sizeof pid, "%ld", cli->jvm_pid);
+    argv[n++] = jcmd_path(exe, sizeof exe);
+    argv[n++] = pid;
+    argv[n++] = a_dump;
+    if (cli->jvm_all)
+        argv[n++] = a_all; /* else live objects: jcmd's default */
+    argv[n++] = a_over;
+    if (knows_parallel(cli, exe, pid))
+        argv[n++] = a_serial; /* one writer, into the FIFO: no part on a disk */
+    if (!(argv[n++] = jcmd_word(g_fifo, word, sizeof word)))
+        return hs_report_fail(cli->report, HS_E_USAGE, NULL,
+                              "--jvm: the FIFO's name '%s' cannot be given to jcmd (a newline, "
+                              "or both quotes): set TMPDIR to another directory",
+                              g_fifo);
+    argv[n] = NULL;
+    assert((size_t)n < sizeof argv / sizeof argv[0]);
+    if ((e = spawn_jcmd(argv, &g_jcmd, &g_out)) != 0) {
         g_jcmd = -1;
         return jvm_fail(cli, EXIT_JVM_DUMP, "--jvm: cannot run %s: %s (install a JDK, "
                         "openjdk-17-jdk-headless, or set JAVA_HOME)", argv[0], strerror(e));
     }
-    g_out = fds[0];
     hs_stop_jvm(g_dir, g_fifo, g_jcmd);
     return HS_EXIT_OK;
+}
+
+/* How often the private directory is looked at while the JVM has not
+ * opened the FIFO yet. */
+#define PARTS_MS 100
+
+/* A part file beside the FIFO: the JVM dumps onto a disk after all. */
+static int parts_failed(hs_cli *cli)
+{
+    return jvm_fail(cli, EXIT_JVM_DUMP,
+                    "--jvm %ld: the JVM wrote %s beside the FIFO: its dumper writes parts "
+                    "beside the target (a parallel heap dump, JDK 21 and later, that did not "
+                    "take -parallel=1), which would put the dump on a disk; removed, nothing "
+                    "written",
+                    cli->jvm_pid, g_part);
 }
 
 /* Waits for jcmd to end (after `grace_s` seconds it is killed); returns
@@ -462,17 +566,25 @@ int hs_jvm_open(hs_cli *cli)
         close(fd);
         return rc;
     }
-    /* until the JVM writes (or opens and closes), or jcmd's output ends */
+    /* until the JVM writes (or opens and closes), or jcmd's output ends;
+     * the directory looked at every PARTS_MS: a part file there is a dump
+     * going onto the disk, stopped at once */
     for (;;) {
+        int k;
         p[0].fd = fd;
         p[0].events = POLLIN;
         p[1].fd = g_out;
         p[1].events = POLLIN;
         p[0].revents = p[1].revents = 0;
-        if (poll(p, 2, -1) < 0) {
+        if ((k = poll(p, 2, PARTS_MS)) < 0) {
             if (errno == EINTR)
                 continue;
             break;
+        }
+        if (remove_parts()) {
+            forget_files();
+            close(fd);
+            return parts_failed(cli);
         }
         if (p[0].revents)
             break;
@@ -489,7 +601,8 @@ int hs_jvm_open(hs_cli *cli)
         return jcmd_failed(cli);
     }
     g_connected = 1;
-    /* both ends open: the names have done their work */
+    /* both ends open: the names have done their work (a part written
+     * since is removed with them, and the run fails: jvm_done) */
     forget_files();
     hs_stop_jvm(NULL, NULL, g_jcmd);
     if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || dup2(fd, STDIN_FILENO) < 0) {
@@ -519,6 +632,10 @@ static int jvm_done(hs_cli *cli, int rc)
         close(fd);
     }
     (void)reap_jcmd(60);
+    if (g_part[0]) { /* parts beside the FIFO (forget_files removed them) */
+        cli->keep_output = 0;
+        return parts_failed(cli);
+    }
     if (strstr(g_said, "Heap dump file created"))
         return rc;
     /* the JVM stopped writing: its failure, not a truncated input (and a
