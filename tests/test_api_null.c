@@ -254,6 +254,16 @@ ROW(hs_report_findings)
     cr_assert_eq(hs_report_findings(P, NULL), 0);
 }
 ROW(hs_report_audit_verdict) { cr_assert_eq(hs_report_audit_verdict(NULL), -1); }
+ROW(hs_report_audit_figures)
+{
+    hs_audit_figures f;
+    memset(&f, 0xff, sizeof f);
+    cr_assert_eq(hs_report_audit_figures(NULL, NULL, sizeof f), 0);
+    cr_assert_eq(hs_report_audit_figures(P, NULL, sizeof f), 0);
+    /* no report: the figures are zero, not what the caller's memory held */
+    cr_assert_eq(hs_report_audit_figures(NULL, &f, sizeof f), sizeof f);
+    cr_assert_eq(f.nonzero_array_bytes, 0);
+}
 ROW(hs_report_set_audit) { hs_report_set_audit(NULL, 1); }
 ROW(hs_report_set_times) { hs_report_set_times(NULL, 1, 1, 1); }
 ROW(hs_report_fail_other)
@@ -320,6 +330,7 @@ static const row g_rows[] = {
     R_(hs_report_fail), R_(hs_report_warn), R_(hs_report_error), R_(hs_report_stats),
     R_(hs_report_output_kept), R_(hs_report_set_output_kept), R_(hs_report_ran),
     R_(hs_report_histogram), R_(hs_report_findings), R_(hs_report_audit_verdict),
+    R_(hs_report_audit_figures),
     R_(hs_report_set_audit), R_(hs_report_set_times), R_(hs_report_fail_other),
     R_(hs_report_json_parts), R_(hs_report_json), R_(hs_job_run), R_(hs_free),
 };
