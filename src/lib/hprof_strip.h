@@ -77,10 +77,10 @@ extern "C" {
  * number grows with each release that adds calls, the major one (the
  * soname's) would only with a break. */
 #define HS_VERSION_MAJOR 0
-#define HS_VERSION_MINOR 6
+#define HS_VERSION_MINOR 7
 #define HS_VERSION_PATCH 0
 #define HS_VERSION_NUMBER (HS_VERSION_MAJOR * 10000 + HS_VERSION_MINOR * 100 + HS_VERSION_PATCH)
-#define HS_VERSION_STRING "0.6.0"
+#define HS_VERSION_STRING "0.7.0"
 
 /* Marks the library's exported functions. The shared library is built with
  * -fvisibility=hidden, so these are its only dynamic symbols and the core's
@@ -737,7 +737,7 @@ HS_API int hs_output_errno(const hs_output *out);
  * hs_rules_mapping_read does with `max_held` (0: 1 GiB): parsed as it is
  * read and decompressed. HS_E_USAGE when the file cannot be opened (it is
  * not there, is a directory, or may not be read: the caller's mistake, as
- * a missing rule file is, never retried; HS_E_READ before 0.6.1),
+ * a missing rule file is, never retried; HS_E_READ before 0.7),
  * HS_E_READ when a read fails after (or the .gz/.zst is cut or corrupt),
  * the other statuses as hs_rules_mapping_read; `err` (may be NULL) says
  * which, naming the file. hs_job_run reports any mapping failure but a
@@ -958,7 +958,7 @@ typedef struct {
                                     to render and free; its message hook says each
                                     message as it is made. Reused for another run,
                                     it holds that run alone: the last run's error,
-                                    counters, rows and verdict go (0.6.1); its hook
+                                    counters, rows and verdict go (0.7); its hook
                                     and the rules and warnings noted since that run
                                     ended stay, the new run's. NULL: none */
     int full_report;             /* with `report`: all of a JSON report's figures
