@@ -1446,7 +1446,8 @@ static int give_rows(V *v)
 
     for (i = 0; i < v->n_rows; i++)
         v->rows[i].rank = row_rank(v, &v->rows[i]);
-    qsort(v->rows, v->n_rows, sizeof *v->rows, by_rank);
+    if (v->n_rows) /* (rows is NULL when there are none) */
+        qsort(v->rows, v->n_rows, sizeof *v->rows, by_rank);
     if (!(res->findings = calloc(v->n_rows + 1, sizeof *res->findings)))
         return fail(v, HS_E_NOMEM, UINT64_MAX, "out of memory (findings)");
     for (i = 0; i < v->n_rows; i++) {
