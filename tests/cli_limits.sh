@@ -197,7 +197,10 @@ set -- $(dups_of "$T/bomb.json")
 if [ "$ASAN_KIB" = 0 ]; then
     expect_rss dupsbomb $(((36 + 14) * 1024)) "4 M distinct arrays with --stats-file"
 else
-    expect_rss dupsbomb $(((54 + 24) * 1024)) "4 M distinct arrays with --stats-file"
+    # ASan's copy and quarantine on top: 97.3 MiB read at 0.6, 120.2 MiB at
+    # 0.7.0 (the normal build's peak did not move: 47.8 -> 45.8 MiB, which
+    # the bound above holds to)
+    expect_rss dupsbomb $(((54 + 44) * 1024)) "4 M distinct arrays with --stats-file"
 fi
 
 # A .gz input stopped by the cap, with a JSON report: the reader thread,
