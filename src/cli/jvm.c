@@ -390,7 +390,7 @@ static int spawn_jcmd(char **argv, pid_t *child, int *out)
  * the JVM itself, `jcmd PID help GC.heap_dump`, at most PROBE_MS long: a
  * JVM that does not answer is asked for no option it may not know. */
 #define PROBE_MS 20000
-static int knows_parallel(hs_cli *cli, char *exe, char *pid)
+static int knows_parallel(char *exe, char *pid)
 {
     static char a_help[] = "help", a_dump[] = "GC.heap_dump";
     char *argv[] = {exe, pid, a_help, a_dump, NULL};
@@ -401,7 +401,6 @@ static int knows_parallel(hs_cli *cli, char *exe, char *pid)
     int out, status;
     ssize_t k;
 
-    (void)cli;
     if (spawn_jcmd(argv, &child, &out) != 0)
         return 0; /* said when the dump itself is asked for */
     hs_stop_jvm(g_dir, g_fifo, child); /* a signal now ends it too */
@@ -435,7 +434,7 @@ static int start_jcmd(hs_cli *cli)
     if (cli->jvm_all)
         argv[n++] = a_all; /* else live objects: jcmd's default */
     argv[n++] = a_over;
-    if (knows_parallel(cli, exe, pid))
+    if (knows_parallel(exe, pid))
         argv[n++] = a_serial; /* one writer, into the FIFO: no part on a disk */
     if (!(argv[n++] = jcmd_word(g_fifo, word, sizeof word)))
         return hs_report_fail(cli->report, HS_E_USAGE, NULL,

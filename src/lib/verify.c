@@ -792,7 +792,7 @@ static int value_data(V *v, uint32_t cls, uint64_t name, unsigned type, int is_c
 }
 
 /* Constant pool and statics of the CLASS_DUMP at `at`: each value read. */
-static int cd_values(V *v, uint32_t ci, uint64_t at)
+static int cd_values(V *v, uint32_t ci)
 {
     const uint8_t *p;
     unsigned n, i, pass;
@@ -822,7 +822,6 @@ static int cd_values(V *v, uint32_t ci, uint64_t at)
                 return -1;
         }
     }
-    (void)at;
     return 0;
 }
 
@@ -876,7 +875,7 @@ static int sub_class_dump(V *v, uint64_t at)
         if (!c->reserved_offset)
             c->reserved_offset = at;
     }
-    if (cd_values(v, ci, at) != 0 || !(p = hp_get(v, 2, "a CLASS_DUMP")))
+    if (cd_values(v, ci) != 0 || !(p = hp_get(v, 2, "a CLASS_DUMP")))
         return -1;
     n = (size_t)be(p, 2);
     f0 = v->n_fields;
