@@ -39,7 +39,7 @@ CORE_SRC = src/lib/sha256.c src/lib/alloc.c src/lib/privmap.c src/lib/fail.c src
            src/lib/ring.c src/lib/pager.c src/lib/hasher.c src/lib/input.c src/lib/output.c \
            src/lib/io_api.c src/lib/verify.c src/lib/report.c src/lib/job.c
 CLI_SRC  = src/cli/main.c src/cli/run.c src/cli/report.c src/cli/stop.c src/cli/io.c src/cli/files.c \
-           src/cli/progress.c src/cli/mapfile.c src/cli/batch.c src/cli/many.c src/cli/jvm.c
+           src/cli/progress.c src/cli/mapfile.c src/cli/batch.c src/cli/many.c src/cli/many_status.c src/cli/jvm.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:src/%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libhprofstrip.a
@@ -150,7 +150,7 @@ TIMED = sh tests/timed.sh
 # fewer (test-asan, test-clang).
 CHECK_SCRIPTS = cli cli_report cli_input cli_formats cli_args cli_safety cli_files cli_limits \
                 cli_destroy cli_digests cli_killed cli_obfuscate cli_cuts cli_privacy cli_many \
-                audit_adversarial cli_many_stops cli_audit
+                audit_adversarial cli_many_stops cli_audit cli_first_hour
 
 check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 	sh tests/layers.sh $(BUILD) $(CORE_SRC)

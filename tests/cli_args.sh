@@ -13,6 +13,11 @@ ART=$(pwd)/fixtures/android-art2025-ahat-test-dump.hprof   # 1.0.3; default keep
 NAME=cli_args
 . "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
+# FILE holds nothing but the note an Android (1.0.3) output gets (issue #55)
+expect_only_android_note() {
+    grep -v 'an Android dump (JAVA PROFILE 1.0.3): Android Studio, ahat and shark open it' "$1" >"$1.rest"
+    expect_empty "$1.rest" "$2"
+}
 
 # 1. --to-jvm alone converts and changes nothing else (preset none)
 "$BIN" -p none --to-jvm "$ART" >none-jvm.hprof 2>err; rc=$?
@@ -42,7 +47,7 @@ expect_rc 0 "--to-jvm on a JVM dump"; expect_grep "nothing to convert" err "--to
 "$BIN" -p android-app "$JVM" >/dev/null 2>err; rc=$?
 expect_rc 0 "-p android-app on a JVM dump"; expect_grep "android-app: .* is a JVM dump" err "-p android-app on a JVM dump"
 "$BIN" -p android-app "$ART" >/dev/null 2>err
-expect_empty err "-p android-app on an Android dump"
+expect_only_android_note err "-p android-app on an Android dump"
 gzip -1c "$JVM" | "$BIN" -q --to-jvm -p android-app >/dev/null 2>err; rc=$?
 expect_rc 0 "-q on a JVM dump"; expect_empty err "-q --to-jvm -p android-app"
 gzip -1c "$JVM" | "$BIN" --to-jvm >/dev/null 2>err
@@ -97,7 +102,7 @@ expect_rc 3 "-q on a truncated input"; expect_grep "input ends inside" err "-q k
 # 4. progress: plain lines when not on a terminal, one every few seconds
 "$BIN" --progress "$JVM" >/dev/null 2>log
 if grep -q "$(printf '\r')" log || grep -q "$(printf '\033')" log; then bad "--progress 2>log has \\r or escapes: $(od -c log | head -3)"; else ok; fi
-expect_grep "(100%).* in [0-9.]* s$" log "--progress 2>log final line"
+expect_grep "(100%).* in [0-9.]* s, [0-9.]* MB written ([0-9.]*%)$" log "--progress 2>log final line"
 { head -c 1000000 "$JVM"; sleep 6; tail -c +1000001 "$JVM"; } |
     "$BIN" --progress --size 3737979 >/dev/null 2>log
 [ "$(grep -c 'MB/s' log)" -eq 2 ] && ok || bad "--progress 2>log: want one line during the 6 s wait, one at the end: $(cat log)"
@@ -146,13 +151,13 @@ expect_rc 2 "-p nosuch"; expect_grep "unknown preset 'nosuch'; presets:" err "-p
 # 6. a plain output file as big as its input: say how to get it small, once
 "$BIN" "$ART" >big.hprof 2>err; rc=$?
 expect_rc 0 "default on an Android dump"; expect_grep "compress it: -z" err "size hint"
-[ "$(wc -l <err)" -eq 1 ] && ok || bad "size hint more than once: $(cat err)"
+[ "$(grep -c 'compress it' err)" -eq 1 ] && ok || bad "size hint more than once: $(cat err)"
 "$BIN" "$ART" -o big2.hprof 2>err
 expect_grep "compress it" err "size hint with -o"
 "$BIN" -q "$ART" >big3.hprof 2>err; expect_empty err "size hint with -q"
-"$BIN" "$ART" 2>err | cat >/dev/null; expect_empty err "size hint to a pipe"
-"$BIN" -o small.hprof.zst "$ART" 2>err; expect_empty err "size hint with compression"
-"$BIN" -p none "$ART" >same.hprof 2>err; expect_empty err "size hint with -p none"
+"$BIN" "$ART" 2>err | cat >/dev/null; expect_only_android_note err "size hint to a pipe"
+"$BIN" -o small.hprof.zst "$ART" 2>err; expect_only_android_note err "size hint with compression"
+"$BIN" -p none "$ART" >same.hprof 2>err; expect_only_android_note err "size hint with -p none"
 "$BIN" "$JVM" >half.hprof 2>err; expect_empty err "size hint for a half-size output"
 "$BIN" --stats=json "$ART" >big4.hprof 2>err
 [ "$(wc -l <err)" -eq 1 ] && ok || bad "--stats=json: more than the JSON: $(cat err)"

@@ -232,6 +232,19 @@ ROW(hs_report_fail)
 }
 ROW(hs_report_warn) { hs_report_warn(NULL, "x"); }
 ROW(hs_report_error) { cr_assert_null(hs_report_error(NULL)); }
+ROW(hs_report_message)
+{
+    cr_assert_null(hs_report_message(NULL));
+    cr_assert_null(hs_report_message(P)); /* no failure in a new report */
+}
+ROW(hs_report_file_bytes)
+{
+    uint64_t in = 7, out = 9;
+    cr_assert_eq(hs_report_file_bytes(NULL, &in, &out), 0);
+    cr_assert_eq(hs_report_file_bytes(P, NULL, NULL), 0);
+    cr_assert_eq(hs_report_file_bytes(P, &in, &out), 0);
+    cr_assert(in == 7 && out == 9, "unknown sizes are left as they were");
+}
 ROW(hs_report_stats)
 {
     hs_stats st;
@@ -327,7 +340,8 @@ static const row g_rows[] = {
     R_(hs_output_written), R_(hs_output_close), R_(hs_output_open_ex), R_(hs_output_error),
     R_(hs_output_errno), R_(hs_rules_mapping_path), R_(hs_rules_mapping_input),
     R_(hs_report_free), R_(hs_report_set_messages), R_(hs_report_note_rules),
-    R_(hs_report_fail), R_(hs_report_warn), R_(hs_report_error), R_(hs_report_stats),
+    R_(hs_report_fail), R_(hs_report_warn), R_(hs_report_error), R_(hs_report_message),
+    R_(hs_report_file_bytes), R_(hs_report_stats),
     R_(hs_report_output_kept), R_(hs_report_set_output_kept), R_(hs_report_ran),
     R_(hs_report_histogram), R_(hs_report_findings), R_(hs_report_audit_verdict),
     R_(hs_report_audit_figures),

@@ -109,7 +109,8 @@ int hs_cli_load_mapping(hs_report *report, hs_rules *rules, const char *path, ui
 
 /* report.c (the JSON report and the exit codes are the library's) */
 /* The --stats table to `to`; `name` (NULL: none) heads it, for many.c. */
-void hs_cli_print_stats(FILE *to, const hs_stats *st, const char *name);
+void hs_cli_print_stats(FILE *to, const hs_report *r, const hs_stats *st, const char *name,
+                        int audit);
 /* "1234567 (1.2 MiB)": a byte count with its size in binary units (just
  * the count below 1 KiB). Returns `buf`. */
 const char *hs_report_human(char *buf, size_t cap, uint64_t bytes);

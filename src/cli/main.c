@@ -384,6 +384,23 @@ static int ends_with(const char *s, const char *tail)
     return n > k && strcmp(s + n - k, tail) == 0;
 }
 
+/* The compressor an output name says when it is one this command does not
+ * write (x.hprof.bz2 would otherwise be plain HPROF under that name), or
+ * NULL. */
+static const char *foreign_compression(const char *o)
+{
+    static const char *const tails[][2] = {
+        {".bz2", "bzip2"}, {".xz", "xz"},   {".lzma", "lzma"}, {".lz4", "lz4"},
+        {".lz", "lzip"},   {".zip", "zip"}, {".7z", "7-Zip"},  {".br", "brotli"},
+        {".Z", "compress"}, {".sz", "snappy"}};
+    size_t i;
+
+    for (i = 0; i < sizeof tails / sizeof tails[0]; i++)
+        if (ends_with(o, tails[i][0]))
+            return tails[i][1];
+    return NULL;
+}
+
 /* -z into "x.gz" (or --gzip into "x.zst") would write one format under the
  * other's name, which every tool then fails to open: refuse. So is -z into
  * "x.hprof", hprof-conv's habit (its -z drops the zygote heap): an analyzer
@@ -393,6 +410,14 @@ static int check_output_name(const hs_cli *cli)
     const char *o = cli->out_path;
     int named_gz, named_zst;
 
+    if (o && foreign_compression(o)) {
+        fprintf(stderr,
+                "%s: '%s' names a compression this command does not write (%s): name "
+                "the output *.hprof (plain), *.hprof.zst (zstd) or *.hprof.gz (gzip), "
+                "or pipe plain HPROF to the compressor\n",
+                g_prog, o, foreign_compression(o));
+        return HS_EXIT_USAGE;
+    }
     if (!o || !cli->format_given)
         return HS_EXIT_OK;
     if (cli->format != HS_COMPRESS_NONE && ends_with(o, ".hprof")) {

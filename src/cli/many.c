@@ -35,6 +35,7 @@
 
 #include "cli.h"
 #include "io.h"
+#include "many_status.h"
 
 static const char g_prog[] = "hprof-strip";
 
@@ -49,6 +50,7 @@ static const int g_fwd[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGUSR1, 
 static volatile sig_atomic_t g_stop_sig;
 static int g_ignored[N_FWD]; /* ignored when the command started (nohup) */
 static pid_t g_pid[MAX_JOBS]; /* the running children (0: a free slot) */
+static hs_many_status g_show; /* the batch's one progress line, its summary */
 
 static void on_stop(int sig)
 {
@@ -331,8 +333,7 @@ static void run_child(hs_cli *cli, int (*one)(hs_cli *, int), int i, char **outs
         _exit(HS_EXIT_IO); /* the parent says that there is no report */
     if (end_fd > 0)
         cli->stats_fd = end_fd;
-    if (cli->progress < 0) /* several bars on one terminal say nothing */
-        cli->progress = 0;
+    cli->progress = 0; /* the parent's one line shows them all (many_status.c) */
     if (clash[i] >= 0)
         rc = hs_report_fail(cli->report, HS_E_USAGE, NULL,
                             "%s: its output name %s is %s's already: nothing is written for "
@@ -424,32 +425,82 @@ static int lines_close(many_lines *l, const hs_cli *cli)
     return HS_EXIT_OK;
 }
 
+/* A name that reads as one dump's (x.hprof, x.hprof.zst): several FILEs
+ * and -o naming it is a slip, not a directory to make. */
+static int names_a_dump(const char *path)
+{
+    size_t n = strlen(path);
+
+    return ends_with(path, n, ".hprof") || ends_with(path, n, ".gz") ||
+           ends_with(path, n, ".zst") || ends_with(path, n, ".zstd");
+}
+
+/* -o DIR that is not there is made, as `mkdir -p` would, parents and all:
+ * 0700 when an input is private (no one else may read it), so the outputs'
+ * names are not shown to those the dumps were kept from; else 0777 less
+ * the umask. 0, or -1 with errno set. */
+static int make_out_dir(const hs_cli *cli)
+{
+    mode_t mode = 0777;
+    struct stat st;
+    char *path = strdup(cli->out_dir), *p;
+    int i, rc = 0;
+
+    if (!path)
+        return -1;
+    for (i = 0; i < cli->n_files; i++)
+        if (stat(cli->files[i], &st) == 0 && !(st.st_mode & (S_IRGRP | S_IROTH)))
+            mode = 0700;
+    for (p = path + 1; rc == 0; p++) {
+        char c = *p;
+        if (c != '/' && c != '\0')
+            continue;
+        *p = '\0';
+        if (mkdir(path, mode) != 0 && errno != EEXIST)
+            rc = -1;
+        *p = c;
+        if (c == '\0')
+            break;
+    }
+    free(path);
+    return rc;
+}
+
 /* What -o DIR may not go with, said into `why` (a whole sentence, without
- * the program's name). HS_EXIT_OK, or HS_EXIT_USAGE. */
+ * the program's name). HS_EXIT_OK (DIR made when it was not there),
+ * HS_EXIT_USAGE, or HS_EXIT_IO when DIR cannot be made. */
 static int refusal(const hs_cli *cli, char *why, size_t cap)
 {
     struct stat st;
-    int i, r = cli->out_dir ? stat(cli->out_dir, &st) : 0;
+    int i;
 
-    if (!cli->out_dir) /* --audit FILE...: each read in turn, nothing written */
+    if (!cli->out_dir) { /* --audit FILE...: each read in turn, nothing written */
         assert(cli->audit);
-    else if (r != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(why, cap, "with several FILEs, -o names a directory: '%s' is not one%s",
-                 cli->out_dir, r != 0 && errno == ENOENT ? " (make it first)" : "");
-        return HS_EXIT_USAGE;
+        return HS_EXIT_OK;
     }
-    if (cli->out_dir && (cli->audit || cli->obfuscate_path)) {
+    if (cli->audit || cli->obfuscate_path) {
         snprintf(why, cap, "-o DIR cannot go with %s",
                  cli->audit ? "--audit, which writes nothing"
                             : "--obfuscate-names: its one mapping file would be every dump's");
         return HS_EXIT_USAGE;
     }
     for (i = 0; i < cli->n_files; i++)
-        if (cli->out_dir && strcmp(cli->files[i], "-") == 0) {
+        if (strcmp(cli->files[i], "-") == 0) {
             snprintf(why, cap, "-o DIR names its outputs after their inputs: standard input "
                                "('-') has no name; give it one OUTPUT, without a directory");
             return HS_EXIT_USAGE;
         }
+    if (stat(cli->out_dir, &st) != 0 && errno == ENOENT && !names_a_dump(cli->out_dir)) {
+        if (make_out_dir(cli) == 0)
+            return HS_EXIT_OK;
+        snprintf(why, cap, "cannot make the directory '%s': %s", cli->out_dir, strerror(errno));
+        return HS_EXIT_IO;
+    }
+    if (stat(cli->out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(why, cap, "with several FILEs, -o names a directory: '%s' is not one",
+                 cli->out_dir);
+        return HS_EXIT_USAGE;
+    }
     return HS_EXIT_OK;
 }
 
@@ -618,6 +669,7 @@ static void job_ended(const hs_cli *cli, char **outs, many_lines *l, many_job *j
         close(j->end_fd);
     }
     j->rep_fd = j->end_fd = -1;
+    hs_many_status_ended(&g_show, j->input, rc, outs[j->input]);
 }
 
 /* Starts input i's job in slot k (its child and memory files). 0, or -1
@@ -641,6 +693,7 @@ static int start_job(hs_cli *cli, int (*one)(hs_cli *, int), char **outs, const 
         return -1;
     }
     g_pid[k] = p;
+    hs_many_status_started(&g_show, i);
     j->input = i;
     j->rep_fd = rep;
     j->end_fd = end;
@@ -753,7 +806,10 @@ int hs_cli_many(hs_cli *cli, int (*one)(hs_cli *cli, int rc))
         }
         goto close;
     }
+    if (hs_many_status_start(&g_show, cli) != 0)
+        fprintf(stderr, "%s: out of memory: no progress or summary shown\n", g_prog);
     started = run_jobs(cli, one, outs, clash, &l, status);
+    hs_many_status_end(&g_show);
     for (i = 0; i < started; i++)
         worst = worse(worst, status[i]);
     rc = worst;

@@ -49,7 +49,7 @@ static void add(char *line, size_t room, const char *part)
         memcpy(line + n, part, k + 1);
 }
 
-static void show(hs_progress *p, uint64_t done, double t, int final)
+static void show(hs_progress *p, uint64_t done, uint64_t written, double t, int final)
 {
     double secs = t - p->start, rate = secs > 0 ? (double)done / secs : 0;
     char line[256], part[96];
@@ -77,6 +77,11 @@ static void show(hs_progress *p, uint64_t done, double t, int final)
     } else if (final) {
         snprintf(part, sizeof part, " in %.1f s", secs);
         add(line, room, part);
+        if (written != UINT64_MAX) { /* the file as it lies on disk */
+            snprintf(part, sizeof part, ", %.1f MB written (%.1f%%)", (double)written / 1e6,
+                     done ? 100.0 * (double)written / (double)done : 0.0);
+            add(line, room, part);
+        }
     }
     if (p->tty)
         fprintf(stderr, "\r%s\033[K%s", line, final ? "\n" : "");
@@ -97,13 +102,13 @@ void hs_progress_update(hs_progress *p, uint64_t done)
     if (t - p->last < (p->tty ? 0.2 : 5.0))
         return;
     p->last = t;
-    show(p, done, t, 0);
+    show(p, done, UINT64_MAX, t, 0);
 }
 
-void hs_progress_end(hs_progress *p, uint64_t done)
+void hs_progress_end(hs_progress *p, uint64_t done, uint64_t written)
 {
     if (p->on)
-        show(p, done, now(), 1);
+        show(p, done, written, now(), 1);
     p->on = 0;
 }
 

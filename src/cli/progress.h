@@ -26,7 +26,7 @@ void hs_progress_start(hs_progress *p, int on, uint64_t total);
  * which is what `total` measures too). */
 void hs_progress_update(hs_progress *p, uint64_t done);
 /* Ends the display: the final figures on a line of their own. */
-void hs_progress_end(hs_progress *p, uint64_t done);
+void hs_progress_end(hs_progress *p, uint64_t done, uint64_t written);
 /* Clears a progress line from the terminal, so that a message can start
  * on a clean line; call before any error or warning. Later updates draw it
  * again; after an error, end with this and not hs_progress_end. */

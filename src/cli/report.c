@@ -68,15 +68,39 @@ static void print_dups(FILE *to, const hs_stats *st)
                 hs_report_human(buf, sizeof buf, st->dup_top[j].wasted));
 }
 
-void hs_cli_print_stats(FILE *to, const hs_stats *st, const char *name)
+/* The first line: what went in and what was written, as files (what a
+ * user sees on disk, compressed or not), then the HPROF in them. */
+static void print_sizes(FILE *to, const hs_report *r, const hs_stats *st, const char *name,
+                        int audit)
 {
-    char in[64], out[64];
+    char in[64], out[64], hin[64], hout[64];
+    uint64_t in_file = st->bytes_in, out_file = st->bytes_out;
+    int known = hs_report_file_bytes(r, &in_file, &out_file);
+    const char *pre = name ? name : "", *sep = name ? ": " : "";
 
-    fprintf(to, "hprof-strip: %s%s%s bytes in, %s out: %.1f%% of the input\n",
-            name ? name : "", name ? ": " : "",
-            hs_report_human(in, sizeof in, st->bytes_in),
-            hs_report_human(out, sizeof out, st->bytes_out),
-            st->bytes_in ? 100.0 * (double)st->bytes_out / (double)st->bytes_in : 0.0);
+    hs_report_human(in, sizeof in, in_file);
+    hs_report_human(hin, sizeof hin, st->bytes_in);
+    if (audit || !(known & 2)) {
+        fprintf(to, "hprof-strip: %s%s%s bytes read", pre, sep, in);
+        if (in_file != st->bytes_in)
+            fprintf(to, " (%s of HPROF)", hin);
+        fprintf(to, "%s\n", audit ? ", nothing written (an audit)" : "");
+        return;
+    }
+    hs_report_human(out, sizeof out, out_file);
+    hs_report_human(hout, sizeof hout, st->bytes_out);
+    fprintf(to, "hprof-strip: %s%s%s bytes in, %s %s: %.1f%% of the input", pre, sep, in, out,
+            in_file == st->bytes_in && out_file == st->bytes_out ? "out" : "written",
+            in_file ? 100.0 * (double)out_file / (double)in_file : 0.0);
+    if (in_file != st->bytes_in || out_file != st->bytes_out)
+        fprintf(to, " (HPROF: %s in, %s out)", hin, hout);
+    fputc('\n', to);
+}
+
+void hs_cli_print_stats(FILE *to, const hs_report *r, const hs_stats *st, const char *name,
+                        int audit)
+{
+    print_sizes(to, r, st, name, audit);
 #define PRINT_(name, kind, what) print_counter(to, #name, kind, st->name, what);
     HS_STATS_COUNTERS(PRINT_)
 #undef PRINT_

@@ -393,6 +393,13 @@ static void warn_after_run(const hs_cli *cli, const hs_stats *st, int out_fd)
                 "%s: -p android-app: %s is a JVM dump, without zygote or image heaps: "
                 "nothing to drop beyond the default preset\n",
                 g_prog, name);
+    /* an Android dump stays Android's: MAT and VisualVM refuse 1.0.3, and
+     * nothing else would say so before the user tries (advice, as below) */
+    if (st->hprof_version == 3 && !cli->opt.to_jvm && cli->stats != 2)
+        fprintf(stderr,
+                "%s: %s%sthe output is an Android dump (JAVA PROFILE 1.0.3): Android Studio, "
+                "ahat and shark open it; MAT and VisualVM need --to-jvm\n",
+                g_prog, cli->files ? name : "", cli->files ? ": " : "");
     /* advice, not a warning: kept out of a JSON report's way */
     if (cli->format == HS_COMPRESS_NONE && cli->stats != 2 && fstat(out_fd, &ost) == 0 &&
         S_ISREG(ost.st_mode) && st->bytes_in &&
@@ -806,9 +813,11 @@ static int run_job(hs_cli *cli, cli_run *rn)
     hs_report_stats(cli->report, &st, sizeof st);
     if (rc == HS_EXIT_OK || (rc == HS_EXIT_AUDIT && hs_report_audit_verdict(cli->report) >= 0)) {
         /* read in place: how far the filter got */
-        hs_progress_end(&rn->progress, hs_input_compression(rn->in) == HS_COMPRESS_NONE
-                                           ? st.bytes_in
-                                           : hs_input_bytes_read(rn->in));
+        hs_progress_end(&rn->progress,
+                        hs_input_compression(rn->in) == HS_COMPRESS_NONE
+                            ? st.bytes_in
+                            : hs_input_bytes_read(rn->in),
+                        cli->audit || !rn->out ? UINT64_MAX : hs_output_written(rn->out));
     } else {
         hs_progress_clear(&rn->progress);
     }
@@ -1127,7 +1136,7 @@ int hs_cli_run(hs_cli *cli)
     }
     hs_report_stats(r, &st, sizeof st);
     if (stats)
-        hs_cli_print_stats(to, &st, name);
+        hs_cli_print_stats(to, r, &st, name, cli->audit);
     if (histo)
         hs_cli_print_histogram(to, r, 20, name);
     if (to != stderr)

@@ -241,6 +241,13 @@ hs_status hs_enc_sub(hs_enc *e, const void *p, size_t n);
  * has room for the whole run (hs_enc_run_room), and moves the reader only
  * when it ends: these take the window position the run has reached. */
 
+/* Heap records keep their layout after all (decided at the header, before
+ * any is written): --to-jvm alone on a dump that is a JVM's already. */
+static inline void hs_enc_keep_layout(hs_enc *e)
+{
+    e->reencode = 0;
+}
+
 static inline int hs_enc_reencodes(const hs_enc *e)
 {
     return e->reencode;

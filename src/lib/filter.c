@@ -380,6 +380,10 @@ static hs_status read_header(F *f)
     if (f->caps.deobf)
         HS_TRY(hs_deobf_start(&f->deobf, v));
 
+    if (f->caps.reencode_for_jvm && v != 3) { /* a JVM's: nothing to convert */
+        f->caps.reencode = 0;
+        hs_enc_keep_layout(&f->enc);
+    }
     /* A re-encoded heap dump is written as HEAP_DUMP_SEGMENTs, which only
      * 1.0.2 (and Android's 1.0.3) define; --to-jvm makes 1.0.3 into 1.0.2. */
     if ((f->enc.reencode && v < 2) || (f->c.opt.to_jvm && v == 3)) {

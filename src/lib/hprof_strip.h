@@ -824,8 +824,18 @@ HS_API void hs_report_warn(hs_report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* The run's failure (or salvaged cut), or NULL when there is none. */
+/* The run's failure (or salvaged cut), or NULL when there is none. Its
+ * `message` holds what fits in 320 bytes; hs_report_message has it all. */
 HS_API const hs_error *hs_report_error(const hs_report *r);
+/* The bytes of the input and the output as their files hold them (0.8):
+ * compressed for a .gz or .zst (the report's "compressed_bytes"), the
+ * HPROF bytes for a plain one. Each is set only when known: returns 1 when
+ * the input's is, | 2 when the output's is (none for an audit), 0 for
+ * NULL. */
+HS_API int hs_report_file_bytes(const hs_report *r, uint64_t *in_bytes, uint64_t *out_bytes);
+/* The whole message of the run's failure (or salvaged cut), never cut
+ * (0.8), valid until the report is reused or freed; NULL: none. */
+HS_API const char *hs_report_message(const hs_report *r);
 /* The counters as the run left them, sized as hs_filter_stats_ex (`size`
  * is sizeof *st as the caller knows it; returns the bytes filled): all 0
  * before a filter ran. */

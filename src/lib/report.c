@@ -44,12 +44,57 @@ static void say(hs_report *r, hs_message_kind kind, hs_status code, const hs_err
         r->say(r->say_ctx, kind, code, where, text, cap);
 }
 
+/* Room a message hook may grow a message by in place (the CLI names its
+ * options: "(salvage " becomes "(--salvage "). */
+#define MESSAGE_SLACK 64
+
+/* Copies what fits of `text` into the fixed `dst`, ending on a whole UTF-8
+ * character: hs_error's 320 bytes are a summary, the report keeps all. */
+static void copy_fitting(char *dst, size_t cap, const char *text)
+{
+    size_t n = strlen(text);
+
+    if (n >= cap) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
+            n--; /* text[n] would be a continuation byte: cut before it */
+    }
+    memcpy(dst, text, n);
+    dst[n] = '\0';
+}
+
+/* The whole of a printf message in fresh memory with MESSAGE_SLACK bytes
+ * to spare (*cap: its size), or NULL when there is no memory for it. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 0)))
+#endif
+static char *format_whole(size_t *cap, const char *fmt, va_list ap)
+{
+    va_list aq;
+    int n;
+    char *m;
+
+    va_copy(aq, ap);
+    n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    if (n < 0)
+        return NULL;
+    *cap = (size_t)n + 1 + MESSAGE_SLACK;
+    m = malloc(*cap);
+    if (m)
+        vsnprintf(m, *cap, fmt, ap);
+    return m;
+}
+
 #if defined(__GNUC__)
 __attribute__((format(printf, 5, 0)))
 #endif
 static void record(hs_report *r, hs_status code, const hs_error *where, hs_message_kind kind,
                    const char *fmt, va_list ap)
 {
+    size_t cap = 0;
+    va_list aq;
+
     if (where) {
         r->error = *where;
     } else {
@@ -59,9 +104,18 @@ static void record(hs_report *r, hs_status code, const hs_error *where, hs_messa
     }
     r->error.code = code;
     r->cli_status = NULL;
-    vsnprintf(r->error.message, sizeof r->error.message, fmt, ap);
     r->has_error = 1;
-    say(r, kind, code, where, r->error.message, sizeof r->error.message);
+    free(r->message);
+    va_copy(aq, ap);
+    r->message = format_whole(&cap, fmt, aq);
+    va_end(aq);
+    if (r->message) { /* never cut: the hook and the JSON see all of it */
+        say(r, kind, code, where, r->message, cap);
+        copy_fitting(r->error.message, sizeof r->error.message, r->message);
+    } else { /* no memory: what fits */
+        vsnprintf(r->error.message, sizeof r->error.message, fmt, ap);
+        say(r, kind, code, where, r->error.message, sizeof r->error.message);
+    }
 }
 
 HS_API int hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const char *fmt,
@@ -103,9 +157,18 @@ HS_API void hs_report_warn(hs_report *r, const char *fmt, ...)
 
 void hs_report_note(hs_report *r, const char *fmt, ...)
 {
-    char w[sizeof r->error.message];
+    char w[sizeof r->error.message], *m;
+    size_t cap = 0;
     va_list ap;
 
+    va_start(ap, fmt);
+    m = format_whole(&cap, fmt, ap);
+    va_end(ap);
+    if (m) {
+        say(r, HS_MSG_NOTE, HS_OK, NULL, m, cap);
+        free(m);
+        return;
+    }
     va_start(ap, fmt);
     vsnprintf(w, sizeof w, fmt, ap);
     va_end(ap);
@@ -138,6 +201,25 @@ HS_API void hs_report_set_messages(hs_report *r, hs_message_fn fn, void *ctx)
 HS_API const hs_error *hs_report_error(const hs_report *r)
 {
     return r && r->has_error ? &r->error : NULL;
+}
+
+HS_API int hs_report_file_bytes(const hs_report *r, uint64_t *in_bytes, uint64_t *out_bytes)
+{
+    if (!r)
+        return 0;
+    /* a plain input's raw count is what the reader took, not the file */
+    if (in_bytes && r->in_known)
+        *in_bytes = r->in_format == 0 ? r->st.bytes_in : r->in_raw; /* 0: plain */
+    if (out_bytes && r->out_known)
+        *out_bytes = r->out_raw;
+    return (r->in_known ? 1 : 0) | (r->out_known ? 2 : 0);
+}
+
+HS_API const char *hs_report_message(const hs_report *r)
+{
+    if (!r || !r->has_error)
+        return NULL;
+    return r->message ? r->message : r->error.message;
 }
 
 HS_API size_t hs_report_stats(const hs_report *r, hs_stats *st, size_t size)
@@ -395,7 +477,7 @@ static void json_error(FILE *fp, const hs_report *r)
     fputs(",\"subtag\":", fp);
     json_off(fp, e->subtag < 0 ? UINT64_MAX : (uint64_t)e->subtag, UINT64_MAX);
     fputs(",\"message\":", fp);
-    json_str(fp, e->message);
+    json_str(fp, r->message ? r->message : e->message);
     fputc('}', fp);
 }
 
@@ -576,6 +658,8 @@ void hs_report_clear(hs_report *r)
 {
     size_t i;
 
+    free(r->message);
+    r->message = NULL;
     for (i = 0; i < r->n_findings; i++)
         free((char *)(uintptr_t)r->findings[i].name);
     free(r->findings);

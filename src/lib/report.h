@@ -50,6 +50,8 @@ struct hs_report {
     hs_stats st;
     int has_error;            /* `error` holds the failure (or the salvaged cut) */
     hs_error error;           /* offset/record_offset UINT64_MAX: none */
+    char *message;            /* error's whole message (error.message holds
+                                 what fits of it); NULL: error.message is it */
     int in_known, in_format;  /* in_format: enum hs_input_format */
     uint64_t in_raw;          /* bytes read from the input file (compressed) */
     int out_known, out_format; /* out_format: enum hs_output_format */

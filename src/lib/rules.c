@@ -211,8 +211,12 @@ hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt)
     c.strict = hs_rules_remove_values(r);
     c.findings = opt->findings;
     /* scrubbing may hold instances back for their class: that reorders */
-    c.reencode = opt->repack || opt->salvage || opt->to_jvm || r->scrub_fields ||
-                 hs_rules_change_lengths(r) || c.deobf; /* deobf: new STRINGs */
+    c.reencode = opt->repack || opt->salvage || r->scrub_fields || hs_rules_change_lengths(r) ||
+                 c.deobf; /* deobf: new STRINGs */
+    /* --to-jvm re-segments a 1.0.3 dump only: the filter drops it for a
+     * JVM's, which has nothing to convert and is left as it is */
+    c.reencode_for_jvm = !c.reencode && opt->to_jvm;
+    c.reencode |= opt->to_jvm;
     return c;
 }
 

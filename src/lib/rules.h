@@ -87,6 +87,7 @@ struct hs_rules {
 typedef struct {
     int reencode;     /* heap records are re-segmented (lengths change, or
                          records are reordered or inserted) */
+    int reencode_for_jvm; /* ... for --to-jvm alone: not on a JVM's dump */
     int drop_strings; /* STRING records held until their first user */
     int scrub;        /* primitive field values zeroed: class layouts kept,
                          instances held until their class dump */
