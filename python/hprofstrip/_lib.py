@@ -92,14 +92,26 @@ _OPTIONAL = {
 
 
 def _candidates():
-    """Where the library is looked for, in order."""
+    """Where the library is looked for, in order, and whether it was named:
+
+    1. HPROFSTRIP_LIBRARY, when set: that file or nothing, never a silent
+       other one (a test's build, an ASan one, a newer one);
+    2. the library the wheel carries, beside this file (pip install builds
+       it from the repository's sources: _backend/hsbuild.py);
+    3. the source tree's build/libhprofstrip.so, for the package run from
+       the tree (PYTHONPATH=python, an editable install) after `make lib`;
+    4. the system's: ctypes.util.find_library, then the soname (what
+       `make install` put on the loader's path).
+    """
     env = os.environ.get("HPROFSTRIP_LIBRARY")
     if env:
-        # Named explicitly: that file or nothing, never a silent other one.
         return [env], True
     names = []
-    # Run from the source tree: python/hprofstrip/ -> the repository's build/.
     here = os.path.dirname(os.path.abspath(__file__))
+    bundled = os.path.join(here, SONAME)
+    if os.path.exists(bundled):
+        names.append(bundled)
+    # python/hprofstrip/ -> the repository's build/
     tree = os.path.join(here, os.pardir, os.pardir, "build", "libhprofstrip.so")
     if os.path.exists(tree):
         names.append(os.path.normpath(tree))
