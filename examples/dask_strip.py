@@ -35,7 +35,9 @@ Without --scheduler it starts a LocalCluster of --workers processes on
 this machine. With one, IN_DIR and OUT_DIR must be paths every worker sees
 the same (shared storage), and every worker must load the library: the
 hprofstrip package imported on the worker looks for HPROFSTRIP_LIBRARY
-(the path of libhprofstrip.so), then an installed libhprofstrip.so.0.
+(the path of libhprofstrip.so), then the library the installed package
+carries (pip install ./python, or its wheel), then an installed
+libhprofstrip.so.0.
 The driver itself never loads the library (README.md, "Stripping many dumps
 on a Dask cluster").
 """

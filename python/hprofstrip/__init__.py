@@ -63,12 +63,17 @@ class Error(Exception):
 
     status      the report's error.status: "malformed", "unsupported",
                 "usage", "truncated", "read", "write", "limit", "nomem",
-                or "cancelled" (a progress callable asked to stop)
-    exit_status the command's exit status for it (1 to 5; 8 cancelled)
+                "cancelled" (a progress callable asked to stop), or
+                "timeout" (past the timeout given)
+    exit_status the command's exit status for it (1 to 5; 8 cancelled,
+                124 timeout)
     offset      the input byte where the problem was found, or None
     report      the run's JSON report (a dict), or None when the run never
                 started (an input that cannot be opened, an output refused)
     retryable   whether running it again may succeed
+
+    NotFoundError (also a FileNotFoundError) and UsageError (also a
+    ValueError) are the kinds a caller may catch as Python's own.
     """
 
     def __init__(self, message, status, exit_status, offset=None, report=None, retryable=None):

@@ -171,3 +171,27 @@ def test_pip_wheel_installs_without_the_sources(tmp_path, issue_dir):
     py = fresh_venv(venv)
     venv_pip(py, "install", "--no-index", str(elsewhere / wheels[0]))
     run_issue(py, issue_dir, venv)
+
+
+def test_sdist_carries_the_c_sources(tmp_path):
+    """The sdist builds alone: it holds the Makefile and every source of
+    the library (CORE_SRC) and header, in csrc/, beside the package."""
+    import tarfile
+    sys.path.insert(0, os.path.join(PYTHON_DIR, "_backend"))
+    try:
+        import hsbuild
+    finally:
+        sys.path.pop(0)
+    name = hsbuild.build_sdist(str(tmp_path))
+    with tarfile.open(tmp_path / name) as t:
+        names = set(t.getnames())
+    top = name[:-len(".tar.gz")]
+    root = os.path.dirname(PYTHON_DIR)
+    wanted = hsbuild._make_variable(os.path.join(root, "Makefile"), "CORE_SRC")
+    assert len(wanted) > 30
+    for src in wanted + ["Makefile", "src/lib/hprof_strip.h"]:
+        assert f"{top}/csrc/{src}" in names, src
+    for h in os.listdir(os.path.join(root, "src", "lib")):
+        if h.endswith(".h"):
+            assert f"{top}/csrc/src/lib/{h}" in names, h
+    assert f"{top}/hprofstrip/py.typed" in names and f"{top}/_backend/hsbuild.py" in names
