@@ -32,7 +32,8 @@ from ._version import __version__
 del annotations  # the __future__ import's name: no public name of ours
 
 __all__ = [
-    "strip", "audit", "audit_many", "worst_exit_status", "presets", "preset_rules",
+    "strip", "strip_many", "output_name", "audit", "audit_many", "worst_exit_status",
+    "presets", "preset_rules",
     "Error", "NotFoundError", "UsageError", "LibraryNotFound", "library_version", "__version__",
 ]
 
@@ -811,6 +812,61 @@ def audit_many(srcs: _typing.Iterable[_Src], rules: _Rules = None,
     # each run on a thread of the pool: the library releases the GIL
     with _futures.ThreadPoolExecutor(max(1, min(workers, len(srcs)))) as pool:
         return list(pool.map(one, srcs))
+
+
+def output_name(src: _PathArg, out_dir: _PathArg, compress: _typing.Optional[str] = None) -> str:
+    """The output strip_many() gives `src` in `out_dir`, the command's rule
+    for -o DIR (hprof-strip(1)): src's last component, less one trailing
+    .gz, .zst or .zstd, ending in .hprof (added when missing), then .zst
+    for compress="zstd" or .gz for "gzip"."""
+    base = _os.path.basename(_os.fsdecode(src))
+    for tail in (".gz", ".zst", ".zstd"):
+        if base.endswith(tail) and len(base) > len(tail):
+            base = base[:-len(tail)]
+            break
+    if not (base.endswith(".hprof") and len(base) > len(".hprof")):
+        base += ".hprof"
+    ext = {"zstd": ".zst", "gzip": ".gz"}.get(compress, "")
+    return _os.path.join(_os.fsdecode(out_dir), base + ext)
+
+
+def strip_many(srcs: _typing.Iterable[_PathArg], out_dir: _PathArg, *,
+               jobs: _typing.Optional[int] = None, **options: _typing.Any
+               ) -> _typing.List[_typing.Union[_Report, Error]]:
+    """Strips every path of `srcs` into the directory `out_dir`, `jobs` at a
+    time on threads (None: one per core), as the command's -o DIR FILE...
+    -j N does: each output named by output_name() (compress= gives the
+    suffix, none without it, as the command's without -z or --gzip), going
+    on after one that fails. `options` are strip()'s (not
+    obfuscate_names: one mapping per run). Returns, in the order given,
+    each one's report or the Error its run raised; a second input of the
+    same output name is refused (a UsageError), as the command does.
+    worst_exit_status(results) is the command's exit status."""
+    if "obfuscate_names" in options:
+        raise TypeError("hprofstrip: strip_many takes no obfuscate_names (one mapping per run)")
+    srcs = list(srcs)
+    if not all(_is_path(src) for src in srcs):
+        raise TypeError("hprofstrip: strip_many takes paths (the outputs are named after them)")
+    if not _os.path.isdir(out_dir):
+        raise _usage(f"{_os.fsdecode(out_dir)} is not a directory")
+    workers = _in_range("jobs", jobs, (0, 1024)) or _os.cpu_count() or 1
+    compress = options.get("compress")
+    outs = [output_name(src, out_dir, compress) for src in srcs]
+    first = {}
+    for i, out in enumerate(outs):
+        first.setdefault(out, i)
+
+    def one(i):
+        if first[outs[i]] != i:
+            return UsageError(f"{_os.fsdecode(srcs[i])}: its output {outs[i]} is also "
+                              f"{_os.fsdecode(srcs[first[outs[i]]])}'s", "usage", 2)
+        try:
+            return strip(srcs[i], outs[i], **options)
+        except Error as e:
+            return e
+
+    with _futures.ThreadPoolExecutor(max(1, min(workers, len(srcs)))) as pool:
+        return list(pool.map(one, range(len(srcs))))
 
 
 # The exit statuses from the least bad to the worst, as the command ranks

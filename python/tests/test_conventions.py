@@ -62,7 +62,8 @@ def test_errors_still_pickle_whole(hs, tmp_path):
 
 def test_typed(hs):
     assert os.path.exists(os.path.join(PYTHON_DIR, "hprofstrip", "py.typed"))
-    for name in ("strip", "audit", "audit_many", "worst_exit_status", "presets",
+    for name in ("strip", "strip_many", "output_name", "audit", "audit_many",
+                 "worst_exit_status", "presets",
                  "preset_rules", "library_version"):
         hints = typing.get_type_hints(getattr(hs, name))
         assert "return" in hints, name

@@ -191,3 +191,33 @@ def test_print_rules(hs):
     assert list(hs.presets()) == listed
     with pytest.raises(hs.UsageError):
         hs.preset_rules("nosuch")
+
+
+@pytest.mark.parametrize("compress,flag", [(None, []), ("zstd", ["-z"])])
+def test_strip_many_into_a_directory(hs, cli, tmp_path, compress, flag):
+    """-o DIR FILE... -j 2: the same names, the same bytes, the same worst
+    exit status, going on after a failure and refusing a second input of
+    one output name."""
+    cut = tmp_path / "cut.hprof"
+    cut.write_bytes(read(JVM)[:200000])
+    (tmp_path / "gz").mkdir()
+    twin = tmp_path / "gz" / "jvm17-64bit.hprof.gz"  # JVM's output name again
+    twin.write_bytes(b"")
+    srcs = [str(JVM), str(ART), str(cut), os.path.join(os.path.dirname(JVM),
+                                                       "jvm17-jcmd-gz1.hprof.gz"), str(twin)]
+    a, b = tmp_path / "cli", tmp_path / "py"
+    a.mkdir()
+    b.mkdir()
+    p = subprocess.run([cli_path(), "-q", *flag, "-j", "2", "-o", str(a), *srcs],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    results = hs.strip_many(srcs, b, jobs=2, compress=compress)
+    assert p.returncode == hs.worst_exit_status(results)
+    assert sorted(os.listdir(a)) == sorted(os.listdir(b))
+    for name in os.listdir(a):
+        assert read(a / name) == read(b / name), name
+    assert [hs.output_name(s, b, compress) for s in srcs[:2]] == \
+        [str(b / ("jvm17-64bit.hprof" + (".zst" if compress else ""))),
+         str(b / ("android-art2025-ahat-test-dump.hprof" + (".zst" if compress else "")))]
+    assert results[0]["exit_status"] == results[1]["exit_status"] == results[3]["exit_status"] == 0
+    assert isinstance(results[2], hs.Error) and results[2].exit_status == 3
+    assert isinstance(results[4], hs.UsageError)
