@@ -147,7 +147,7 @@ echo "dask: $ndumps dumps: the CLI one after another $((cli_ms / 1000)).$((cli_m
 expect_rc 1 "the example with corrupt dumps among $ndumps ($(tail -3 "$T/driver.err"))"
 # the dumps the CLI fails on: ours, and the corpus's bad-corrupt-length ones
 nfail=$(grep -Lx 0 "$T"/cli/*.rc | wc -l)
-expect_grep "$((ndumps - nfail)) of $ndumps dumps stripped, $nfail failed, on 2 workers (w1, w2)" \
+expect_grep "$((ndumps - nfail)) of $ndumps dumps stripped, $nfail failed, 0 skipped (output there), on 2 workers (w1, w2)" \
     "$T/driver.out" "the driver's summary"
 expect_grep "zz-corrupt-stray.hprof: failed (malformed" "$T/driver.err" \
     "the corrupt dump's failure, with its status"
@@ -173,15 +173,18 @@ reports = [json.loads(l) for l in open(lines)]
 names = sorted(os.listdir(indir))
 print("ok" if len(reports) == len(names) else f"bad {len(reports)} report lines for {len(names)} dumps")
 workers = set()
-for r in reports:
+for line in reports:
+    r = line["report"]
     src = r["input"]["name"]
+    if line["input"] != src or line["exit_status"] != r["exit_status"]:
+        print(f"bad {src}: the line's input or exit status is not its report's: {line}")
     b = os.path.basename(src)
     stem = b
     for s in (".zst", ".gz", ".hprof"):
         stem = stem[: -len(s)] if stem.endswith(s) else stem
     theirs = json.load(open(os.path.join(cli, stem + ".json")))
     rc = int(open(os.path.join(cli, stem + ".rc")).read())
-    d = r.pop("dask")
+    d = line["dask"]
     workers.add(d["worker"])
     if d["failed"] != (rc != 0):
         print(f"bad {b}: task failed {d['failed']}, the CLI's exit status {rc}")
@@ -239,12 +242,42 @@ HPROFSTRIP_LIBRARY=$LIBSO PYTHONPATH=$TOP/python PYTHONDONTWRITEBYTECODE=1 \
     "$T/in2" "$T/out2" >"$T/local.out" 2>"$T/local.err"
 rc=$?
 expect_rc 0 "the example on a LocalCluster ($(tail -3 "$T/local.err"))"
-expect_grep "2 of 2 dumps stripped, 0 failed" "$T/local.out" "the LocalCluster's summary"
+expect_grep "2 of 2 dumps stripped, 0 failed, 0 skipped" "$T/local.out" "the LocalCluster's summary"
 for s in jvm17-64bit jvm17-jcmd-gz1; do
     cmp -s "$T/cli/local-$s.hprof" "$T/out2/$s.hprof" && ok ||
         bad "$s: the LocalCluster's output differs from the CLI's"
 done
 [ "$(wc -l <"$T/out2/reports.jsonl")" -eq 2 ] && ok || bad "the LocalCluster's reports.jsonl"
+# a rerun: the outputs are there, refused (no --force), the failures said,
+# the earlier lines kept; then --skip-existing runs nothing and says so
+HPROFSTRIP_LIBRARY=$LIBSO PYTHONPATH=$TOP/python PYTHONDONTWRITEBYTECODE=1 \
+    timeout 300 "$PY" examples/dask_strip.py --workers 2 --compress none --threads 1 \
+    "$T/in2" "$T/out2" >"$T/again.out" 2>"$T/again.err"
+rc=$?
+expect_rc 1 "the rerun over outputs that are there"
+expect_grep "0 of 2 dumps stripped, 2 failed, 0 skipped" "$T/again.out" "the rerun's summary"
+HPROFSTRIP_LIBRARY=$LIBSO PYTHONPATH=$TOP/python PYTHONDONTWRITEBYTECODE=1 \
+    timeout 300 "$PY" examples/dask_strip.py --workers 2 --compress none --threads 1 \
+    --skip-existing "$T/in2" "$T/out2" >"$T/skip.out" 2>"$T/skip.err"
+rc=$?
+expect_rc 0 "--skip-existing over outputs that are all there ($(tail -3 "$T/skip.err"))"
+expect_grep "0 of 2 dumps stripped, 0 failed, 2 skipped (output there), on 0 workers" \
+    "$T/skip.out" "--skip-existing's summary"
+for s in jvm17-64bit jvm17-jcmd-gz1; do
+    cmp -s "$T/cli/local-$s.hprof" "$T/out2/$s.hprof" && ok ||
+        bad "$s: the output changed by the reruns"
+done
+# one new dump: --skip-existing strips it alone
+ln -s "$TOP/fixtures/jvm7-hprof-agent.hprof" "$T/in2/jvm7-hprof-agent.hprof"
+HPROFSTRIP_LIBRARY=$LIBSO PYTHONPATH=$TOP/python PYTHONDONTWRITEBYTECODE=1 \
+    timeout 300 "$PY" examples/dask_strip.py --workers 2 --compress none --threads 1 \
+    --skip-existing "$T/in2" "$T/out2" >"$T/skip2.out" 2>"$T/skip2.err"
+rc=$?
+expect_rc 0 "--skip-existing with one new dump ($(tail -3 "$T/skip2.err"))"
+expect_grep "1 of 3 dumps stripped, 0 failed, 2 skipped" "$T/skip2.out" "the new dump's run"
+[ "$(wc -l <"$T/out2/reports.jsonl")" -eq 9 ] && ok ||
+    bad "the reruns' lines not appended to the earlier ones: $(wc -l <"$T/out2/reports.jsonl")"
+rm "$T/in2/jvm7-hprof-agent.hprof"
 # workers that cannot load the library: every task fails, said in its line
 HPROFSTRIP_LIBRARY=/nonexistent/libhprofstrip.so PYTHONPATH=$TOP/python PYTHONDONTWRITEBYTECODE=1 \
     timeout 300 "$PY" examples/dask_strip.py --workers 2 --compress none \
@@ -255,4 +288,30 @@ expect_grep "0 of 2 dumps stripped, 2 failed" "$T/nolib.out" "the summary withou
 [ "$(grep -c '"type": "LibraryNotFound"' "$T/out3/reports.jsonl")" -eq 2 ] && ok ||
     bad "LibraryNotFound not in both report lines: $(cat "$T/out3/reports.jsonl")"
 [ "$(ls "$T/out3")" = reports.jsonl ] && ok || bad "outputs without the library: $(ls "$T/out3")"
+# every line of every run one shape: stripped, refused, skipped, failed
+# with a report and without (no library)
+cat "$T/reports.jsonl" "$T/out2/reports.jsonl" "$T/out3/reports.jsonl" >"$T/all-lines"
+"$PY" - "$T/all-lines" >"$T/shape" 2>&1 <<'EOF'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+kinds = set()
+for l in lines:
+    kinds.add((l["dask"]["failed"], l["dask"]["skipped"], l["report"] is None))
+    shape = (sorted(l), sorted(l["dask"]), sorted(l["error"]) if l["error"] else None)
+    want = (["dask", "error", "exit_status", "input", "output", "report"],
+            ["failed", "run", "skipped", "task", "worker"],
+            ["message", "offset", "status", "type"] if l["dask"]["failed"] else None)
+    print("ok" if shape == want else f"bad line shape {shape}: {l}")
+    if l["report"] is not None:
+        print("ok" if l["exit_status"] == l["report"]["exit_status"] else f"bad {l}")
+# stripped; failed with a report (corrupt); skipped; failed with none
+# (refused output, no library)
+print("ok" if kinds >= {(False, False, False), (True, False, False), (False, True, True),
+                        (True, False, True)} else f"bad kinds of lines: {kinds}")
+EOF
+pass=$((pass + $(grep -c '^ok$' "$T/shape")))
+if grep -qv '^ok$' "$T/shape"; then
+    fail=$((fail + $(grep -vc '^ok$' "$T/shape")))
+    grep -v '^ok$' "$T/shape" >&2
+fi
 finish

@@ -36,6 +36,52 @@ PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64, c
                                ctypes.c_uint64)
 
 
+# int (*write)(void *ctx, uint64_t off, const void *buf, size_t len) and
+# int (*read)(void *ctx, uint64_t off, void *buf, size_t len): hs_spill's
+SPILL_WRITE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64,
+                                  ctypes.c_void_p, ctypes.c_size_t)
+SPILL_READ_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64,
+                                 ctypes.c_void_p, ctypes.c_size_t)
+
+
+class HsSpill(ctypes.Structure):
+    """hs_spill: where held instances go past hold_in_memory."""
+    _fields_ = [("write", SPILL_WRITE_FN), ("read", SPILL_READ_FN), ("ctx", ctypes.c_void_p)]
+
+
+class HsOptions(ctypes.Structure):
+    """hs_options: the filter's options (hs_job.options, sized by
+    options_size, so a newer library reads the fields it lacks as 0)."""
+    _fields_ = [
+        ("repack", ctypes.c_int),
+        ("segment_cap", ctypes.c_size_t),
+        ("salvage", ctypes.c_int),
+        ("find_duplicates", ctypes.c_int),
+        ("histogram", ctypes.c_int),
+        ("count_nonzero", ctypes.c_int),
+        ("findings", ctypes.c_int),
+        ("to_jvm", ctypes.c_int),
+        ("read_buffer", ctypes.c_size_t),
+        ("max_held", ctypes.c_uint64),
+        ("hold_in_memory", ctypes.c_uint64),
+        ("spill", HsSpill),
+        ("obfuscate_names", ctypes.c_int),
+    ]
+
+
+# int (*write)(void *ctx, const void *buf, size_t len)
+WRITE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
+
+
+class HsSink(ctypes.Structure):
+    """hs_sink: where hs_filter_obfuscation_map writes."""
+    _fields_ = [("write", WRITE_FN), ("ctx", ctypes.c_void_p)]
+
+
+# int (*finished)(void *ctx, const hs_filter *filter, int exit_code)
+FINISHED_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
+
+
 class HsJob(ctypes.Structure):
     """hs_job: one whole run, as the CLI makes it. `size` tells the library
     how much of the struct this package knows (later fields read as 0; a
@@ -52,19 +98,33 @@ class HsJob(ctypes.Structure):
         ("histogram", ctypes.c_int),
         ("audit", ctypes.c_int),
         ("salvage", ctypes.c_int),
-        # added after the first hs_job
+        # added in 0.3
         ("progress", PROGRESS_FN),
         ("progress_ctx", ctypes.c_void_p),
         ("in_name", ctypes.c_char_p),
         ("out_name", ctypes.c_char_p),
+        # added in 0.4
+        ("rules", ctypes.c_void_p),
+        ("options", ctypes.POINTER(HsOptions)),
+        ("options_size", ctypes.c_size_t),
+        # added in 0.6
+        ("report", ctypes.c_void_p),
+        ("full_report", ctypes.c_int),
+        ("snapshot", ctypes.c_void_p),
+        ("started", ctypes.c_void_p),
+        ("finished", FINISHED_FN),
+        ("hooks_ctx", ctypes.c_void_p),
     ]
+
+
+# What a job of the fields up to `salvage`, `out_name` and `options_size`
+# is, for a library older than the fields after (0.3, 0.4).
+JOB_SIZE_0_3 = HsJob.rules.offset
+JOB_SIZE_0_4 = HsJob.report.offset
 
 
 # long (*read)(void *ctx, void *buf, size_t cap)
 READ_FN = ctypes.CFUNCTYPE(ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
-# int (*write)(void *ctx, const void *buf, size_t len)
-WRITE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
-
 _ERR = ctypes.POINTER(HsError)
 _PROTOTYPES = {
     # name: (restype, argtypes)
@@ -88,18 +148,37 @@ _PROTOTYPES = {
 # Declared when the library has them (helper "abi" adds hs_version).
 _OPTIONAL = {
     "hs_version": (ctypes.c_char_p, []),
+    # 0.4: --obfuscate-names' mapping; the presets as rule files
+    "hs_filter_obfuscation_map": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(HsSink)]),
+    "hs_rules_create": (ctypes.c_void_p, [ctypes.c_void_p]),
+    "hs_rules_free": (None, [ctypes.c_void_p]),
+    "hs_rules_preset": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, _ERR]),
+    "hs_rules_print": (ctypes.c_size_t, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]),
+    "hs_preset_summary": (ctypes.c_char_p, [ctypes.c_char_p]),
 }
 
 
 def _candidates():
-    """Where the library is looked for, in order."""
+    """Where the library is looked for, in order, and whether it was named:
+
+    1. HPROFSTRIP_LIBRARY, when set: that file or nothing, never a silent
+       other one (a test's build, an ASan one, a newer one);
+    2. the library the wheel carries, beside this file (pip install builds
+       it from the repository's sources: _backend/hsbuild.py);
+    3. the source tree's build/libhprofstrip.so, for the package run from
+       the tree (PYTHONPATH=python, an editable install) after `make lib`;
+    4. the system's: ctypes.util.find_library, then the soname (what
+       `make install` put on the loader's path).
+    """
     env = os.environ.get("HPROFSTRIP_LIBRARY")
     if env:
-        # Named explicitly: that file or nothing, never a silent other one.
         return [env], True
     names = []
-    # Run from the source tree: python/hprofstrip/ -> the repository's build/.
     here = os.path.dirname(os.path.abspath(__file__))
+    bundled = os.path.join(here, SONAME)
+    if os.path.exists(bundled):
+        names.append(bundled)
+    # python/hprofstrip/ -> the repository's build/
     tree = os.path.join(here, os.pardir, os.pardir, "build", "libhprofstrip.so")
     if os.path.exists(tree):
         names.append(os.path.normpath(tree))
