@@ -37,7 +37,8 @@ CORE_SRC = src/lib/sha256.c src/lib/alloc.c src/lib/privmap.c src/lib/fail.c src
            src/lib/roots.c src/lib/dups.c src/lib/histo.c src/lib/scrub.c src/lib/obfuscate.c \
            src/lib/deobf.c src/lib/fastpath.c src/lib/heap.c src/lib/filter.c src/lib/version.c \
            src/lib/ring.c src/lib/pager.c src/lib/hasher.c src/lib/input.c src/lib/output.c \
-           src/lib/io_api.c src/lib/verify.c src/lib/report.c src/lib/job.c
+           src/lib/io_api.c src/lib/verify.c src/lib/report.c src/lib/job.c \
+           src/lib/push.c
 CLI_SRC  = src/cli/main.c src/cli/run.c src/cli/report.c src/cli/stop.c src/cli/io.c src/cli/files.c \
            src/cli/progress.c src/cli/mapfile.c src/cli/batch.c src/cli/many.c src/cli/jvm.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
