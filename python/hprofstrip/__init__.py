@@ -512,3 +512,9 @@ def _audit(lib, job, src, progress):
         return report
     finally:
         run.close()
+
+
+# The push API (hs_push_*): a dump stripped as it arrives, written in pieces.
+# Imported last: _push builds on the helpers above.
+from ._push import AsyncStripper, Stripper  # noqa: E402
+__all__ += ["Stripper", "AsyncStripper"]
