@@ -240,7 +240,8 @@ test-clang: test-deps
 # the gzip reader's fuzz seeds and regressions (its reader thread, its
 # helper and a pipe writer), filters sharing a rule set that holds a
 # mapping on threads at once (tests/tsan_shared_rules.c), and
-# hs_filter_cancel from another thread (tests/abi/cancel_tsan.c).
+# hs_filter_cancel from another thread (tests/abi/cancel_tsan.c), and the
+# push API's writer and run (tests/tsan_push.c).
 test-tsan: test-deps
 	$(MAKE) CC=clang BUILD=build-tsan BIN=build-tsan/hprof-strip CFLAGS="-O1 -g -fsanitize=thread" \
 	    LDFLAGS="-fsanitize=thread" build-tsan/hprof-strip
@@ -255,6 +256,9 @@ test-tsan: test-deps
 	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib $(CORE_SRC) \
 	    tests/abi/cancel_tsan.c -o build-tsan/cancel_tsan $(LDLIBS_LIB)
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/cancel_tsan
+	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib tests/tsan_push.c \
+	    build-tsan/libhprofstrip.a -o build-tsan/tsan_push $(LDLIBS_LIB)
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tsan_push fixtures/jvm17-64bit.hprof fixtures/jvm17-jcmd-gz1.hprof.gz
 
 # A few real dumps through every mode under valgrind (memcheck), zero errors.
 test-valgrind: $(BIN)
