@@ -342,3 +342,21 @@ Test(push, writes_that_never_wait_and_the_descriptor, .timeout = 300)
     outcome_free(&got);
     free(data);
 }
+
+/* A dump cut short, with salvage: the same salvaged output and report. */
+Test(push, a_cut_dump_salvaged_as_pulled)
+{
+    hs_job job = default_job();
+    size_t len;
+    uint8_t *data = raw_file("fixtures/android-art2025-ahat-test-dump.hprof", &len);
+    outcome ref, got;
+
+    job.salvage = 1;
+    ref = pulled(&job, data, len / 2);
+    got = pushed(&job, data, len / 2, 4093, 0);
+    cr_assert_eq(ref.rc, HS_EXIT_SALVAGED);
+    same(&ref, &got, "salvaged", 4093);
+    outcome_free(&ref);
+    outcome_free(&got);
+    free(data);
+}
