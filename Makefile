@@ -37,7 +37,8 @@ CORE_SRC = src/lib/sha256.c src/lib/alloc.c src/lib/privmap.c src/lib/fail.c src
            src/lib/roots.c src/lib/dups.c src/lib/histo.c src/lib/scrub.c src/lib/obfuscate.c \
            src/lib/deobf.c src/lib/fastpath.c src/lib/heap.c src/lib/filter.c src/lib/version.c \
            src/lib/ring.c src/lib/pager.c src/lib/hasher.c src/lib/input.c src/lib/output.c \
-           src/lib/io_api.c src/lib/verify.c src/lib/report.c src/lib/job.c
+           src/lib/io_api.c src/lib/verify.c src/lib/report.c src/lib/job.c \
+           src/lib/push.c
 CLI_SRC  = src/cli/main.c src/cli/run.c src/cli/report.c src/cli/stop.c src/cli/io.c src/cli/files.c \
            src/cli/progress.c src/cli/mapfile.c src/cli/batch.c src/cli/many.c src/cli/many_status.c src/cli/jvm.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
@@ -239,7 +240,8 @@ test-clang: test-deps
 # the gzip reader's fuzz seeds and regressions (its reader thread, its
 # helper and a pipe writer), filters sharing a rule set that holds a
 # mapping on threads at once (tests/tsan_shared_rules.c), and
-# hs_filter_cancel from another thread (tests/abi/cancel_tsan.c).
+# hs_filter_cancel from another thread (tests/abi/cancel_tsan.c), and the
+# push API's writer and run (tests/tsan_push.c).
 test-tsan: test-deps
 	$(MAKE) CC=clang BUILD=build-tsan BIN=build-tsan/hprof-strip CFLAGS="-O1 -g -fsanitize=thread" \
 	    LDFLAGS="-fsanitize=thread" build-tsan/hprof-strip
@@ -254,6 +256,9 @@ test-tsan: test-deps
 	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib $(CORE_SRC) \
 	    tests/abi/cancel_tsan.c -o build-tsan/cancel_tsan $(LDLIBS_LIB)
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/cancel_tsan
+	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib tests/tsan_push.c \
+	    build-tsan/libhprofstrip.a -o build-tsan/tsan_push $(LDLIBS_LIB)
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tsan_push fixtures/jvm17-64bit.hprof fixtures/jvm17-jcmd-gz1.hprof.gz
 
 # A few real dumps through every mode under valgrind (memcheck), zero errors.
 test-valgrind: $(BIN)

@@ -49,6 +49,7 @@ if [ $test = yes ]; then
     need python3-pip       # its offline `pip install ./python` check
     need python3-venv      # and the same into a venv
     need python3-distributed  # Dask: examples/dask_strip.py's cluster (tests/dask.sh)
+    need python3-aiohttp   # the push API's upload server (python/tests/test_push.py)
     need openjdk-17-jdk-headless  # fresh dumps (tools/makedump.sh), tests/privacy, tests/proguard
     need hprof-conv        # Android's converter, a second parser (tests/external.sh)
     [ -n "${HS_SKIP_VISUALVM:-}" ] || need visualvm  # VisualVM's heap parser (tools/vvm-histogram.sh)

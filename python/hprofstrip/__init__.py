@@ -924,3 +924,9 @@ def preset_rules(name: str) -> str:
     finally:
         lib.hs_rules_free(rules)
     return f"# hprof-strip rules: preset {name}\n# {summary.decode()}\n{text}"
+
+
+# The push API (hs_push_*): a dump stripped as it arrives, written in pieces.
+# Imported last: _push builds on the helpers above.
+from ._push import AsyncStripper, Stripper  # noqa: E402
+__all__ += ["Stripper", "AsyncStripper"]

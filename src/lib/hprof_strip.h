@@ -1036,6 +1036,90 @@ HS_API hs_status hs_status_of_exit(int exit_code);
  * below 4 and "?" past 11. */
 HS_API const char *hs_basic_type_name(unsigned type);
 
+/* ---- the push API: a dump handed in as it arrives (0.8) ------------------- */
+
+/* For a dump that comes in pieces the caller is handed (an upload's body,
+ * a hook on the runtime's own writes): a push handle runs `job` as
+ * hs_job_run does, into `out`, over an input that is the bytes the caller
+ * writes, in writes of any size, stripped as they come. The bytes wait in
+ * a bounded buffer (`buffer`): a write that finds it full waits until the
+ * run has read some, so memory stays flat however long the input. The run
+ * is the same run as hs_job_run's over the same bytes (a gzip or zstd
+ * input told by its magic, the same output and report).
+ *
+ *     hs_output *out = hs_output_open_write(my_write, my_ctx, HS_COMPRESS_NONE, 0, 0, &err);
+ *     hs_job job = {.size = sizeof job};
+ *     hs_push *p = hs_push_new(&job, out, NULL, &err);
+ *     while ((n = next_piece(buf)) > 0)
+ *         if (hs_push_write(p, buf, n) != HS_OK)
+ *             break;                  (the run ended: finish says how)
+ *     rc = hs_push_finish(p, NULL);   (hs_job_run's exit code)
+ *     hs_push_free(p);
+ *     hs_output_close(out);
+ *
+ * The run is on a thread of the library's (every signal blocked in it):
+ * `out`'s sink and the job's hooks are called there, never on the
+ * caller's. What `job` points to (names, rules, options, report, hooks'
+ * context) and `out` must stay valid until hs_push_finish or hs_push_free
+ * returns. A handle is one caller's: its calls are not to be made from two
+ * threads at once. */
+typedef struct hs_push hs_push;
+
+typedef struct {
+    size_t size;     /* sizeof(hs_push_options) as the caller knows it: later fields read as 0 */
+    size_t buffer;   /* bytes between the writes and the run; 0: 1 MiB; taken as at
+                        least 64 bytes and at most 256 MiB */
+    int json_report; /* non-zero: hs_push_finish gives the JSON report (and the run
+                        takes all of its figures, as hs_job_run's `report` argument
+                        asks) */
+    int reserved;    /* 0 (room for an int to come, so the struct ends with no
+                        padding a later field would fall in) */
+} hs_push_options;
+
+/* Starts the run of `job` (sized, as hs_job_run takes it) into `out`
+ * (opened with job->compress, as hs_job_run's; NULL with job->audit), with
+ * `opt` (NULL: the defaults). NULL on failure, `err` (may be NULL) filled:
+ * HS_E_USAGE for no job, a job without its size, no output, or a field of
+ * `job` or `opt` this library does not have set; HS_E_NOMEM. */
+HS_API hs_push *hs_push_new(const hs_job *job, hs_output *out, const hs_push_options *opt,
+                            hs_error *err);
+/* Hands `len` bytes to the run, waiting while the buffer is full. HS_OK:
+ * all taken. Once the run has ended (a broken dump, a failing output, a
+ * cancel by job->progress), it returns at once, without waiting, the
+ * status the run ended with (HS_SALVAGED for a salvaged cut; then
+ * hs_push_finish gives the exit code and report): the bytes are not taken.
+ * HS_E_USAGE after hs_push_finish or hs_push_try_end, or for NULL `buf`
+ * with a `len`. */
+HS_API hs_status hs_push_write(hs_push *p, const void *buf, size_t len);
+/* The same without ever waiting, for an event loop: takes what fits now,
+ * *taken (may be NULL) saying how much (0 or more, all when HS_OK and no
+ * wait was needed). When it took less than `len`, hs_push_fd turns
+ * readable once there is room again (or the run has ended): wait for that,
+ * and write the rest. */
+HS_API hs_status hs_push_try_write(hs_push *p, const void *buf, size_t len, size_t *taken);
+/* The end of the input, without waiting: 1 when it is handed to the run
+ * (or the run had ended), 0 when it waits for room (hs_push_fd turns
+ * readable when there is: call it again), -1 for NULL. No write after. */
+HS_API int hs_push_try_end(hs_push *p);
+/* A descriptor (a pipe's, the handle's own: never to close or read) that
+ * is readable after a try found no room and there is some again, and once
+ * the run has ended; -1 if no pipe could be made. The next try (or
+ * hs_push_done) empties it: wait for it again after that. */
+HS_API int hs_push_fd(hs_push *p);
+/* 1 once the run has ended (hs_push_finish will not wait), else 0. */
+HS_API int hs_push_done(hs_push *p);
+/* Ends the input (when hs_push_try_end did not), waits for the run to end
+ * and returns its exit code, as hs_job_run's (0 ok, 6 salvaged, 7 audit
+ * findings...; 2 for NULL or a second call); *report (may be NULL) gets
+ * the JSON report when json_report asked for it, else NULL, to free with
+ * hs_free. The output is finished after a good run, as hs_job_run does;
+ * it is the caller's to close. */
+HS_API int hs_push_finish(hs_push *p, char **report);
+/* Frees the handle (NULL is fine). Before hs_push_finish, it stops the
+ * run first (its next read fails, HS_E_READ) and waits for its thread:
+ * what the run wrote to `out` is a part, the output unfinished. */
+HS_API void hs_push_free(hs_push *p);
+
 #ifdef __cplusplus
 }
 #endif

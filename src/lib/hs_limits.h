@@ -66,6 +66,17 @@
  * privacy on Android dumps, where a class dump may come after its objects. */
 #define HS_HOLD_IN_MEMORY_DEFAULT (64ull << 20)
 
+/* The push API's buffer between the caller's writes and the run
+ * (hs_push_options.buffer): 1 MiB, as the read window, so a pushed run
+ * reads as a pulled one does; in HS_PUSH_SLOTS blocks, so the writer
+ * fills one while the run reads another and neither waits on the other
+ * block by block. A floor for the tests' tiny buffers, a ceiling far past
+ * any benefit. */
+#define HS_PUSH_BUFFER_DEFAULT ((size_t)HS_MIB)
+#define HS_PUSH_BUFFER_MIN ((size_t)64)
+#define HS_PUSH_BUFFER_MAX ((size_t)256 << 20)
+#define HS_PUSH_SLOTS 4u
+
 /* ---- caps on what one record makes the filter hold ---------------------------- */
 
 /* A STRING longer than this is no class, field, method or thread name: it

@@ -3,7 +3,8 @@
  * ring.c - the bounded ring of blocks the library's threads hand their work
  * through (ring.h): the gzip/zstd reader thread to the filter (input.c),
  * the filter to the gzip compressor workers and back to the writer
- * (output.c), and the filter's progress to the pager thread (pager.c).
+ * (output.c), the filter's progress to the pager thread (pager.c), and
+ * a push API's writes to the run that reads them (push.c).
  *
  * Why a ring and not a pool (in the manner of zstd's pool.c, which owns its
  * threads and queues functions to run): the three users' threads each run
@@ -105,6 +106,17 @@ int hs_ring_room(hs_ring *r, unsigned k)
     while (!r->stop && k - r->taken >= r->slots)
         pthread_cond_wait(&r->room, &r->mu);
     ok = r->stop ? -1 : 0;
+    pthread_mutex_unlock(&r->mu);
+    return ok;
+}
+
+int hs_ring_try_room(hs_ring *r, unsigned k)
+{
+    int ok;
+
+    pthread_mutex_lock(&r->mu);
+    assert(k - r->posted < r->slots);
+    ok = r->stop ? -1 : k - r->taken < r->slots;
     pthread_mutex_unlock(&r->mu);
     return ok;
 }

@@ -34,6 +34,10 @@ void hs_ring_free(hs_ring *r);
  * `slots` before it). 0, or -1 once the ring is stopped. */
 int hs_ring_room(hs_ring *r, unsigned k);
 
+/* hs_ring_room without the wait (the push API's writes for an event
+ * loop): 1 block `k` has a free slot, 0 not yet, -1 the ring is stopped. */
+int hs_ring_try_room(hs_ring *r, unsigned k);
+
 /* Block `k`, the next not posted, is filled: to the workers, or to the
  * consumer. `status` goes with it (hs_ring_take); one <= 0 ends the
  * stream: no block comes after it, and the consumer never gets past it. */
