@@ -39,7 +39,7 @@ CORE_SRC = src/lib/port.c src/lib/sha256.c src/lib/alloc.c src/lib/privmap.c src
            src/lib/ring.c src/lib/pager.c src/lib/hasher.c src/lib/input.c src/lib/output.c \
            src/lib/io_api.c src/lib/verify.c src/lib/report.c src/lib/job.c
 CLI_SRC  = src/cli/main.c src/cli/run.c src/cli/report.c src/cli/stop.c src/cli/io.c src/cli/files.c \
-           src/cli/progress.c src/cli/mapfile.c src/cli/batch.c src/cli/many.c src/cli/jvm.c
+           src/cli/progress.c src/cli/mapfile.c src/cli/port.c src/cli/many.c src/cli/jvm.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:src/%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libhprofstrip.a
@@ -106,7 +106,7 @@ $(BUILD)/tests/%.o: tests/%.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -Isrc/lib -Isrc/cli -c $< -o $@
 
-$(TEST_BIN): $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/cli/batch.o $(LIB)
+$(TEST_BIN): $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/cli/port.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion -lxxhash -lzstd -lisal -lz -ldeflate -lpthread
 
 # A fresh HotSpot dump made on this machine, which the suites read beside
