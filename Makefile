@@ -12,6 +12,12 @@ WARNFLAGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wundef -Wpointer-arith -Wvla -Wformat=2 -Wwrite-strings \
             -Wimplicit-fallthrough -Wcast-qual
 STDFLAGS = -std=c11 -D_FILE_OFFSET_BITS=64
+# HS_PORT_POSIX=1: the POSIX fallbacks of the Linux-only calls
+# (src/lib/hs_port.h, src/cli/cli_port.h) on Linux too; make test-posix
+# builds so in build-posix and runs the suite there.
+ifeq ($(HS_PORT_POSIX),1)
+STDFLAGS += -DHS_PORT_FORCE_POSIX
+endif
 ALL_CFLAGS = $(STDFLAGS) $(CFLAGS) $(WARNFLAGS) $(EXTRA_CFLAGS) -MMD -MP
 # What the program links (ldd: libzstd, libisal, libdeflate, libxxhash and
 # libc); zlib is the C suites' alone (tests/test_input.c).
@@ -49,7 +55,7 @@ TEST_HELPERS = tests/helpers.c tests/oracle.c
 TEST_HELPERS += tests/cutscan.c tests/shared_rules.c
 TEST_BIN = $(BUILD)/run-tests
 
-.PHONY: all deps test-deps run test check test-asan test-clang test-tsan test-valgrind test-cross test-stress bench install uninstall clean help
+.PHONY: all deps test-deps run test check test-asan test-clang test-tsan test-posix test-valgrind test-cross test-stress bench install uninstall clean help
 
 # The shared library too: the Python package (python/) loads it from here.
 all: $(BIN) $(BUILD)/libhprofstrip.so
@@ -62,6 +68,7 @@ help:
 	@echo "make test-asan  the suite under AddressSanitizer + UBSan"
 	@echo "make test-clang the suite and CLI checks built by clang, -Werror"
 	@echo "make test-tsan  -z/--gzip with several threads under ThreadSanitizer"
+	@echo "make test-posix the suite built with the POSIX fallbacks of the Linux-only calls"
 	@echo "make test-valgrind  real dumps through every mode under valgrind"
 	@echo "make test-cross  aarch64 and s390x builds under qemu-user, same bytes as this one"
 	@echo "make test-stress  the signal, pipe and full-disk checks beside two CPU burners, 3 runs"
@@ -254,6 +261,21 @@ test-tsan: test-deps
 	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib $(CORE_SRC) \
 	    tests/abi/cancel_tsan.c -o build-tsan/cancel_tsan $(LDLIBS_LIB)
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/cancel_tsan
+
+# The suite built with the POSIX fallbacks of the Linux-only calls forced
+# on (HS_PORT_POSIX=1), in its own build tree: what a build on macOS or a
+# BSD would run. The Criterion suites (tests/test_port.c checks each
+# fallback) with one real dump per long sweep, and the CLI checks whose
+# paths the fallbacks change: output put in place (rename), pipes, many
+# files at once (memory files, cores), mapped and gzip input (page hints,
+# scheduling). Then tests/port_calls.sh: under strace, this build makes none
+# of the Linux-only calls and the normal build makes them.
+POSIX_SCRIPTS ?= cli cli_input cli_formats cli_safety cli_files cli_many cli_many_stops cli_report
+test-posix: test-deps $(BIN)
+	HS_TEST_DUMPS=1 $(MAKE) HS_PORT_POSIX=1 BUILD=build-posix BIN=build-posix/hprof-strip \
+	    EXTRA_CFLAGS=-Werror CHECK_SCRIPTS="$(POSIX_SCRIPTS)" check
+	$(TIMED) sh tests/port_calls.sh ./$(BIN) linux
+	$(TIMED) sh tests/port_calls.sh build-posix/hprof-strip posix
 
 # A few real dumps through every mode under valgrind (memcheck), zero errors.
 test-valgrind: $(BIN)
