@@ -300,7 +300,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/hprof-strip $(DESTDIR)$(MANDIR)/man1/hprof-strip.1
 
 clean:
-	rm -rf build build-asan build-clang build-tsan hprof-strip
+	rm -rf build build-asan build-clang build-tsan build-posix build-fuzz hprof-strip
 
 # ---- the installable library (issue #14) ----------------------------------
 # libhprofstrip.so is built from the same $(CORE_SRC) as the static library,
