@@ -13,10 +13,10 @@
  * - rename_noreplace: fails with ENOSYS, and io.c links then unlinks
  *   (link(2) fails on a name taken too): the same rule, but a crash
  *   between the two leaves the output under both names.
- * - memory_file: a file made by mkstemp in TMPDIR (else /tmp), unlinked at
- *   once: no name is left behind whatever kills whom, but the bytes go
- *   through TMPDIR, which must then be writable and have room for a
- *   report.
+ * - memory_file: a file made by mkstemp in TMPDIR, or in /tmp where that
+ *   fails (unset, missing, read-only), unlinked at once: the bytes go
+ *   through a file system, which must have room for a report, and a kill
+ *   between mkstemp and unlink leaves the file there.
  * - cores: every online core (sysconf), a cpuset or taskset unseen: -j and
  *   --threads default to more than may run at once.
  * - pipe_buffer: nothing; a pipe keeps the system's default buffer (64 KiB
@@ -69,17 +69,15 @@ int hs_port_memory_file(const char *name)
 #if HS_PORT_LINUX && defined(MFD_CLOEXEC)
     return memfd_create(name, MFD_CLOEXEC);
 #else
-    const char *dir = getenv("TMPDIR");
+    const char *dirs[2] = {getenv("TMPDIR"), "/tmp"};
     char path[4096];
-    int fd, e;
+    int fd = -1, e, i;
 
-    if (!dir || !*dir)
-        dir = "/tmp";
-    if (snprintf(path, sizeof path, "%s/%s.XXXXXX", dir, name) >= (int)sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    if ((fd = mkstemp(path)) < 0)
+    for (i = 0; i < 2 && fd < 0; i++)
+        if (dirs[i] && *dirs[i] &&
+            snprintf(path, sizeof path, "%s/%s.XXXXXX", dirs[i], name) < (int)sizeof path)
+            fd = mkstemp(path);
+    if (fd < 0)
         return -1;
     if (unlink(path) != 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
         e = errno;
