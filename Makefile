@@ -12,6 +12,12 @@ WARNFLAGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wundef -Wpointer-arith -Wvla -Wformat=2 -Wwrite-strings \
             -Wimplicit-fallthrough -Wcast-qual
 STDFLAGS = -std=c11 -D_FILE_OFFSET_BITS=64
+# HS_PORT_POSIX=1: the POSIX fallbacks of the Linux-only calls
+# (src/lib/hs_port.h, src/cli/cli_port.h) on Linux too; make test-posix
+# builds so in build-posix and runs the suite there.
+ifeq ($(HS_PORT_POSIX),1)
+STDFLAGS += -DHS_PORT_FORCE_POSIX
+endif
 ALL_CFLAGS = $(STDFLAGS) $(CFLAGS) $(WARNFLAGS) $(EXTRA_CFLAGS) -MMD -MP
 # What the program links (ldd: libzstd, libisal, libdeflate, libxxhash and
 # libc); zlib is the C suites' alone (tests/test_input.c).
@@ -30,7 +36,7 @@ BIN ?= hprof-strip
 # up: each file calls only files before it (tests/layers.sh checks it with
 # nm); then the library's I/O, beside it (compressed input, compressed
 # output on threads, the pager, the digest thread).
-CORE_SRC = src/lib/sha256.c src/lib/alloc.c src/lib/privmap.c src/lib/fail.c src/lib/magic.c src/lib/format.c src/lib/idmap.c \
+CORE_SRC = src/lib/port.c src/lib/sha256.c src/lib/alloc.c src/lib/privmap.c src/lib/fail.c src/lib/magic.c src/lib/format.c src/lib/idmap.c \
            src/lib/names.c src/lib/strtab.c src/lib/rootq.c src/lib/classes.c src/lib/classdump.c \
            src/lib/mapping.c src/lib/reader.c src/lib/out.c src/lib/rules.c src/lib/rulefile.c \
            src/lib/ctx.c src/lib/findings.c src/lib/encoder.c src/lib/cutclasses.c src/lib/strrec.c \
@@ -40,7 +46,7 @@ CORE_SRC = src/lib/sha256.c src/lib/alloc.c src/lib/privmap.c src/lib/fail.c src
            src/lib/io_api.c src/lib/verify.c src/lib/report.c src/lib/job.c \
            src/lib/push.c
 CLI_SRC  = src/cli/main.c src/cli/run.c src/cli/report.c src/cli/stop.c src/cli/io.c src/cli/files.c \
-           src/cli/progress.c src/cli/mapfile.c src/cli/batch.c src/cli/many.c src/cli/many_status.c src/cli/jvm.c
+           src/cli/progress.c src/cli/mapfile.c src/cli/port.c src/cli/many.c src/cli/many_status.c src/cli/jvm.c
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:src/%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libhprofstrip.a
@@ -50,7 +56,7 @@ TEST_HELPERS = tests/helpers.c tests/oracle.c
 TEST_HELPERS += tests/cutscan.c tests/shared_rules.c
 TEST_BIN = $(BUILD)/run-tests
 
-.PHONY: all deps test-deps run test check test-asan test-clang test-tsan test-valgrind test-cross test-stress bench install uninstall clean help
+.PHONY: all deps test-deps run test check test-asan test-clang test-tsan test-posix test-valgrind test-cross test-stress bench install uninstall clean help
 
 # The shared library too: the Python package (python/) loads it from here.
 all: $(BIN) $(BUILD)/libhprofstrip.so
@@ -63,6 +69,7 @@ help:
 	@echo "make test-asan  the suite under AddressSanitizer + UBSan"
 	@echo "make test-clang the suite and CLI checks built by clang, -Werror"
 	@echo "make test-tsan  -z/--gzip with several threads under ThreadSanitizer"
+	@echo "make test-posix the suite built with the POSIX fallbacks of the Linux-only calls"
 	@echo "make test-valgrind  real dumps through every mode under valgrind"
 	@echo "make test-cross  aarch64 and s390x builds under qemu-user, same bytes as this one"
 	@echo "make test-stress  the signal, pipe and full-disk checks beside two CPU burners, 3 runs"
@@ -107,7 +114,7 @@ $(BUILD)/tests/%.o: tests/%.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -Isrc/lib -Isrc/cli -c $< -o $@
 
-$(TEST_BIN): $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/cli/batch.o $(LIB)
+$(TEST_BIN): $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/cli/port.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion -lxxhash -lzstd -lisal -lz -ldeflate -lpthread
 
 # A fresh HotSpot dump made on this machine, which the suites read beside
@@ -246,7 +253,7 @@ test-tsan: test-deps
 	$(MAKE) CC=clang BUILD=build-tsan BIN=build-tsan/hprof-strip CFLAGS="-O1 -g -fsanitize=thread" \
 	    LDFLAGS="-fsanitize=thread" build-tsan/hprof-strip
 	sh tests/tsan.sh build-tsan/hprof-strip
-	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib src/lib/input.c src/lib/privmap.c src/lib/magic.c src/lib/ring.c src/lib/pager.c src/lib/hasher.c src/lib/sha256.c \
+	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib src/lib/input.c src/lib/privmap.c src/lib/magic.c src/lib/ring.c src/lib/pager.c src/lib/hasher.c src/lib/sha256.c src/lib/port.c \
 	    tests/fuzz/fuzz_gzip.c tests/fuzz/replay.c -o build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_LIBS)
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_SEEDS) $(FUZZ_GZIP_REGRESS)
 	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib tests/tsan_shared_rules.c \
@@ -259,6 +266,21 @@ test-tsan: test-deps
 	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib tests/tsan_push.c \
 	    build-tsan/libhprofstrip.a -o build-tsan/tsan_push $(LDLIBS_LIB)
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tsan_push fixtures/jvm17-64bit.hprof fixtures/jvm17-jcmd-gz1.hprof.gz
+
+# The suite built with the POSIX fallbacks of the Linux-only calls forced
+# on (HS_PORT_POSIX=1), in its own build tree: what a build on macOS or a
+# BSD would run. The Criterion suites (tests/test_port.c checks each
+# fallback) with one real dump per long sweep, and the CLI checks whose
+# paths the fallbacks change: output put in place (rename), pipes, many
+# files at once (memory files, cores), mapped and gzip input (page hints,
+# scheduling). Then tests/port_calls.sh: under strace, this build makes none
+# of the Linux-only calls and the normal build makes them.
+POSIX_SCRIPTS ?= cli cli_input cli_formats cli_safety cli_files cli_many cli_many_stops cli_report
+test-posix: test-deps $(BIN)
+	HS_TEST_DUMPS=1 $(MAKE) HS_PORT_POSIX=1 BUILD=build-posix BIN=build-posix/hprof-strip \
+	    EXTRA_CFLAGS=-Werror CHECK_SCRIPTS="$(POSIX_SCRIPTS)" check
+	$(TIMED) sh tests/port_calls.sh ./$(BIN) linux
+	$(TIMED) sh tests/port_calls.sh build-posix/hprof-strip posix
 
 # A few real dumps through every mode under valgrind (memcheck), zero errors.
 test-valgrind: $(BIN)
@@ -283,7 +305,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/hprof-strip $(DESTDIR)$(MANDIR)/man1/hprof-strip.1
 
 clean:
-	rm -rf build build-asan build-clang build-tsan hprof-strip
+	rm -rf build build-asan build-clang build-tsan build-posix build-fuzz hprof-strip
 
 # ---- the installable library (issue #14) ----------------------------------
 # libhprofstrip.so is built from the same $(CORE_SRC) as the static library,

@@ -777,9 +777,10 @@ report() {
         }' "$RAW"
 }
 
-# The issue's targets, from the same medians (ratios of times; RSS spread
-# of each mode over all inputs).
-targets() {
+# Issue #6's targets, from the same medians: each mode's time against cat,
+# zstd and hprof-conv (ratios of times), and the spread of each mode's peak
+# RSS over the three HotSpot inputs.
+speed_and_rss_goals() {
     awk -F '\t' -v jvm="$(basename "$jvm")" -v android="$(basename "${android:-none}")" \
         -v oom="$(basename "$oom")" -v small="$(basename "$small")" '
 '"$AWK_MEDIAN"'
@@ -811,7 +812,7 @@ targets() {
 
 # Issue #13's targets: the android-app ratio on every ART-style input and
 # its worst, and default/privacy against cat on the two HotSpot shapes.
-targets13() {
+android_app_and_preset_goals() {
     awk -F '\t' -v jvm="$(basename "$jvm")" -v smallobj="$(basename "$smallobj")" '
 '"$AWK_MEDIAN"'
 '"$AWK_PAIRED"'
@@ -941,7 +942,7 @@ gz_cores() {
 # the bounds are the least and the most ratio: on 2026-11-27, 13 of the 20
 # speed rows read "within noise" at BENCH_RUNS=7 and 6 at 21 (each of those
 # a --histogram row with its median at 1.09 to 1.16).
-targets38() {
+small_object_mix_goals() {
     awk -F '\t' '
 '"$AWK_MEDIAN"'
 '"$AWK_PAIRED"'
@@ -1018,11 +1019,11 @@ targets38() {
 }
 
 if [ "$ONLY" = mix ]; then
-    { report; echo "## Targets (issue #38)"; echo; targets38; echo; held_report; } | tee "$WORK/mix.md"
+    { report; echo "## Targets (issue #38)"; echo; small_object_mix_goals; echo; held_report; } | tee "$WORK/mix.md"
     clean_up
     exit 0
 fi
-{ report; echo "## Targets (issue #6)"; echo; targets; echo; echo "## Targets (issue #13)"; echo; targets13
-  echo; echo "## Targets (issue #38)"; echo; targets38
+{ report; echo "## Targets (issue #6)"; echo; speed_and_rss_goals; echo; echo "## Targets (issue #13)"; echo; android_app_and_preset_goals
+  echo; echo "## Targets (issue #38)"; echo; small_object_mix_goals
   echo; gz_cores; echo; many_report; echo; held_report; } | tee bench/RESULTS.md
 clean_up

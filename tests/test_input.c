@@ -25,6 +25,7 @@
 #include <zstd.h>
 
 #include "helpers.h"
+#include "hs_port.h"
 #include "input.h"
 
 #define BLOCK 262144u /* the BLOCKSIZE the first header gives */
@@ -532,10 +533,11 @@ static void read_mapped(int zstd, int threaded)
     cr_assert_eq(got, n);
     cr_assert(partway, "the count of compressed bytes jumped to the end");
     cr_assert_eq(hs_input_raw_bytes(in), len);
-    /* the pager keeps a few MiB either side; without it, the last step */
+    /* the pager keeps a few MiB either side; without it, the last step
+     * (the POSIX fallback gives no page back: hs_port.h) */
     kib = mapping_resident_kib(map);
     cr_assert_geq(kib, 0, "the mapping is not in /proc/self/smaps");
-    cr_assert_lt(kib, 8 * 1024, "pages of a %zu-byte file kept mapped", len);
+    cr_assert(kib < 8 * 1024 || !HS_PORT_LINUX, "pages of a %zu-byte file kept mapped", len);
     hs_input_close(in);
     cr_assert_eq(lseek(fd, 0, SEEK_CUR), (off_t)(PREFIX + len), "fd left at the end");
     close(fd);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "hs_port.h"
 #include "pager.h"
 
 #define MIB (1u << 20)
@@ -138,7 +139,8 @@ Test(pager, maps_pages_ahead_of_the_filter)
     cr_assert_leq(after, 16 * 1024, "no more than its reach ahead: %ld KiB", after);
 }
 
-Test(pager, gives_back_what_the_filter_has_passed)
+/* the POSIX fallback gives no page back (hs_port.h) */
+Test(pager, gives_back_what_the_filter_has_passed, .disabled = !HS_PORT_LINUX)
 {
     hs_pager *p = hs_pager_start(map, FILE_SIZE, 4096, 0);
     long peak = 0, kib;
@@ -189,7 +191,8 @@ Test(pager, starts_where_the_pages_were_already_given_back)
 /* A filter much faster than the thread (bulk copies run at memory speed):
  * pages the thread maps must never end up behind what was given back,
  * where nothing would give them back again. */
-Test(pager, a_fast_filter_leaves_nothing_mapped_behind)
+/* the POSIX fallback gives no page back (hs_port.h) */
+Test(pager, a_fast_filter_leaves_nothing_mapped_behind, .disabled = !HS_PORT_LINUX)
 {
     hs_pager *p = hs_pager_start(map, FILE_SIZE, 4096, 0);
     long kib;
@@ -212,7 +215,8 @@ Test(pager, a_fast_filter_leaves_nothing_mapped_behind)
  * was given back; that part must go too, or it stays mapped for good (CI
  * saw 1.5 MiB left over in the test above). Where the file system keeps
  * small folios (tmpfs) this passes either way. */
-Test(pager, a_folio_mapped_from_its_middle_goes_back_whole)
+/* the POSIX fallback gives no page back (hs_port.h) */
+Test(pager, a_folio_mapped_from_its_middle_goes_back_whole, .disabled = !HS_PORT_LINUX)
 {
     hs_pager *p = hs_pager_start(map, FILE_SIZE, 4096, 0);
     long kib;
@@ -286,7 +290,8 @@ static long read_on(hs_pager *p, size_t from, size_t to)
  * what it has passed itself, past the held step, and the pages the thread
  * maps of that step once it goes on end up given back too. The second held
  * step starts mid-page, where the filter left off. */
-Test(pager, a_held_thread_does_not_pin_memory)
+/* the POSIX fallback gives no page back (hs_port.h) */
+Test(pager, a_held_thread_does_not_pin_memory, .disabled = !HS_PORT_LINUX)
 {
     struct held h = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
     hs_pager *p = hs_pager_start_held(map, FILE_SIZE, 4096, 0, hold_two_steps, &h);

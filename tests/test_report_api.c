@@ -19,6 +19,7 @@
 
 #include "helpers.h"
 #include "hprof_strip.h"
+#include "hs_port.h"
 
 #define DUMP "fixtures/jvm17-64bit.hprof"
 
@@ -663,8 +664,11 @@ Test(report_api, the_jobs_cpu_time_is_its_threads)
     at = doc ? strstr(doc, "\"user_seconds\":") : NULL;
     cr_assert(at && sscanf(at, "\"user_seconds\":%lf,\"sys_seconds\":%lf", &user, &sys) == 2,
               "%.400s", doc);
-#ifdef __linux__
+#if HS_PORT_LINUX
     cr_assert_lt(user + sys, 0.9, "the other thread's second counted: %f + %f", user, sys);
+#else
+    /* the fallback counts the process's time, as the header says */
+    cr_assert_geq(user + sys, 0.9, "the other thread's second not counted: %f + %f", user, sys);
 #endif
     hs_free(doc);
 }

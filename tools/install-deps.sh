@@ -42,6 +42,7 @@ if [ $test = yes ]; then
     need zstd              # the zstd(1) CLI: round trips, compressed inputs
     need time              # /usr/bin/time: peak RSS in tests/cli.sh and the bench
     need valgrind          # make test-valgrind
+    need strace            # make test-posix: which calls each build makes (tests/port_calls.sh)
     need clang             # make test-clang, test-tsan, fuzz
     need libclang-rt-14-dev  # clang's sanitizer and libFuzzer runtimes
     need python3           # tests/deobf_names.py, report_schema.py, fuzz seeds

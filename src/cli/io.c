@@ -5,8 +5,9 @@
  * FIFOs; which files may be written at all is files.c's rule), the standard
  * descriptors, signals, and pipe buffers.
  */
-#define _GNU_SOURCE /* F_SETPIPE_SZ, renameat2 */
+#define _POSIX_C_SOURCE 200809L
 #include "io.h"
+#include "cli_port.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -149,7 +150,7 @@ int hs_outfile_open(hs_outfile *o, const char *path, int how, int mode)
 
 /* Gives the complete temporary file its final name. Without leave to
  * replace, a file that appeared there while the run went on stays: the
- * rename is one that replaces nothing (renameat2's RENAME_NOREPLACE), or,
+ * rename is one that replaces nothing (cli_port.h: renameat2's), or,
  * on a file system without it (EINVAL: some network and FUSE ones; ENOSYS:
  * a kernel before 3.15), a hard link, which fails on a name taken too. On
  * a file system with neither (no hard links: FAT, some FUSE), a last look
@@ -168,12 +169,10 @@ static int put_in_place(hs_outfile *o)
         }
         return rename(o->tmp, o->target);
     }
-#ifdef RENAME_NOREPLACE
-    if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->target, RENAME_NOREPLACE) == 0)
+    if (hs_port_rename_noreplace(o->tmp, o->target) == 0)
         return 0;
     if (errno != EINVAL && errno != ENOSYS)
         return -1;
-#endif
     if (link(o->tmp, o->target) == 0) {
         unlink(o->tmp); /* the output has its name: a failure here leaves a second one */
         return 0;
@@ -276,11 +275,5 @@ int hs_widen_pipe(int fd)
 
     if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))
         return 0;
-#ifdef F_SETPIPE_SZ
-    /* 1 MiB is Linux's default limit for unprivileged processes
-     * (/proc/sys/fs/pipe-max-size); if it is lower, the pipe stays as it is */
-    return fcntl(fd, F_SETPIPE_SZ, 1 << 20) >= 0;
-#else
-    return 0;
-#endif
+    return hs_port_pipe_buffer(fd, 1 << 20);
 }

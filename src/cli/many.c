@@ -13,27 +13,27 @@
  *
  * A child writes its report and its end (stats, histogram) into memory
  * files (memfd_create) the parent made for it and reads once it is gone:
- * nothing goes through TMPDIR, which may be full, missing or read-only,
- * and nothing is left there whatever kills whom. The parent keeps the
+ * nothing goes through TMPDIR, which may be full, missing or read-only
+ * (where there is no memfd_create it does: cli_port.h), and nothing is
+ * left there whatever kills whom. The parent keeps the
  * single run's rules itself: its report opened before any job, a signal
  * ignored at start left ignored (in the children too), SIGPIPE ignored.
  */
-#define _GNU_SOURCE /* sched_getaffinity, memfd_create */
+#define _POSIX_C_SOURCE 200809L
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h> /* memfd_create */
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_port.h"
 #include "io.h"
 #include "many_status.h"
 
@@ -70,18 +70,6 @@ static void fwd_set(sigset_t *set)
     sigemptyset(set);
     for (i = 0; i < N_FWD; i++)
         sigaddset(set, g_fwd[i]);
-}
-
-/* The cores this process may run on (a cpuset or taskset narrows them). */
-static int cores(void)
-{
-    cpu_set_t set;
-    long n;
-
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
 }
 
 static int ends_with(const char *s, size_t n, const char *tail)
@@ -645,7 +633,7 @@ static int memory_file(int wanted, const char *name)
 
     if (!wanted)
         return -1;
-    fd = memfd_create(name, MFD_CLOEXEC);
+    fd = hs_port_memory_file(name);
     return fd >= 0 ? fd : -2;
 }
 
@@ -732,7 +720,7 @@ static int run_jobs(hs_cli *cli, int (*one)(hs_cli *, int), char **outs, const i
     many_job job[MAX_JOBS];
     sigset_t set, old;
 
-    jobs = cli->jobs > 0 ? cli->jobs : cores();
+    jobs = cli->jobs > 0 ? cli->jobs : hs_port_cores();
     if (jobs > n)
         jobs = n;
     if (jobs > MAX_JOBS)
@@ -740,7 +728,7 @@ static int run_jobs(hs_cli *cli, int (*one)(hs_cli *, int), char **outs, const i
     if (cli->audit) /* the certificates on standard output, in the files' order */
         jobs = 1;
     /* the compression threads shared among the jobs, not each given all */
-    total = cli->threads > 0 ? cli->threads : cores();
+    total = cli->threads > 0 ? cli->threads : hs_port_cores();
     threads = total / jobs > 1 ? total / jobs : 1;
     fwd_set(&set);
     fflush(NULL); /* nothing buffered is written twice */

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "batch.h"
+#include "cli_port.h"
 #include "cli.h"
 #include "io.h"
 #include "progress.h"
@@ -701,7 +701,7 @@ static int progress(void *ctx, uint64_t in_bytes, uint64_t in_hprof_bytes, uint6
  * started before (inflater, helper, pager) keep theirs, and so do --gzip's
  * workers, started when the output was opened, before the job; -z's, which
  * libzstd starts with the first bytes compressed, inherit this one
- * (batch.h). */
+ * (cli_port.h). */
 static void started(void *ctx, hs_input *in)
 {
     cli_run *rn = ctx;

@@ -42,7 +42,6 @@
  * A file that shrinks while mapped raises SIGBUS, which the CLI turns into
  * an I/O error (run.c).
  */
-#define _DEFAULT_SOURCE /* madvise */
 #define _POSIX_C_SOURCE 200809L
 #include "hprof_strip.h"
 #include "input.h"
@@ -51,6 +50,7 @@
 #include "privmap.h"
 #include "ring.h"
 #include "hasher.h"
+#include "hs_port.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -167,7 +167,7 @@ static void try_map(hs_input *in, int fd)
     in->page = (size_t)page;
     in->kept = in->map_skip / in->page * in->page;
     /* read-ahead in large steps: the pages are used once, in order */
-    madvise(in->map, in->map_len, MADV_SEQUENTIAL);
+    hs_port_advise_sequential(in->map, in->map_len);
 }
 
 /* A plain mapped file becomes one the filter may write (privmap.h). */

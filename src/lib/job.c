@@ -20,10 +20,8 @@
  * --obfuscate-names file (finished) as hooks.
  */
 #define _POSIX_C_SOURCE 200809L
-#ifdef __linux__
-#define _GNU_SOURCE /* RUSAGE_THREAD */
-#endif
 #include "hasher.h"
+#include "hs_port.h"
 #include "hs_limits.h"
 #include "hprof_strip.h"
 #include "input.h"
@@ -233,11 +231,7 @@ static void maybe_snapshot(run *j)
 {
     struct timespec now;
 
-#ifdef CLOCK_MONOTONIC_COARSE
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-#else
-    clock_gettime(CLOCK_MONOTONIC, &now);
-#endif
+    hs_port_cheap_clock(&now);
     if (now.tv_sec < j->next_snapshot.tv_sec ||
         (now.tv_sec == j->next_snapshot.tv_sec && now.tv_nsec < j->next_snapshot.tv_nsec))
         return;
@@ -574,16 +568,6 @@ static double seconds(struct timeval tv)
     return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-/* The job's CPU time is its thread's where the system counts one (Linux):
- * the process's would count every other job run at once in it. The
- * helper threads (a gzip input's reader, the pager, the hasher, the
- * compressor's workers) are not the job's thread: their time is not in it. */
-#ifdef RUSAGE_THREAD
-#define JOB_RUSAGE RUSAGE_THREAD
-#else
-#define JOB_RUSAGE RUSAGE_SELF
-#endif
-
 /* The end of the last hs_job field this library knows. */
 #define JOB_KNOWN (offsetof(hs_job, hooks_ctx) + sizeof(void *))
 _Static_assert(JOB_KNOWN == sizeof(hs_job), "JOB_KNOWN: a field was added after hooks_ctx");
@@ -602,7 +586,12 @@ HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **re
         return EXIT_LIMIT;
     *j = zero;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    have_ru = getrusage(JOB_RUSAGE, &ru0) == 0;
+    /* The job's CPU time is its thread's where the system counts one
+     * (Linux, hs_port.h): the process's would count every other job run at
+     * once in it. The helper threads (a gzip input's reader, the pager, the
+     * hasher, the compressor's workers) are not the job's thread: their
+     * time is not in it. */
+    have_ru = hs_port_thread_rusage(&ru0) == 0;
     if (job)
         memcpy(&j->job, job,
                job->size && job->size < sizeof j->job ? job->size : sizeof j->job);
@@ -633,7 +622,7 @@ HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **re
     j->r->output_kept = !j->job.audit && j->out &&
                        (rc == EXIT_OK || rc == EXIT_SALVAGED || (j->keep_output && rc != EXIT_IO));
     j->r->wall = since(&t0);
-    if (have_ru && getrusage(JOB_RUSAGE, &ru1) == 0) {
+    if (have_ru && hs_port_thread_rusage(&ru1) == 0) {
         j->r->user = seconds(ru1.ru_utime) - seconds(ru0.ru_utime);
         j->r->sys = seconds(ru1.ru_stime) - seconds(ru0.ru_stime);
     }

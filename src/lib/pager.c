@@ -3,8 +3,8 @@
  * pager.c - maps a mapped input's pages ahead of the filter and gives back
  * those behind it, on a thread of its own (see pager.h).
  */
-#define _DEFAULT_SOURCE /* madvise */
 #include "pager.h"
+#include "hs_port.h"
 #include "ring.h"
 
 #include <assert.h>
@@ -12,7 +12,6 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 /* How far ahead of the filter pages are mapped, and in what steps: far
  * enough that the filter never catches up between two wake-ups, near
@@ -63,7 +62,7 @@ void hs_pages_give_back(uint8_t *map, size_t from, size_t to)
 {
     from = from / FOLIO_MAX * FOLIO_MAX;
     if (to > from)
-        madvise(map + from, to - from, MADV_DONTNEED);
+        hs_port_drop_pages(map + from, to - from);
 }
 
 static size_t ahead_of(const hs_pager *p, size_t done)

@@ -2,16 +2,14 @@
 /*
  * rootq.c - see rootq.h.
  */
-#define _DEFAULT_SOURCE /* madvise */
 #include "rootq.h"
 
 #include <assert.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "alloc.h"
+#include "hs_port.h"
 
 /* Frees the sort's scratch (see scratch_fit). */
 static void scratch_free(hs_rootq *q)
@@ -139,21 +137,7 @@ static int bit_set(hs_rootq *q, uint64_t id)
 #define POPULATE_STEP ((size_t)1 << 18)
 static void populate(void *p, size_t n)
 {
-#ifdef MADV_POPULATE_WRITE
-    static size_t page;
-    uintptr_t lo = (uintptr_t)p, hi = lo + n;
-
-    if (!page) {
-        long ps = sysconf(_SC_PAGESIZE);
-        page = ps > 0 ? (size_t)ps : 4096;
-    }
-    lo = (lo + page - 1) & ~(uintptr_t)(page - 1);
-    hi &= ~(uintptr_t)(page - 1);
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
-#else
-    (void)p, (void)n;
-#endif
+    hs_port_populate_write(p, n);
 }
 
 /* Entry k's id and ref (0 once taken), in whichever form the block has. */

@@ -129,7 +129,7 @@ FUZZ_GZIP_REGRESS ?= $(FUZZ_REGRESS)/gzip
 FUZZ_GZIP_DICT    ?= $(FUZZ_DIR)/gzip.dict
 FUZZ_GZIP_LIBS    ?= $(FUZZ_INPUT_LIBS) -ldeflate -lxxhash
 FUZZ_GZIP_OBJ := $(FUZZ_OUT)/fuzz/input.o $(FUZZ_OUT)/fuzz/privmap.o $(FUZZ_OUT)/fuzz/magic.o $(FUZZ_OUT)/fuzz/ring.o $(FUZZ_OUT)/fuzz/pager.o $(FUZZ_OUT)/fuzz/hasher.o \
-                 $(FUZZ_OUT)/fuzz/sha256.o $(FUZZ_OUT)/fuzz/fuzz_gzip.o
+                 $(FUZZ_OUT)/fuzz/sha256.o $(FUZZ_OUT)/fuzz/port.o $(FUZZ_OUT)/fuzz/fuzz_gzip.o
 FUZZ_GZIP_BIN := $(FUZZ_OUT)/fuzz_gzip
 
 # replay build: the normal compiler with ASan + UBSan, no libFuzzer.
@@ -148,7 +148,7 @@ FUZZ_REPLAY_MAPPING_OBJ := $(FUZZ_REPLAY_LIB_OBJ) \
                            $(FUZZ_OUT)/replay/fuzz_mapping.o $(FUZZ_OUT)/replay/replay.o
 FUZZ_REPLAY_MAPPING_BIN := $(FUZZ_OUT)/fuzz_replay_mapping
 FUZZ_REPLAY_GZIP_OBJ := $(FUZZ_OUT)/replay/input.o $(FUZZ_OUT)/replay/privmap.o $(FUZZ_OUT)/replay/magic.o $(FUZZ_OUT)/replay/ring.o $(FUZZ_OUT)/replay/pager.o \
-                        $(FUZZ_OUT)/replay/hasher.o $(FUZZ_OUT)/replay/sha256.o \
+                        $(FUZZ_OUT)/replay/hasher.o $(FUZZ_OUT)/replay/sha256.o $(FUZZ_OUT)/replay/port.o \
                         $(FUZZ_OUT)/replay/fuzz_gzip.o $(FUZZ_OUT)/replay/replay.o
 FUZZ_REPLAY_GZIP_BIN := $(FUZZ_OUT)/fuzz_replay_gzip
 
