@@ -111,9 +111,10 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len);
 /* Before a heap dump ends: writes what is still held and closes the open
  * segment. */
 hs_status hs_heap_finish(F *f);
-/* After a truncation error: completes a valid output (--salvage), the
- * message saying what was `kept` (NULL: what was done with the record cut
- * short). Returns HS_SALVAGED, or another error. */
-hs_status hs_salvage(F *f, const char *kept);
+/* After a truncation (`why` HS_SALVAGE_CUT) or a malformed record
+ * (HS_SALVAGE_DAMAGE): completes a valid output (--salvage), the message
+ * saying what was `kept` (NULL: what was done with the record cut short).
+ * Returns HS_SALVAGED, or another error. */
+hs_status hs_salvage(F *f, hs_salvage_why why, const char *kept);
 
 #endif
