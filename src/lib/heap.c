@@ -138,6 +138,54 @@ static hs_status object(F *f, uint64_t off, size_t hdr, uint64_t payload)
     return copy_sub(f, hdr, payload, NULL);
 }
 
+/* ---- runs of plain objects (fastpath.c) --------------------------------------- */
+
+/* Where the decoder stands, for the fast path. */
+static inline hs_fast_at fast_at(const F *f)
+{
+    hs_fast_at at;
+
+    memset(&at, 0, sizeof at);
+    at.rec_off = f->c.rec_off;
+    at.rec_end = f->c.rec_end;
+    at.segment = f->c.rec_tag == HS_TAG_HEAP_DUMP_SEGMENT;
+    at.heap = f->cur_heap;
+    at.heap_dropped = f->cur_heap_dropped;
+    return at;
+}
+
+/* The run of plain objects after a sub-record, if any. What it moved comes
+ * back: the heap it went on into, and the segments it went on into, for
+ * which the record loop's bookkeeping is done here as record() and
+ * hs_heap_record() would have done it for each. */
+static hs_status fast_run(F *f)
+{
+    hs_fast_at at = fast_at(f);
+
+    HS_TRY(hs_fast_run(&f->fast, &at));
+    if (at.segments) {
+        f->c.rec_off = at.prev_off; /* the record before the last one */
+        hs_record_end(f, HS_TAG_HEAP_DUMP_SEGMENT);
+        f->c.rec_off = at.rec_off;
+        hs_record_begin(f, HS_TAG_HEAP_DUMP_SEGMENT, at.seg_len);
+        f->c.st.records_in += at.segments - 1; /* hs_record_begin counts one */
+        f->heap_segments += (int)at.segments;
+    }
+    f->cur_heap = at.heap;
+    f->cur_heap_dropped = at.heap_dropped;
+    return HS_OK;
+}
+
+void hs_fast_path(F *f, int on)
+{
+    f->fast.off = !on;
+}
+
+uint64_t hs_fast_walked(const F *f)
+{
+    return f->fast.walked;
+}
+
 /* ---- roots ------------------------------------------------------------------- */
 
 /* True when the sub-record right after a root of `fixed` bytes is, in the
@@ -195,6 +243,7 @@ static hs_status write_root(F *f, unsigned subtag, const uint8_t *b, size_t n, s
  * held until the object shows which heap it is in. */
 static hs_status held_root(F *f, unsigned subtag, const uint8_t *b, size_t n, size_t fixed)
 {
+    const hs_fast_at at = fast_at(f);
     uint64_t id = hs_be_id(b + 1, f->c.idsize);
 
     if (object_follows(f, fixed, id)) {
@@ -208,7 +257,7 @@ static hs_status held_root(F *f, unsigned subtag, const uint8_t *b, size_t n, si
         }
         return write_root(f, subtag, b, n, fixed);
     }
-    if (hs_fast_root_dropped_ahead(f, hs_reader_pos(&f->c.rd) + fixed, id)) {
+    if (hs_fast_root_dropped_ahead(&f->fast, &at, hs_reader_pos(&f->c.rd) + fixed, id)) {
         /* dropped now rather than held across the record boundary; when
          * the object is kept, the root waits as usual, to go out beside it */
         f->c.st.roots_dropped++;
@@ -522,11 +571,10 @@ static hs_status sub_record(F *f)
 
 hs_status hs_heap_init(F *f)
 {
-    unsigned t;
+    const hs_fast_parts parts = {&f->c,   &f->enc,  &f->roots, &f->scrub,   &f->histo,
+                                 &f->str, f->rules, &f->caps,  f->sub_size, f->version};
 
-    for (t = 0; t < sizeof f->heap_dropped; t++)
-        f->heap_dropped[t] = (uint8_t)(f->caps.hold_roots && hs_rules_heap_dropped(f->rules, t));
-    return hs_fast_init(f);
+    return hs_fast_init(&f->fast, &parts);
 }
 
 /* ---- heap records ------------------------------------------------------------- */
@@ -604,7 +652,7 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len)
             break;
         HS_TRY(sub_record(f));
         f->c.subtag = -1;
-        HS_TRY(hs_fast_run(f));
+        HS_TRY(fast_run(f));
     }
     if (f->enc.reencode && tag == HS_TAG_HEAP_DUMP) {
         /* one 1.0.1 HEAP_DUMP is one whole dump: close it as segments are */
