@@ -36,6 +36,26 @@ for src in "$@"; do
     sort -u "$T/below" "$T/def" -o "$T/below"
 done
 
+# ---- the cursors: the reader owns its window, the encoder its span -----------
+# Only reader.c/h write the reader's cursor and window (rd.pos, end, base,
+# buf), only encoder.c/h the encoder's span, destination, segment fill and
+# --salvage marks: a decoder moves them through their calls (hs_pass,
+# hs_drop, hs_enc_fill, hs_enc_record_begin, ...: encoder.h). A write is an
+# assignment (plain or compound) or ++/-- to such a field through a reader
+# (rd, r) or an encoder (enc, e). LAYERS_CURSOR_DIR reads another folder
+# (to see the check fail on a planted write).
+cursor_dir=${LAYERS_CURSOR_DIR:-src/lib}
+lhs='((\<rd|\<r)(\.|->)(pos|end|base|buf|own|cap|eof)|(\<enc|\<e)(\.|->)(span|dst|sub_open|sub_mark|sub_off|rec_partial|rec_out_pos|seg_len|seg_open|huge_out_end|huge_seg_pos|heap_open|staging))\>'
+write="$lhs[[:space:]]*(([-+*/%&|^]|<<|>>)?=([^=]|\$)|\+\+|--)|(\+\+|--)[[:space:]]*[A-Za-z_>.-]*$lhs"
+for f in "$cursor_dir"/*.c "$cursor_dir"/*.h; do
+    case ${f##*/} in reader.[ch] | encoder.[ch]) continue ;; esac
+    if grep -nE "$write" "$f" >"$T/writes"; then
+        bad "$f writes the reader's or the encoder's own state (use their calls): $(tr '\n' ' ' <"$T/writes")"
+    else
+        ok
+    fi
+done
+
 # ---- the library / CLI boundary ----------------------------------------------
 ledger=${LAYERS_LEDGER:-$(dirname "$0")/layers-cli.txt}
 sed 's/#.*//' "$ledger" | awk 'NF' | sort -u >"$T/ledger"

@@ -54,8 +54,7 @@ struct hs_filter {
     uint32_t cur_heap;    /* the input's heap, for the rules (enc.in_heap is 0
                              with --to-jvm, which writes no heaps) */
     int cur_heap_dropped; /* the rules drop cur_heap's objects */
-    uint8_t heap_dropped[256]; /* the same for each heap id under 256 (heap.c) */
-    hs_fast fast; /* runs of plain objects (fastpath.h) */
+    hs_fast fast; /* runs of plain objects, and each heap's verdict (fastpath.h) */
     int ran;
     atomic_int cancel;         /* hs_filter_cancel: set from any thread */
     hs_progress_fn progress;   /* hs_filter_set_progress */
@@ -89,9 +88,7 @@ static inline void hs_record_end(F *f, unsigned tag)
  * ids, built by hs_heap_init: heaps switch every few dozen objects). */
 static inline int hs_heap_dropped(const F *f, uint32_t heap)
 {
-    if (heap < sizeof f->heap_dropped) /* ART's heaps: 0 and letters */
-        return f->heap_dropped[heap];
-    return f->caps.hold_roots && hs_rules_heap_dropped(f->rules, heap);
+    return hs_fast_heap_dropped(&f->fast, heap);
 }
 
 /* The input is now in `heap`: looked up once here, not for every object. */
@@ -111,9 +108,10 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len);
 /* Before a heap dump ends: writes what is still held and closes the open
  * segment. */
 hs_status hs_heap_finish(F *f);
-/* After a truncation error: completes a valid output (--salvage), the
- * message saying what was `kept` (NULL: what was done with the record cut
- * short). Returns HS_SALVAGED, or another error. */
-hs_status hs_salvage(F *f, const char *kept);
+/* After a truncation (`why` HS_SALVAGE_CUT) or a malformed record
+ * (HS_SALVAGE_DAMAGE): completes a valid output (--salvage), the message
+ * saying what was `kept` (NULL: what was done with the record cut short).
+ * Returns HS_SALVAGED, or another error. */
+hs_status hs_salvage(F *f, hs_salvage_why why, const char *kept);
 
 #endif

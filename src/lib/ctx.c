@@ -101,7 +101,7 @@ static hs_status fail_plain(hs_ctx *c, hs_status s, const char *msg)
 hs_status hs_fail_io(hs_ctx *c, hs_status s, const char *what)
 {
     char place[160];
-    uint64_t end = c->rd.base + c->rd.end;
+    uint64_t end = hs_reader_end_offset(&c->rd);
 
     describe_place(c, place, sizeof place);
     switch (s) {

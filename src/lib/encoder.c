@@ -99,12 +99,39 @@ hs_status hs_set_dst(hs_enc *e, enum hs_dst dst)
     return HS_OK;
 }
 
+/* Fills the window (hs_reader_fill) without losing the span: it is
+ * written out first, as the bytes before the cursor may move. Returns the
+ * reader's status, or the write's failure. */
+static hs_status fill_keeping_span(hs_enc *e, size_t n, hs_status *got)
+{
+    HS_TRY(hs_span_flush(e));
+    *got = hs_reader_fill(&e->c->rd, n);
+    e->span = e->c->rd.pos;
+    return HS_OK;
+}
+
 hs_status hs_need_slow(hs_enc *e, size_t n, const char *what)
 {
     hs_status s;
 
+    HS_TRY(fill_keeping_span(e, n, &s));
+    return s == HS_OK ? HS_OK : hs_fail_io(e->c, s, what);
+}
+
+hs_status hs_enc_fill(hs_enc *e, size_t n, const char *what)
+{
+    hs_status s;
+
+    HS_TRY(fill_keeping_span(e, n, &s));
+    return s == HS_OK || s == HS_E_TRUNCATED ? HS_OK : hs_fail_io(e->c, s, what);
+}
+
+hs_status hs_enc_at_end(hs_enc *e, int *at_end, const char *what)
+{
+    hs_status s;
+
     HS_TRY(hs_span_flush(e));
-    s = hs_reader_fill(&e->c->rd, n);
+    s = hs_reader_at_end(&e->c->rd, at_end);
     e->span = e->c->rd.pos;
     return s == HS_OK ? HS_OK : hs_fail_io(e->c, s, what);
 }
@@ -237,14 +264,10 @@ static void put_record_header(uint8_t *h, unsigned tag, uint32_t len)
 
 hs_status hs_enc_copy_record(hs_enc *e, uint64_t len)
 {
-    /* where the record starts in the output, should --salvage have to take
-     * back a record cut short */
-    e->rec_out_pos = e->out.total + (e->c->rd.pos - e->span);
+    hs_enc_record_begin(e);
     hs_pass(e, HS_RECORD_HEADER);
-    e->rec_partial = 1;
     HS_TRY(hs_copy_stream(e, len, "a record body", NULL));
-    e->rec_partial = 0;
-    e->c->st.records_out++;
+    hs_enc_record_end(e);
     return HS_OK;
 }
 
@@ -515,12 +538,27 @@ static hs_status too_short(hs_enc *e, uint64_t end, uint64_t pad, int sub)
                       (unsigned long long)(sub ? e->sub_off : c->rec_off));
 }
 
-hs_status hs_enc_salvage_cut(hs_enc *e, uint64_t end, uint64_t *pad, const char **what)
+/* --salvage after damage: a bad sub-record is mostly found before it
+ * begins; one found once begun (a class's second layout, known only from
+ * its whole CLASS_DUMP) is taken back from the segment it was going into.
+ * Anything else half written stays as it is. */
+static void damage_cut(hs_enc *e, uint64_t at)
 {
+    if (e->sub_open && e->dst == HS_DST_SEG && e->sub_off == at)
+        e->seg_len = e->sub_mark;
+}
+
+hs_status hs_enc_salvage_cut(hs_enc *e, hs_salvage_why why, uint64_t at, uint64_t *pad,
+                             const char **what)
+{
+    const uint64_t end = at;
+
     *pad = 0;
     *what = "nothing was half written";
     HS_TRY(hs_span_flush(e));
-    if (e->sub_open && e->dst == HS_DST_OUT && still_buffered(e, e->huge_seg_pos)) {
+    if (why == HS_SALVAGE_DAMAGE) {
+        damage_cut(e, at);
+    } else if (e->sub_open && e->dst == HS_DST_OUT && still_buffered(e, e->huge_seg_pos)) {
         take_back(e, e->huge_seg_pos); /* its own segment has not left */
         *what = "it was left out";
     } else if (e->sub_open && e->dst == HS_DST_OUT) {
@@ -550,6 +588,7 @@ hs_status hs_enc_salvage_cut(hs_enc *e, uint64_t end, uint64_t *pad, const char 
     e->sub_open = 0;
     e->rec_partial = 0;
     e->dst = HS_DST_SEG;
-    e->span = e->c->rd.pos = e->c->rd.end;
+    hs_reader_skip_all(&e->c->rd);
+    e->span = e->c->rd.pos;
     return HS_OK;
 }

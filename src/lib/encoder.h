@@ -14,6 +14,12 @@
  * changes, or before the window moves. A dump that passes through
  * unchanged leaves straight from the read window, a window at a time.
  *
+ * Cursors. The reader owns rd.pos and the encoder the span: only reader.c/h
+ * and encoder.c/h write them (tests/layers.sh checks). The decoders move
+ * them through the calls below: hs_pass, hs_drop and the streams consume,
+ * hs_need and hs_enc_fill make bytes available without losing the span,
+ * hs_enc_record_begin/end mark a record for --salvage.
+ *
  * Destinations. HS_DST_OUT is the output stream. HS_DST_SEG is the heap-
  * dump segment being built (re-encoding only): its length must be known
  * before its header is written, so its bytes are staged in `seg` until it
@@ -115,7 +121,7 @@ static inline hs_status hs_copy_stream(hs_enc *e, uint64_t n, const char *what,
 {
     if (tap || hs_reader_avail(&e->c->rd) < n)
         return hs_copy_stream_slow(e, n, what, tap);
-    e->c->rd.pos += (size_t)n;
+    hs_reader_skip(&e->c->rd, (size_t)n);
     return HS_OK;
 }
 
@@ -125,7 +131,7 @@ static inline hs_status hs_skip_stream(hs_enc *e, uint64_t n, const char *what,
     if (tap || hs_reader_avail(&e->c->rd) < n)
         return hs_skip_stream_slow(e, n, what, tap);
     HS_TRY(hs_span_flush(e));
-    e->c->rd.pos += (size_t)n;
+    hs_reader_skip(&e->c->rd, (size_t)n);
     e->span = e->c->rd.pos;
     return HS_OK;
 }
@@ -142,7 +148,7 @@ size_t hs_count_nonzero(const uint8_t *p, size_t n);
 
 static inline const uint8_t *hs_cur(const hs_enc *e)
 {
-    return e->c->rd.buf + e->c->rd.pos;
+    return hs_reader_cur(&e->c->rd);
 }
 
 /* Makes `n` bytes available at hs_cur(); `what` names the data for the
@@ -154,11 +160,19 @@ static inline hs_status hs_need(hs_enc *e, size_t n, const char *what)
     return hs_need_slow(e, n, what);
 }
 
+/* Makes up to `n` bytes available at hs_cur() as hs_need does, but the
+ * input may end first: HS_OK then too, with fewer bytes available (the
+ * caller looks). Any other failure of the reader is the run's error, `what`
+ * naming what was being read. */
+hs_status hs_enc_fill(hs_enc *e, size_t n, const char *what);
+/* True in `*at_end` when no input byte is left (the reader's
+ * hs_reader_at_end), the span kept as by hs_enc_fill. */
+hs_status hs_enc_at_end(hs_enc *e, int *at_end, const char *what);
+
 /* Consumes `n` available bytes, copying them to the destination. */
 static inline void hs_pass(hs_enc *e, size_t n)
 {
-    assert(n <= hs_reader_avail(&e->c->rd));
-    e->c->rd.pos += n;
+    hs_reader_skip(&e->c->rd, n);
 }
 
 /* Consumes `n` available bytes without copying them. */
@@ -166,7 +180,7 @@ static inline hs_status hs_drop(hs_enc *e, size_t n)
 {
     assert(n <= hs_reader_avail(&e->c->rd));
     HS_TRY(hs_span_flush(e));
-    e->c->rd.pos += n;
+    hs_reader_skip(&e->c->rd, n);
     e->span = e->c->rd.pos;
     return HS_OK;
 }
@@ -185,6 +199,42 @@ hs_status hs_enc_record_header(hs_enc *e, unsigned tag, uint32_t len);
 /* Makes the output ready for a top-level record: a record cannot stand
  * inside a segment (while staging it goes ahead of the stage instead). */
 hs_status hs_enc_top_level(hs_enc *e);
+
+/* The output offset the next input byte goes to when it is copied to the
+ * output stream (the span due there counted). */
+static inline uint64_t hs_enc_out_next(const hs_enc *e)
+{
+    return e->out.total + (e->c->rd.pos - e->span);
+}
+/* A top-level record whose header is at hs_cur() is being copied to the
+ * output stream, to be taken back or completed should the input end inside
+ * it (--salvage), until hs_enc_record_end. */
+static inline void hs_enc_record_begin(hs_enc *e)
+{
+    e->rec_out_pos = hs_enc_out_next(e);
+    e->rec_partial = 1;
+}
+static inline void hs_enc_record_end(hs_enc *e)
+{
+    e->rec_partial = 0;
+    e->c->st.records_out++;
+}
+
+/* A heap dump's records are being written, to be closed by a
+ * HEAP_DUMP_END (open), or it was closed (0). */
+static inline void hs_enc_heap_opened(hs_enc *e, int open)
+{
+    e->heap_open = open;
+}
+static inline int hs_enc_heap_is_open(const hs_enc *e)
+{
+    return e->heap_open;
+}
+/* Starts holding back the start of the heap dump (see strrec.c). */
+static inline void hs_enc_stage_start(hs_enc *e)
+{
+    e->staging = 1;
+}
 
 /* The input is now in heap `heap` (0: the default heap), named by the
  * string `name`. */
@@ -345,9 +395,15 @@ hs_status hs_enc_flush(hs_enc *e);
  * sink yet; returns 0 when some has. */
 int hs_enc_take_back(hs_enc *e, uint64_t pos);
 
-/* --salvage: the input ended at `end` inside a record. Takes back or
- * completes what is half written; `*pad` is the count of zeros written,
- * `*what` says which. */
-hs_status hs_enc_salvage_cut(hs_enc *e, uint64_t end, uint64_t *pad, const char **what);
+/* Why --salvage stops the output: the input was cut (it ended inside a
+ * record), or is damaged (a record or sub-record is malformed). */
+typedef enum { HS_SALVAGE_CUT, HS_SALVAGE_DAMAGE } hs_salvage_why;
+
+/* --salvage: the input was cut at `at` inside a record, or is damaged at
+ * `at`. What is half written is taken back or, after a cut, completed;
+ * `*pad` is the count of zeros written, `*what` says which. Every input byte
+ * left in the window is consumed. */
+hs_status hs_enc_salvage_cut(hs_enc *e, hs_salvage_why why, uint64_t at, uint64_t *pad,
+                             const char **what);
 
 #endif

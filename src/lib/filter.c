@@ -327,15 +327,15 @@ static hs_status read_header(F *f)
 {
     static const char magic[] = "JAVA PROFILE 1.0";
     const size_t want = HS_VERSION_MAX + HS_HEADER_TAIL;
-    hs_status s = hs_reader_fill(&f->c.rd, want);
-    const uint8_t *p = hs_cur(&f->enc), *nul;
-    size_t avail = hs_reader_avail(&f->c.rd), vlen;
+    const uint8_t *p, *nul;
+    size_t avail, vlen;
     uint32_t idsize;
     unsigned i;
     int v;
 
-    if (s != HS_OK && s != HS_E_TRUNCATED)
-        return hs_fail_io(&f->c, s, "the file header");
+    HS_TRY(hs_enc_fill(&f->enc, want, "the file header"));
+    p = hs_cur(&f->enc);
+    avail = hs_reader_avail(&f->c.rd);
     if (avail == 0)
         return hs_fail_at(&f->c, HS_E_UNSUPPORTED, 0, "the input is empty");
     if (!starts_with(p, avail, magic, sizeof magic - 1)) {
@@ -627,7 +627,7 @@ static hs_status plain_record(F *f, unsigned tag, uint64_t len)
     if (tag == HS_TAG_LOAD_CLASS && f->caps.findings)
         HS_TRY(hs_findings_class(&f->fd, &f->c, hs_be_id(b + 4, i), hs_be_id(b + 4 + i + 4, i)));
     if (!hs_tag_known(tag)) {
-        f->prev_out_pos = f->enc.out.total + (f->c.rd.pos - f->enc.span);
+        f->prev_out_pos = hs_enc_out_next(&f->enc);
         if (f->caps.strict)
             return unknown_dropped(f, tag, len);
     }
@@ -669,7 +669,7 @@ static hs_status deobf_record(F *f, unsigned tag, uint64_t len)
     if (tag != HS_TAG_LOAD_CLASS && tag != HS_TAG_STACK_FRAME)
         return HS_OK;
     HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a record body"));
-    return hs_deobf_record(&f->deobf, tag, f->c.rd.buf + f->c.rd.pos + HS_RECORD_HEADER);
+    return hs_deobf_record(&f->deobf, tag, hs_reader_cur_patch(&f->c.rd) + HS_RECORD_HEADER);
 }
 
 static hs_status heap_dump_end(F *f)
@@ -678,7 +678,7 @@ static hs_status heap_dump_end(F *f)
     if (f->enc.reencode) {
         HS_TRY(hs_heap_finish(f));
         HS_TRY(hs_set_dst(&f->enc, HS_DST_OUT));
-        if (!f->enc.heap_open) {
+        if (!hs_enc_heap_is_open(&f->enc)) {
             /* the heap dump it closed was already closed (or was empty after
              * filtering): a second end would start a new dump */
             return hs_drop(&f->enc, HS_RECORD_HEADER);
@@ -686,7 +686,7 @@ static hs_status heap_dump_end(F *f)
     }
     hs_pass(&f->enc, HS_RECORD_HEADER);
     f->c.st.records_out++;
-    f->enc.heap_open = 0;
+    hs_enc_heap_opened(&f->enc, 0);
     return HS_OK;
 }
 
@@ -695,13 +695,8 @@ static hs_status heap_dump_end(F *f)
 static hs_status second_header(F *f)
 {
     static const char magic[] = "JAVA PROFILE 1.0";
-    hs_status s;
 
-    HS_TRY(hs_span_flush(&f->enc));
-    s = hs_reader_fill(&f->c.rd, sizeof magic - 1);
-    f->enc.span = f->c.rd.pos;
-    if (s != HS_OK && s != HS_E_TRUNCATED)
-        return hs_fail_io(&f->c, s, "a record header");
+    HS_TRY(hs_enc_fill(&f->enc, sizeof magic - 1, "a record header"));
     if (hs_reader_avail(&f->c.rd) >= sizeof magic - 1 &&
         memcmp(hs_cur(&f->enc), magic, sizeof magic - 1) == 0)
         return hs_fail_at(&f->c, HS_E_MALFORMED, f->c.rec_off,
@@ -802,12 +797,7 @@ static hs_status run(F *f)
         if (hs_reader_avail(&f->c.rd) == 0) {
             /* the end of the input may only come between records */
             int at_end;
-            hs_status s;
-            HS_TRY(hs_span_flush(&f->enc));
-            s = hs_reader_at_end(&f->c.rd, &at_end);
-            f->enc.span = f->c.rd.pos;
-            if (s != HS_OK)
-                return hs_fail_io(&f->c, s, "a record header");
+            HS_TRY(hs_enc_at_end(&f->enc, &at_end, "a record header"));
             if (at_end)
                 break;
         }
@@ -819,7 +809,7 @@ static hs_status run(F *f)
     /* a heap dump that was empty, or emptied by the rules, is still a heap
      * dump: HEAP_DUMP_END alone (never an empty segment), or the output
      * would read as a dump cut before its heap dump (check_end) */
-    if (f->enc.heap_open ||
+    if (hs_enc_heap_is_open(&f->enc) ||
         (f->enc.reencode && (f->heap_seen || f->seen_heap_end) && !f->c.st.segments_out))
         HS_TRY(hs_enc_heap_end(&f->enc));
     return hs_enc_flush(&f->enc);
@@ -897,14 +887,7 @@ static hs_status salvage_corrupt(F *f)
         hs_enc_take_back(&f->enc, f->prev_out_pos);
     snprintf(kept, sizeof kept, "every record before byte %llu was kept",
              (unsigned long long)f->c.err.offset);
-    /* a bad sub-record is mostly found before it begins; one found once
-     * begun (a class's second layout, known only from its whole
-     * CLASS_DUMP) is taken back from the segment it was going into */
-    if (f->enc.sub_open && f->enc.dst == HS_DST_SEG && f->enc.sub_off == f->c.err.offset)
-        f->enc.seg_len = f->enc.sub_mark;
-    f->enc.sub_open = 0;
-    f->enc.rec_partial = 0;
-    return hs_salvage(f, kept);
+    return hs_salvage(f, HS_SALVAGE_DAMAGE, kept);
 }
 
 /* The findings named, with the STRINGs still held now: nothing used them. */
@@ -953,7 +936,7 @@ static hs_status filter_run(F *f, const hs_source *src, const hs_sink *dst)
     HS_TRY(hs_enc_start(&f->enc, dst, f->caps.reencode));
     s = run(f);
     if (s == HS_E_TRUNCATED && f->c.opt.salvage)
-        s = hs_salvage(f, NULL);
+        s = hs_salvage(f, HS_SALVAGE_CUT, NULL);
     else if (s == HS_E_MALFORMED && f->c.opt.salvage && f->c.idsize)
         s = salvage_corrupt(f);
     if (f->caps.hashing) { /* the arrays still queued count, whatever the status */

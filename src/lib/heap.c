@@ -138,6 +138,54 @@ static hs_status object(F *f, uint64_t off, size_t hdr, uint64_t payload)
     return copy_sub(f, hdr, payload, NULL);
 }
 
+/* ---- runs of plain objects (fastpath.c) --------------------------------------- */
+
+/* Where the decoder stands, for the fast path. */
+static inline hs_fast_at fast_at(const F *f)
+{
+    hs_fast_at at;
+
+    memset(&at, 0, sizeof at);
+    at.rec_off = f->c.rec_off;
+    at.rec_end = f->c.rec_end;
+    at.segment = f->c.rec_tag == HS_TAG_HEAP_DUMP_SEGMENT;
+    at.heap = f->cur_heap;
+    at.heap_dropped = f->cur_heap_dropped;
+    return at;
+}
+
+/* The run of plain objects after a sub-record, if any. What it moved comes
+ * back: the heap it went on into, and the segments it went on into, for
+ * which the record loop's bookkeeping is done here as record() and
+ * hs_heap_record() would have done it for each. */
+static hs_status fast_run(F *f)
+{
+    hs_fast_at at = fast_at(f);
+
+    HS_TRY(hs_fast_run(&f->fast, &at));
+    if (at.segments) {
+        f->c.rec_off = at.prev_off; /* the record before the last one */
+        hs_record_end(f, HS_TAG_HEAP_DUMP_SEGMENT);
+        f->c.rec_off = at.rec_off;
+        hs_record_begin(f, HS_TAG_HEAP_DUMP_SEGMENT, at.seg_len);
+        f->c.st.records_in += at.segments - 1; /* hs_record_begin counts one */
+        f->heap_segments += (int)at.segments;
+    }
+    f->cur_heap = at.heap;
+    f->cur_heap_dropped = at.heap_dropped;
+    return HS_OK;
+}
+
+void hs_fast_path(F *f, int on)
+{
+    f->fast.off = !on;
+}
+
+uint64_t hs_fast_walked(const F *f)
+{
+    return f->fast.walked;
+}
+
 /* ---- roots ------------------------------------------------------------------- */
 
 /* True when the sub-record right after a root of `fixed` bytes is, in the
@@ -195,6 +243,7 @@ static hs_status write_root(F *f, unsigned subtag, const uint8_t *b, size_t n, s
  * held until the object shows which heap it is in. */
 static hs_status held_root(F *f, unsigned subtag, const uint8_t *b, size_t n, size_t fixed)
 {
+    const hs_fast_at at = fast_at(f);
     uint64_t id = hs_be_id(b + 1, f->c.idsize);
 
     if (object_follows(f, fixed, id)) {
@@ -208,7 +257,7 @@ static hs_status held_root(F *f, unsigned subtag, const uint8_t *b, size_t n, si
         }
         return write_root(f, subtag, b, n, fixed);
     }
-    if (hs_fast_root_dropped_ahead(f, hs_reader_pos(&f->c.rd) + fixed, id)) {
+    if (hs_fast_root_dropped_ahead(&f->fast, &at, hs_reader_pos(&f->c.rd) + fixed, id)) {
         /* dropped now rather than held across the record boundary; when
          * the object is kept, the root waits as usual, to go out beside it */
         f->c.st.roots_dropped++;
@@ -434,7 +483,7 @@ static hs_status class_dump(F *f, uint64_t off)
     if (f->caps.deobf && f->caps.keep_names) /* keeps go by the dump's names */
         HS_TRY(hs_scrub_names(&f->scrub, &f->c, hs_cur(&f->enc), size));
     if (f->caps.deobf) /* field name ids patched in the window (deobf.h) */
-        HS_TRY(hs_deobf_class_dump(&f->deobf, f->c.rd.buf + f->c.rd.pos, size));
+        HS_TRY(hs_deobf_class_dump(&f->deobf, hs_reader_cur_patch(&f->c.rd), size));
     if (f->caps.drop_strings)
         HS_TRY(class_dump_strings(f, size));
     if (f->caps.hold_roots) /* class dumps are never dropped: boot classes live
@@ -491,7 +540,7 @@ static hs_status sub_record(F *f)
     HS_TRY(within(f, off, fixed));
     HS_TRY(hs_need(&f->enc, fixed, "a sub-record header"));
     p = hs_cur(&f->enc);
-    if (f->enc.staging && !f->str.on_demand && subtag != HS_SUB_CLASS_DUMP &&
+    if (hs_enc_staging(&f->enc) && !f->str.on_demand && subtag != HS_SUB_CLASS_DUMP &&
         subtag != HS_SUB_HEAP_DUMP_INFO && !hs_sub_is_root(subtag))
         HS_TRY(hs_str_commit(&f->str, &f->enc)); /* the first object: class dumps are over */
     switch (subtag) {
@@ -522,11 +571,10 @@ static hs_status sub_record(F *f)
 
 hs_status hs_heap_init(F *f)
 {
-    unsigned t;
+    const hs_fast_parts parts = {&f->c,   &f->enc,  &f->roots, &f->scrub,   &f->histo,
+                                 &f->str, f->rules, &f->caps,  f->sub_size, f->version};
 
-    for (t = 0; t < sizeof f->heap_dropped; t++)
-        f->heap_dropped[t] = (uint8_t)(f->caps.hold_roots && hs_rules_heap_dropped(f->rules, t));
-    return hs_fast_init(f);
+    return hs_fast_init(&f->fast, &parts);
 }
 
 /* ---- heap records ------------------------------------------------------------- */
@@ -536,17 +584,12 @@ hs_status hs_heap_init(F *f)
  * can only start a sub-record is read as running to the end of the input. */
 static hs_status runs_to_eof(F *f, int *yes)
 {
-    hs_status s;
     unsigned next;
 
     *yes = 0;
-    HS_TRY(hs_span_flush(&f->enc));
-    s = hs_reader_fill(&f->c.rd, HS_RECORD_HEADER + 1);
-    f->enc.span = f->c.rd.pos;
-    if (s == HS_E_TRUNCATED)
-        return HS_OK;
-    if (s != HS_OK)
-        return hs_fail_io(&f->c, s, "a record header");
+    HS_TRY(hs_enc_fill(&f->enc, HS_RECORD_HEADER + 1, "a record header"));
+    if (hs_reader_avail(&f->c.rd) < HS_RECORD_HEADER + 1)
+        return HS_OK; /* the input ends first */
     next = hs_cur(&f->enc)[HS_RECORD_HEADER];
     *yes = !hs_tag_known(next) && hs_sub_fixed_size(next, f->c.idsize) != 0;
     return HS_OK;
@@ -555,8 +598,6 @@ static hs_status runs_to_eof(F *f, int *yes)
 /* True when the heap record being read has no sub-record left. */
 static hs_status record_done(F *f, int to_eof, int *done)
 {
-    hs_status s;
-
     if (!to_eof) {
         *done = hs_ctx_offset(&f->c) >= f->c.rec_end;
         return HS_OK;
@@ -564,10 +605,7 @@ static hs_status record_done(F *f, int to_eof, int *done)
     *done = 0;
     if (hs_reader_avail(&f->c.rd))
         return HS_OK;
-    HS_TRY(hs_span_flush(&f->enc));
-    s = hs_reader_at_end(&f->c.rd, done);
-    f->enc.span = f->c.rd.pos;
-    return s == HS_OK ? HS_OK : hs_fail_io(&f->c, s, "a sub-record");
+    return hs_enc_at_end(&f->enc, done, "a sub-record");
 }
 
 /* The record's header: passed on in place, dropped when re-encoding. */
@@ -579,13 +617,13 @@ static hs_status heap_record_header(F *f, unsigned tag, int to_eof)
         /* a record running to the end of the input cannot be followed by a
          * HEAP_DUMP_END: it would be read as one of its sub-records */
         if (tag == HS_TAG_HEAP_DUMP_SEGMENT && !to_eof)
-            f->enc.heap_open = 1;
+            hs_enc_heap_opened(&f->enc, 1);
         return HS_OK;
     }
     HS_TRY(hs_drop(&f->enc, HS_RECORD_HEADER));
     HS_TRY(hs_set_dst(&f->enc, HS_DST_SEG));
     if (f->caps.drop_strings && !f->heap_seen)
-        f->enc.staging = 1; /* see strrec.c */
+        hs_enc_stage_start(&f->enc); /* see strrec.c */
     return HS_OK;
 }
 
@@ -614,12 +652,12 @@ hs_status hs_heap_record(F *f, unsigned tag, uint64_t body_len)
             break;
         HS_TRY(sub_record(f));
         f->c.subtag = -1;
-        HS_TRY(hs_fast_run(f));
+        HS_TRY(fast_run(f));
     }
     if (f->enc.reencode && tag == HS_TAG_HEAP_DUMP) {
         /* one 1.0.1 HEAP_DUMP is one whole dump: close it as segments are */
         HS_TRY(hs_heap_finish(f));
-        if (f->enc.heap_open)
+        if (hs_enc_heap_is_open(&f->enc))
             HS_TRY(hs_enc_heap_end(&f->enc));
     }
     return HS_OK;
@@ -640,16 +678,17 @@ hs_status hs_heap_finish(F *f)
  * written, close the heap dump properly, and say what was lost. The filter
  * re-encodes whenever it salvages, so every segment length is still ours to
  * write. */
-hs_status hs_salvage(F *f, const char *kept)
+hs_status hs_salvage(F *f, hs_salvage_why why, const char *kept)
 {
-    const uint64_t end = f->c.rd.base + f->c.rd.end;
+    const uint64_t end = hs_reader_end_offset(&f->c.rd);
     const char *what;
     char lost[200];
     uint64_t pad;
 
     if (f->c.rec_off == UINT64_MAX && !f->c.idsize)
         return f->c.err.code; /* not even a file header */
-    HS_TRY(hs_enc_salvage_cut(&f->enc, end, &pad, &what));
+    HS_TRY(hs_enc_salvage_cut(&f->enc, why, why == HS_SALVAGE_CUT ? end : f->c.err.offset, &pad,
+                              &what));
     if (f->heap_segments || f->c.rec_tag == HS_TAG_HEAP_DUMP || !f->heap_seen) {
         /* cut inside a heap dump: the classes it had still to declare
          * (cutclasses.h); cut before it: a heap dump of the classes named,
@@ -669,7 +708,7 @@ hs_status hs_salvage(F *f, const char *kept)
      * no dump cut before its heap dump itself (check_end). Salvaging
      * re-encodes: segments_out counts every heap record written. */
     assert(f->enc.reencode);
-    if (f->enc.heap_open || !f->c.st.segments_out)
+    if (hs_enc_heap_is_open(&f->enc) || !f->c.st.segments_out)
         HS_TRY(hs_enc_heap_end(&f->enc));
     HS_TRY(hs_enc_flush(&f->enc));
     f->c.st.salvaged_bytes = pad;

@@ -92,11 +92,42 @@ static inline uint64_t hs_reader_offset_at(const hs_reader *r, size_t pos)
 {
     return r->base + pos;
 }
+/* The next unread byte, and the `avail` bytes after it. */
+static inline const uint8_t *hs_reader_cur(const hs_reader *r)
+{
+    return r->buf + r->pos;
+}
+/* The same bytes, to patch in place: only where the window is the
+ * reader's own buffer or a private mapping (deobf.h). */
+static inline uint8_t *hs_reader_cur_patch(const hs_reader *r)
+{
+    return r->buf + r->pos;
+}
+/* Input offset of the end of what the window holds: where the input ends
+ * once a fill came up short. */
+static inline uint64_t hs_reader_end_offset(const hs_reader *r)
+{
+    return r->base + r->end;
+}
+
+/* The only ways the cursor moves, besides a fill: the reader owns it. */
 /* Consumes the available bytes up to window position `pos`. */
 static inline void hs_reader_advance_to(hs_reader *r, size_t pos)
 {
     assert(pos >= r->pos && pos <= r->end);
     r->pos = pos;
+}
+/* Consumes the next `n` available bytes. */
+static inline void hs_reader_skip(hs_reader *r, size_t n)
+{
+    assert(n <= r->end - r->pos);
+    r->pos += n;
+}
+/* Consumes every available byte (--salvage: what is left of a record cut
+ * short goes nowhere). */
+static inline void hs_reader_skip_all(hs_reader *r)
+{
+    r->pos = r->end;
 }
 
 /* Makes at least `n` bytes available at buf[pos], moving the unread bytes to

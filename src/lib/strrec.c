@@ -138,9 +138,8 @@ static hs_status zero_text(hs_enc *e, uint64_t len)
     size_t k;
 
     st->strings_unheld++;
-    e->rec_out_pos = e->out.total + (e->c->rd.pos - e->span);
+    hs_enc_record_begin(e);
     hs_pass(e, HS_RECORD_HEADER + i);
-    e->rec_partial = 1;
     /* what the window holds at a time: a cut in the text then leaves the
      * output as long as the input read, which --salvage completes */
     for (left = len - i; left; left -= k) {
@@ -153,9 +152,8 @@ static hs_status zero_text(hs_enc *e, uint64_t len)
             k = (size_t)left;
         HS_TRY(hs_fill_stream(e, 0, k, &t, NULL));
     }
-    e->rec_partial = 0;
+    hs_enc_record_end(e);
     st->strings_out++;
-    st->records_out++;
     return HS_OK;
 }
 
