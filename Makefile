@@ -270,12 +270,14 @@ bench: hprof-strip
 	sh bench/bench.sh
 
 install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
 	install -m 755 hprof-strip $(DESTDIR)$(BINDIR)/hprof-strip
 	install -m 644 man/hprof-strip.1 $(DESTDIR)$(MANDIR)/man1/hprof-strip.1
+	install -m 644 man/hprof-strip-report.5 $(DESTDIR)$(MANDIR)/man5/hprof-strip-report.5
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/hprof-strip $(DESTDIR)$(MANDIR)/man1/hprof-strip.1
+	rm -f $(DESTDIR)$(BINDIR)/hprof-strip $(DESTDIR)$(MANDIR)/man1/hprof-strip.1 \
+	    $(DESTDIR)$(MANDIR)/man5/hprof-strip-report.5
 
 clean:
 	rm -rf build build-asan build-clang build-tsan hprof-strip
