@@ -200,6 +200,7 @@ test: test-deps
 	$(TIMED) sh tests/privacy.sh ./$(BIN)
 	$(TIMED) sh tests/audit_corpus.sh ./$(BIN)
 	$(TIMED) sh tests/cli_jvm.sh ./$(BIN)
+	$(TIMED) sh tests/examples.sh ./$(BIN)
 	$(TIMED) sh tests/bench_stats.sh
 	$(TIMED) sh tests/bench_floor.sh ./$(BIN)
 	$(MAKE) EXTRA_CFLAGS=-Werror lib
