@@ -208,6 +208,7 @@ test: test-deps
 	$(TIMED) sh tests/privacy.sh ./$(BIN)
 	$(TIMED) sh tests/audit_corpus.sh ./$(BIN)
 	$(TIMED) sh tests/cli_jvm.sh ./$(BIN)
+	$(TIMED) sh tests/examples.sh ./$(BIN)
 	$(TIMED) sh tests/bench_stats.sh
 	$(TIMED) sh tests/bench_floor.sh ./$(BIN)
 	$(MAKE) EXTRA_CFLAGS=-Werror lib
@@ -297,12 +298,14 @@ bench: hprof-strip
 	sh bench/bench.sh
 
 install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
 	install -m 755 hprof-strip $(DESTDIR)$(BINDIR)/hprof-strip
 	install -m 644 man/hprof-strip.1 $(DESTDIR)$(MANDIR)/man1/hprof-strip.1
+	install -m 644 man/hprof-strip-report.5 $(DESTDIR)$(MANDIR)/man5/hprof-strip-report.5
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/hprof-strip $(DESTDIR)$(MANDIR)/man1/hprof-strip.1
+	rm -f $(DESTDIR)$(BINDIR)/hprof-strip $(DESTDIR)$(MANDIR)/man1/hprof-strip.1 \
+	    $(DESTDIR)$(MANDIR)/man5/hprof-strip-report.5
 
 clean:
 	rm -rf build build-asan build-clang build-tsan build-posix build-fuzz hprof-strip

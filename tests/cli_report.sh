@@ -302,11 +302,11 @@ awk '/^\.BI \\-\\-jvm " PID"$/ { buf = ""; on = 1 } on { buf = buf $0 "\n" }
     grep -v /dev/null >"$T/jvm.man"
 expect_grep '^\.BI jvm: PID' "$T/jvm.man" "man page --jvm: input.name jvm:PID"
 expect_no_grep 'null' "$T/jvm.man" "man page --jvm: input.name null"
-expect_grep '^\.BI jvm: PID$' man/hprof-strip.1 "man page STATISTICS: input.name for --jvm"
+expect_grep '^\.BI jvm: PID$' man/hprof-strip-report.5 "man page STATISTICS: input.name for --jvm"
 
 # the man page lists every counter of the schema
 for c in $(sed -n 's/^ *X(\([a-z_]*\), HS_.*/\1/p' src/lib/hprof_strip.h); do
-    expect_grep "^\.B $c\$" man/hprof-strip.1 "man page STATISTICS"
+    expect_grep "^\.B $c\$" man/hprof-strip-report.5 "man page STATISTICS"
 done
 
 finish

@@ -41,6 +41,7 @@ sort >"$T/want" <<EOF
 ./opt/hs/lib64/pkgconfig/hprofstrip.pc
 ./opt/hs/man/man1/hprof-strip.1
 ./opt/hs/man/man3/hprof_strip.3
+./opt/hs/man/man5/hprof-strip-report.5
 ./opt/hs/sbin/hprof-strip
 EOF
 same_lists "$T/want" "$T/files" "installed files"
