@@ -94,7 +94,7 @@ expect_grep "$(sha256sum <"$T/clean.hprof.zst" | cut -c1-64) (file)" "$T/cert" "
 expect_grep "$(sha256sum <"$T/clean.hprof" | cut -c1-64) (HPROF" "$T/cert" "HPROF digest"
 expect_grep "verifier: hprof-strip $("$BIN" --version | head -1 | awk '{print $NF}')" "$T/cert" "version"
 expect_grep "kept on purpose: names" "$T/cert" "kept line"
-expect_grep "hprof-strip(1), AUDIT" "$T/cert" "pointer to the table"
+expect_grep "hprof-strip-report(5), AUDIT" "$T/cert" "pointer to the table"
 
 # 3. the container: a gzip file name, a zstd skippable frame, trailing bytes
 cp "$T/clean.hprof" "$T/named-in-gz.hprof"

@@ -330,7 +330,7 @@ static int audit_report(hs_cli *cli, const hs_input *in)
                                       : "NOT clean: the file holds data (below)");
     printf("  kept on purpose: names (STRING text something uses), ids, lengths, counts, "
            "types,\n    serials, timestamps, line numbers, java.lang.String.coder and four "
-           "JDK Unsafe\n    offsets: hprof-strip(1), AUDIT, says why\n");
+           "JDK Unsafe\n    offsets: hprof-strip-report(5), AUDIT, says why\n");
     printf("  non-zero primitive-array bytes: %llu", (unsigned long long)a.nonzero_array_bytes);
     if (a.nonzero_array_bytes)
         printf(" (first at input byte %llu)", (unsigned long long)a.first_nonzero_array);

@@ -941,7 +941,7 @@ typedef struct {
     int threads;              /* 0: what the cores allow */
     int histogram;            /* non-zero: the class histogram in the report */
     int audit;                /* non-zero: audit the input, write no output (out may be NULL):
-                                 since 0.7 by the verifier (hprof-strip(1), AUDIT), which
+                                 since 0.7 by the verifier (hprof-strip-report(5), AUDIT), which
                                  reads the input's own bytes, container included; no
                                  filter runs, so no histogram and no `started` or
                                  `finished` hook */

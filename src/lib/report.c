@@ -335,7 +335,7 @@ static size_t utf8_len(const unsigned char *p, size_t *bad)
  * escaped, each ill-formed UTF-8 part replaced by U+FFFD, so that the
  * document is JSON whatever bytes a file name or a dump holds. NULL is
  * null. Returns 1 when something was replaced (the caller may flag the
- * value: hprof-strip(1), STATISTICS), else 0. */
+ * value: hprof-strip-report(5)), else 0. */
 static int json_str(FILE *fp, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;

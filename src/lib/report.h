@@ -36,7 +36,7 @@ enum {
 #define HS_AUDIT_KEPT                                                           \
     "names (STRING text something uses), ids, lengths, counts, types, "        \
     "serials, timestamps, line numbers, java.lang.String.coder and four "       \
-    "JDK Unsafe offsets (hprof-strip(1), AUDIT)"
+    "JDK Unsafe offsets (hprof-strip-report(5), AUDIT)"
 #define HS_REPORT_SCHEMA 1
 #define HS_REPORT_MAX_RULES 64
 #define HS_REPORT_MAX_WARNINGS 16

@@ -5,7 +5,7 @@
  * every HPROF record and sub-record, classifying every byte as structure,
  * a documented keep, or data. It shares no decision code and no counter
  * with the filter: a file is clean when the verifier found no data byte,
- * whatever the filter did to make it (hprof-strip(1), AUDIT).
+ * whatever the filter did to make it (hprof-strip-report(5), AUDIT).
  *
  * Pull model, as the filter: the verifier reads the file's own bytes
  * (compressed or not) through the caller's read callback and does no I/O
