@@ -45,7 +45,7 @@ CLI_OBJ  = $(CLI_SRC:src/%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libhprofstrip.a
 
 TEST_SRC = $(wildcard tests/test_*.c)
-TEST_HELPERS = tests/helpers.c tests/oracle.c
+TEST_HELPERS = tests/helpers.c tests/dumpgen.c tests/walk.c tests/oracle.c
 TEST_HELPERS += tests/cutscan.c tests/shared_rules.c
 TEST_BIN = $(BUILD)/run-tests
 
@@ -172,7 +172,7 @@ test-stress: $(BIN) $(FRESH_DUMP)
 # tests/cli_cuts.sh's decoder: what a cut dump holds, and whether the
 # salvaged output holds it too (tests/cutcheck.c).
 CUTCHECK = $(BUILD)/cutcheck
-$(CUTCHECK): $(BUILD)/tests/cutcheck.o $(BUILD)/tests/cutscan.o $(BUILD)/tests/helpers.o $(LIB)
+$(CUTCHECK): $(BUILD)/tests/cutcheck.o $(BUILD)/tests/cutscan.o $(BUILD)/tests/walk.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lxxhash -lcriterion -lz
 check: $(CUTCHECK)
 # tests/audit_adversarial.sh's planted dumps (tools/plantdump.c)
