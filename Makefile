@@ -49,7 +49,7 @@ TEST_HELPERS = tests/helpers.c tests/dumpgen.c tests/walk.c tests/oracle.c
 TEST_HELPERS += tests/cutscan.c tests/shared_rules.c
 TEST_BIN = $(BUILD)/run-tests
 
-.PHONY: all deps test-deps run test check test-asan test-clang test-tsan test-valgrind test-cross test-stress bench install uninstall clean help
+.PHONY: all deps test-deps run test test-long check test-asan test-clang test-tsan test-valgrind test-cross test-stress bench install uninstall clean help
 
 # The shared library too: the Python package (python/) loads it from here.
 all: $(BIN) $(BUILD)/libhprofstrip.so
@@ -58,6 +58,8 @@ help:
 	@echo "make            build ./hprof-strip and build/libhprofstrip.so"
 	@echo "make run        install what building needs, build, strip a bundled fixture"
 	@echo "make test       install what the tests need too, build, run the whole test suite"
+	@echo "               (its long sweeps sampled: TEST_DUMPS dumps each, TEST_CUTS cuts)"
+	@echo "make test-long  the long sweeps whole: every real dump, 20 cuts"
 	@echo "make check      run the Criterion suites and CLI checks (no installs)"
 	@echo "make test-asan  the suite under AddressSanitizer + UBSan"
 	@echo "make test-clang the suite and CLI checks built by clang, -Werror"
@@ -147,7 +149,9 @@ $(ART_DUMP): $(FRESH_DUMP) $(ARTDUMP)
 TIMED = sh tests/timed.sh
 
 # The CLI checks make check runs (tests/NAME.sh), all of them unless told
-# fewer (test-asan, test-clang).
+# fewer (test-asan, test-clang); TEST_FILTER, when set, is the Criterion
+# tests it runs (a --filter pattern).
+TEST_FILTER =
 CHECK_SCRIPTS = cli cli_report cli_input cli_formats cli_args cli_safety cli_files cli_limits \
                 cli_destroy cli_digests cli_killed cli_obfuscate cli_cuts cli_privacy cli_many \
                 audit_adversarial cli_many_stops cli_audit
@@ -155,7 +159,7 @@ CHECK_SCRIPTS = cli cli_report cli_input cli_formats cli_args cli_safety cli_fil
 check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 	sh tests/layers.sh $(BUILD) $(CORE_SRC)
 	sh tests/spdx.sh
-	$(TIMED) $(TEST_BIN) --jobs 2
+	$(TIMED) $(TEST_BIN) --jobs 2 $(if $(TEST_FILTER),--filter '$(TEST_FILTER)')
 	set -e; for s in $(CHECK_SCRIPTS); do \
 	    if [ $$s = cli_cuts ]; then $(TIMED) sh tests/$$s.sh ./$(BIN) $(CUTCHECK); \
 	    else $(TIMED) sh tests/$$s.sh ./$(BIN); fi; \
@@ -180,6 +184,19 @@ check: $(PLANTDUMP)
 # tests/abi.sh: a program built against the frozen 0.1 header
 # (tests/abi/hprof_strip-0.1.h) runs against the shared library built now.
 check: $(BUILD)/libhprofstrip.so
+
+# make test samples the long sweeps (issue #55), so that a clone with
+# nothing beside it runs it within 10 minutes on 2 idle cores, and it holds
+# with both cores busy: each sweep over the real dumps (the Criterion tests
+# that read dump_paths_sampled, the shell suites that call sample_dumps)
+# takes TEST_DUMPS of them, a window that each test picks by its name, so
+# the tests together still read every dump; cli_cuts.sh cuts each
+# compressed dump at TEST_CUTS places (of 20). Every check still runs;
+# make test-long runs the sweeps whole.
+TEST_DUMPS ?= 2
+TEST_CUTS ?= 4
+test: export HS_TEST_DUMPS = $(TEST_DUMPS)
+test: export CLI_CUTS_N = $(TEST_CUTS)
 
 # The whole suite: warnings as errors, Criterion suites, CLI checks, the
 # outputs checked by parsers nobody here wrote (hprof-conv, VisualVM), the
@@ -207,6 +224,25 @@ test: test-deps
 	$(TIMED) sh tests/python.sh ./$(BIN)
 	$(TIMED) sh tests/dask.sh ./$(BIN)
 
+# The long sweeps make test samples, whole (issue #55): every real dump in
+# the Criterion tests that sweep them (LONG_TESTS: a new test that calls
+# dump_paths_sampled joins the list) and in the shell suites whose time
+# grows with the dumps (LONG_SCRIPTS), and cli_cuts.sh's 20 cuts of each
+# compressed dump. LONG_DUMPS=K takes K dumps per test instead (CI's rule:
+# .ci/run).
+LONG_DUMPS ?= 0
+LONG_CUTS ?= 20
+LONG_LIST = bounds/real_*|core/histogram_adds_up|fastpath/same_bytes_and_stats_on_every_dump_and_preset|identity/*|lent/every_dump_every_preset|oracle/every_dump_sampled|presets/default_on_every_dump|privacy/every_dump|runs/same_bytes_and_counters_as_the_slow_path|salvage/corpus_cuts|sweep/*|zero_copy/never_reads_what_it_gave_back
+LONG_TESTS = @($(LONG_LIST))
+LONG_SCRIPTS = analyzers histogram external audit_corpus
+test-long: export HS_TEST_DUMPS = $(LONG_DUMPS)
+test-long: export CLI_CUTS_N = $(LONG_CUTS)
+test-long: test-deps
+	$(MAKE) $(BIN) $(TEST_BIN) $(CUTCHECK) $(FRESH_DUMP) $(ART_DUMP)
+	$(TIMED) $(TEST_BIN) --jobs 2 --filter '$(LONG_TESTS)'
+	$(TIMED) sh tests/cli_cuts.sh ./$(BIN) $(CUTCHECK)
+	set -e; for s in $(LONG_SCRIPTS); do $(TIMED) sh tests/$$s.sh ./$(BIN); done
+
 # The same suite with AddressSanitizer and UBSan, in a separate build tree.
 # (Criterion's runner leaks a few bytes of its own: tests/lsan.supp.) It
 # runs three to four times slower, so, to shorten CI's run (its budget: 45
@@ -228,12 +264,13 @@ test-asan: test-deps
 	    LDFLAGS="-fsanitize=address,undefined" EXTRA_CFLAGS=-Werror CHECK_SCRIPTS="$(ASAN_SCRIPTS)" check
 
 # Everything built by clang, warnings as errors, in its own build tree, and
-# run: the Criterion suites with one real dump per long sweep and the
+# run: the Criterion suites but the long sweeps (LONG_TESTS: the same code
+# on more dumps; gcc's make test and test-long and ASan sweep them) and the
 # first CLI check (what clang's build could break differently from gcc's;
 # make test runs the whole of it on gcc's).
 test-clang: test-deps
 	HS_TEST_DUMPS=1 $(MAKE) CC=clang BUILD=build-clang BIN=build-clang/hprof-strip EXTRA_CFLAGS=-Werror \
-	    CHECK_SCRIPTS=cli lib check
+	    CHECK_SCRIPTS=cli TEST_FILTER='!($(LONG_LIST))' lib check
 
 # -z and --gzip with several threads under ThreadSanitizer (tests/tsan.sh),
 # the gzip reader's fuzz seeds and regressions (its reader thread, its
@@ -255,9 +292,12 @@ test-tsan: test-deps
 	    tests/abi/cancel_tsan.c -o build-tsan/cancel_tsan $(LDLIBS_LIB)
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/cancel_tsan
 
-# A few real dumps through every mode under valgrind (memcheck), zero errors.
+# A few real dumps through every mode under valgrind (memcheck), zero errors:
+# every fixture, or VALGRIND_DUMPS of them (a window picked as sample_dumps
+# does in tests/lib.sh; CI's rule: .ci/run).
+VALGRIND_DUMPS ?= 0
 test-valgrind: $(BIN)
-	sh tests/valgrind.sh ./$(BIN)
+	HS_TEST_DUMPS=$(VALGRIND_DUMPS) sh tests/valgrind.sh ./$(BIN)
 
 # The cross lane: the library and the command built for aarch64 and s390x
 # (big-endian) with Debian's cross compilers, run under qemu-user, the same

@@ -48,7 +48,8 @@ have_shared() {
 # sample_dumps FILE...: prints the files, or, with HS_TEST_DUMPS=K, K of
 # them: K consecutive ones from a start picked by the suite's NAME (so each
 # dump is in as many suites' samples as any other), said on stderr, as the
-# Criterion suites sample (tests/helpers.c). CI sets it to keep its budget.
+# Criterion suites sample (tests/helpers.c); HS_TEST_SEED, when set, moves
+# every window, as there. make test and CI set them (the Makefile, .ci/run).
 sample_dumps() {
     _k=${HS_TEST_DUMPS:-0}
     if [ "$_k" -le 0 ] || [ "$_k" -ge $# ]; then
@@ -56,7 +57,7 @@ sample_dumps() {
         return 0
     fi
     _n=$#
-    _s=$(($(printf '%s' "$NAME" | cksum | cut -d' ' -f1) % _n))
+    _s=$(($(printf '%s%s' "${HS_TEST_SEED:-}" "$NAME" | cksum | cut -d' ' -f1) % _n))
     _i=0; _out=
     for _f in "$@" "$@"; do # twice: the window wraps round the end
         [ $_i -ge $_s ] && [ $_i -lt $((_s + _k)) ] && _out="$_out $_f"

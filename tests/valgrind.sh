@@ -7,7 +7,8 @@
 #
 #   sh tests/valgrind.sh ./hprof-strip        (from the repository root)
 #
-# For each fixtures/*.hprof: -p default (file to file, --stats=json),
+# For each fixtures/*.hprof (HS_TEST_DUMPS=K: K of them, tests/lib.sh
+# sample_dumps): -p default (file to file, --stats=json),
 # -p android-app (stdin to stdout), --repack -p none, and --salvage on a
 # copy cut at 60% of its length (exit status 6); when the tool has them,
 # also -p privacy, zstd output (-z -T 2, to stdout) and a gzip input.
@@ -101,7 +102,7 @@ case $help in *--zstd*) zstd=yes ;; esac
 case $help in *gzip-*compressed*) command -v gzip >/dev/null 2>&1 && gzin=yes ;; esac
 
 n=0
-for f in "$FIXTURES"/*.hprof; do
+for f in $(sample_dumps "$FIXTURES"/*.hprof); do
     [ -f "$f" ] || continue
     n=$((n + 1))
     base=$(basename "$f" .hprof)
