@@ -1,13 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/audit_adversarial.sh - issue #50: secrets planted in every place a
+# tests/cli/audit_adversarial.sh - issue #50: secrets planted in every place a
 # value can hide (tools/plantdump.c: every record order, STRINGs nothing
 # uses anywhere, fields, statics, constant pools and arrays of every type,
 # a class dumped twice, fake java/lang/Strings, a mapping widening the keep
 # list, CLASS_DUMP's reserved ids, records of unknown tag, trailing bytes,
 # threads), each variant through every preset and mode, every output
-# checked two ways: a scan (tests/plantscan.py: the planted markers' bytes,
-# from plantdump's manifest, and tests/hprofscan.py's independent reading,
+# checked two ways: a scan (tests/cli/plantscan.py: the planted markers' bytes,
+# from plantdump's manifest, and tests/cli/hprofscan.py's independent reading,
 # which also sees a name a --mapping run left unused) and the verdict of
 # `hprof-strip --audit`. The audit may say clean (0) only when the scan
 # finds no data (else FALSE-CLEAN), a -p privacy output may hold none
@@ -21,13 +21,13 @@
 # and test-asan, where a run's start alone costs several times that) each
 # variant runs K of the 8 modes, a window that moves one mode a variant,
 # so the 21 variants still cover every mode under every preset.
-# Usage: sh tests/audit_adversarial.sh ./hprof-strip
+# Usage: sh tests/cli/audit_adversarial.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 NAME=audit_adversarial
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 PY=/usr/bin/python3 # Debian's: no version manager's shim
-SCAN="$PY $TESTS/plantscan.py"
+SCAN="$PY $TESTS/cli/plantscan.py"
 # tools/plantdump.c: the build's beside BIN (make check builds it), else
 # build/'s, else built here
 PLANTDUMP=${PLANTDUMP:-}

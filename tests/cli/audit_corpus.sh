@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/audit_corpus.sh - issue #50: on every real dump (fixtures/ and
+# tests/cli/audit_corpus.sh - issue #50: on every real dump (fixtures/ and
 # ../shared/corpus/), the verdict of `hprof-strip --audit` on the input and
 # on the output of every preset equals the verdict of a second, independent
-# reading of the file (tests/hprofscan.py: an unused STRING, a record of
+# reading of the file (tests/cli/hprofscan.py: an unused STRING, a record of
 # unknown tag, any non-zero primitive value outside the typed keeps): clean
 # (exit 0) exactly when the scan finds no data, 7 exactly when it does.
 # Beside the presets, the two-step pipeline of the issue: names restored
@@ -13,13 +13,13 @@
 # Outputs are written zstd-compressed (the audit and the scan decompress
 # them). HS_TEST_DUMPS=K takes K of the dumps (tests/lib.sh sample_dumps),
 # as CI does; each dump takes a few seconds (the scan is Python).
-# Usage: sh tests/audit_corpus.sh ./hprof-strip
+# Usage: sh tests/cli/audit_corpus.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 NAME=audit_corpus
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 PY=/usr/bin/python3 # Debian's: no version manager's shim
-SCAN="$PY $TESTS/hprofscan.py"
+SCAN="$PY $TESTS/cli/hprofscan.py"
 MAP=$TESTS/data/deobf/jvm17-r8.map
 
 dumps=$(ls fixtures/*.hprof fixtures/*.hprof.gz)

@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli.sh - the command line as users meet it: options, files, exit
-# codes, messages on stderr only. Usage: sh tests/cli.sh ./hprof-strip
+# tests/cli/cli.sh - the command line as users meet it: options, files, exit
+# codes, messages on stderr only. Usage: sh tests/cli/cli.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 FIX=fixtures/jvm17-64bit.hprof
 NAME=cli
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 # --help and --version go to stdout and succeed
 "$BIN" --help >"$T/out" 2>"$T/err"; rc=$?
@@ -153,7 +153,7 @@ fi
 rc=$(cat "$T/rc")
 expect_rc 0 "stdin at an offset"; cmp -s "$FIX" "$T/out" && ok || bad "stdin at an offset: output differs"
 expect_empty "$T/rest" "stdin left at its end, as reading it would"
-# (A mapped file that shrinks while being read: tests/cli_safety.sh.)
+# (A mapped file that shrinks while being read: tests/cli/cli_safety.sh.)
 BIG=build/fresh/jvm-30mb.hprof
 # Memory stays flat with a mapped input: the pages behind are given back.
 if [ -s "$BIG" ] && [ -x /usr/bin/time ]; then

@@ -1,17 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_args.sh - a command line without surprises (issue #14): options
+# tests/cli/cli_args.sh - a command line without surprises (issue #14): options
 # that look like something else, conflicting options, -q, the progress
 # display, rule-file and preset messages, the size hint for a plain
 # output, --timeout's argument and its bound on a report FIFO's open,
 # --obfuscate-names -, and every exit status documented.
-# Usage: sh tests/cli_args.sh ./hprof-strip
+# Usage: sh tests/cli/cli_args.sh ./hprof-strip
 set -u
 BIN=$(cd "$(dirname "${1:-./hprof-strip}")" && pwd)/$(basename "${1:-./hprof-strip}")
 JVM=$(pwd)/fixtures/jvm17-64bit.hprof       # 1.0.2; default output about half its size
 ART=$(pwd)/fixtures/android-art2025-ahat-test-dump.hprof   # 1.0.3; default keeps ~100%
 NAME=cli_args
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 cd "$T" || exit 1
 
 # 1. --to-jvm alone converts and changes nothing else (preset none)

@@ -1,18 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_audit.sh - issue #50: --audit is the verifier's (verify.c), not
+# tests/cli/cli_audit.sh - issue #50: --audit is the verifier's (verify.c), not
 # the filter's counters. Its verdict on a two-step pipeline's output equals
 # a byte scan of the decompressed dump for STRING records nothing uses (the
 # filter flushed them, and the old audit counted them used); the
 # certificate (file, digests, verifier, verdict, what is kept); the
 # container's findings; --audit FILE... (exit 0 all clean, 7 one dirty,
 # the worst status when one fails; one JSON line per file).
-# Usage: sh tests/cli_audit.sh ./hprof-strip
+# Usage: sh tests/cli/cli_audit.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 FIX=fixtures/jvm17-64bit.hprof
 NAME=cli_audit
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 # unused STRINGs with a non-zero text, scanned in a plain dump (python: not
 # the library's walk)

@@ -1,16 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_cuts.sh - every dump of ../shared/corpus (of fixtures/ without
+# tests/cli/cli_cuts.sh - every dump of ../shared/corpus (of fixtures/ without
 # it) gzip'd and zstd'd, each cut at 20 places (issue #12), run with and
 # without --salvage.
-# Usage: sh tests/cli_cuts.sh ./hprof-strip build/cutcheck
+# Usage: sh tests/cli/cli_cuts.sh ./hprof-strip build/cutcheck
 #
 # The compressed forms are made here (gzip -c, zstd -c; a .hprof.gz of the
 # corpus is its own gzip form, and is decompressed for zstd). Cut i of n
 # (CLI_CUTS_N, 20) falls at i * size / (n + 1), i = 1..n, so always inside
 # the compressed stream. What the filter may use of a cut is what gzip(1) or
 # zstd(1) get out of it: that prefix goes to build/cutcheck (the tests'
-# decoder, tests/cutcheck.c), which says whether its file header is whole
+# decoder, tests/unit/cutcheck.c), which says whether its file header is whole
 # and which objects are complete in it.
 #
 # - Without --salvage: exit 3, always. Even where the decompressed bytes end
@@ -44,7 +44,7 @@ BIN=${1:-./hprof-strip}
 CHECK=${2:-build/cutcheck}
 N=${CLI_CUTS_N:-20}
 NAME=cli_cuts
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 runs=0
 
 [ -x "$CHECK" ] || { echo "cli_cuts.sh: no decoder $CHECK (make $CHECK)" >&2; exit 1; }

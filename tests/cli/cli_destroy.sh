@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_destroy.sh - the destruction suite: every option that names a
+# tests/cli/cli_destroy.sh - the destruction suite: every option that names a
 # file (-o, OUTPUT, --stats-file, --mapping, -r, INPUT) pointed at the
 # input, at an earlier output, at a link to either, at a FIFO, a directory,
 # /dev/full and a file created while the run goes on, with and without -f.
@@ -8,10 +8,10 @@
 # link target), unless it was the one named output and -f allowed it (then
 # it holds a valid dump); nothing else appears but the run's own outputs;
 # no temporary file is left; no run hangs. The rule is hprof-strip(1)'s
-# FILES. Usage: sh tests/cli_destroy.sh ./hprof-strip
+# FILES. Usage: sh tests/cli/cli_destroy.sh ./hprof-strip
 set -u
 NAME=cli_destroy
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 BIN=${1:-./hprof-strip}
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 FIX=$(pwd)/fixtures/jvm7-hprof-agent.hprof

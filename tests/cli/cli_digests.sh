@@ -1,15 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_digests.sh - the JSON report binds the bytes it describes: its
+# tests/cli/cli_digests.sh - the JSON report binds the bytes it describes: its
 # input.sha256 and output.sha256 equal what sha256sum(1) prints for the
 # files, and for the HPROF inside them (gzip -dc, zstd -dc), for every kind
 # of input (plain, gzip, zstd, HotSpot's -gz members), read in place or
 # from a pipe, on one thread or two, into every kind of output; --audit's,
 # --stats=json's and a failed run's reports too.
-# Usage: tests/cli_digests.sh ./hprof-strip
+# Usage: tests/cli/cli_digests.sh ./hprof-strip
 set -u
 NAME=cli_digests
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 BIN=$1
 D=$TESTS/../fixtures
 

@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_files.sh - the file rule (hprof-strip(1), FILES), one check for
+# tests/cli/cli_files.sh - the file rule (hprof-strip(1), FILES), one check for
 # each way it was broken: a report written over the input, a second file
 # name replacing a dump, a file created during the run replaced at its end,
 # modes wider than the file replaced, -z output under a plain name, a
 # directory as INPUT (a usage error, not a read one).
-# Usage: sh tests/cli_files.sh ./hprof-strip
+# Usage: sh tests/cli/cli_files.sh ./hprof-strip
 set -u
 NAME=cli_files
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 BIN=${1:-./hprof-strip}
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 FIX=$(pwd)/fixtures/jvm17-64bit.hprof

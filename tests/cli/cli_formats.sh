@@ -1,15 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_formats.sh - the compressed layers as gzip(1) and zstd(1) know
+# tests/cli/cli_formats.sh - the compressed layers as gzip(1) and zstd(1) know
 # them: -z frames carry zstd's content checksum and a flipped bit is caught
 # reading them back; --gzip members carry their CRC; input that gzip -d or
 # zstd -d takes is taken here too (skippable zstd frames, as pzstd writes
 # them, and zero padding after the last gzip member), on a file (mapped)
 # and through a pipe, inline and on the reader thread.
-# Usage: sh tests/cli_formats.sh ./hprof-strip
+# Usage: sh tests/cli/cli_formats.sh ./hprof-strip
 set -u
 NAME=cli_formats
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 BIN=${1:-./hprof-strip}
 FIX=fixtures/jvm17-64bit.hprof
 
@@ -113,16 +113,16 @@ expect_no_grep "not an HPROF" "$T/err" "only a skippable frame: sniffed as zstd"
 
 # ---- --gzip in HotSpot's -gz layout, which MAT reads in place --------------
 # (the first member's comment names the block size, every member but the
-# last holds exactly 1 MiB; walked by tests/gz_members.py with zlib)
+# last holds exactly 1 MiB; walked by tests/cli/gz_members.py with zlib)
 for threads in 1 2; do
     "$BIN" -f -p none --gzip -T $threads "$FIX" -o "$T/mat.hprof.gz" 2>"$T/err"
-    /usr/bin/python3 tests/gz_members.py "$T/mat.hprof.gz" >"$T/walk" 2>&1 && ok ||
+    /usr/bin/python3 tests/cli/gz_members.py "$T/mat.hprof.gz" >"$T/walk" 2>&1 && ok ||
         bad "--gzip -T $threads: not HotSpot's -gz layout: $(cat "$T/walk")"
     expect_grep "^4 members" "$T/walk" "--gzip -T $threads: members of the 3.7 MB fixture"
 done
 # the checker itself refuses what MAT would not read in place
 gzip -c "$FIX" >"$T/plain.gz"
-/usr/bin/python3 tests/gz_members.py "$T/plain.gz" >/dev/null 2>&1 && bad "gz_members.py takes gzip(1)'s one member" || ok
+/usr/bin/python3 tests/cli/gz_members.py "$T/plain.gz" >/dev/null 2>&1 && bad "gz_members.py takes gzip(1)'s one member" || ok
 
 # ---- gzip followed by zero bytes ------------------------------------------
 gzip -c "$FIX" >"$T/f.gz"

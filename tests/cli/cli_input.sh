@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_input.sh - compressed input as users meet it: .gz and .zst cut
+# tests/cli/cli_input.sh - compressed input as users meet it: .gz and .zst cut
 # short or corrupt (with and without --salvage), archives and other
 # compressors named with the way out, gzip of many members, and the reader
-# thread (-T) against the inline path. Usage: sh tests/cli_input.sh ./hprof-strip
+# thread (-T) against the inline path. Usage: sh tests/cli/cli_input.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 FIX=fixtures/jvm17-64bit.hprof
 NAME=cli_input
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 # the decompressed length a damage message gives ("... at byte M: ...")
 dump_end() { sed -n 's/.*the decompressed dump ends there, at byte \([0-9]*\).*/\1/p' "$1"; }
 

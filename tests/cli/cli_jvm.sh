@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_jvm.sh - --jvm PID (issue #37 item 2): a JVM started here with
+# tests/cli/cli_jvm.sh - --jvm PID (issue #37 item 2): a JVM started here with
 # a known heap (12345 Marker, 777 int[100], 5000 unreachable Garbage) is
 # stripped through the FIFO, and its classes and counts are those of
 # `jcmd PID GC.heap_dump FILE` stripped from FILE; --jvm-all keeps the
@@ -13,12 +13,12 @@
 # failures and its slow writes. Every JVM started here is killed (trap).
 # Needs java, javac, jcmd (tools/install-deps.sh --test); skipped with one
 # line without them, never under CI=true.
-# Usage: sh tests/cli_jvm.sh ./hprof-strip
+# Usage: sh tests/cli/cli_jvm.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 NAME=cli_jvm
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 if ! command -v java >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 ||
     ! command -v jcmd >/dev/null 2>&1; then
@@ -36,7 +36,7 @@ trap 'for p in $JVMS; do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
 
 # schema REPORT KEY=VALUE...: the whole report against the man page's schema
 schema() {
-    if out=$(python3 "$TESTS/report_schema.py" "$TESTS/../src/lib/hprof_strip.h" "$@" 2>&1); then ok
+    if out=$(python3 "$TESTS/cli/report_schema.py" "$TESTS/../src/lib/hprof_strip.h" "$@" 2>&1); then ok
     else bad "report $1: $out"; fi
 }
 # count REPORT CLASS: instances of CLASS in the report's input histogram

@@ -1,20 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_killed.sh - runs stopped by a signal (issue #33 item 6): each
+# tests/cli/cli_killed.sh - runs stopped by a signal (issue #33 item 6): each
 # signal hprof-strip catches, sent at a pseudo-random moment (the seed is
 # printed; HS_KILL_SEED=N repeats a run) while it reads a slow pipe, while
 # it compresses with -z, while it writes its dump into a pipe nobody reads,
 # and while it writes its report into one; SIGPIPE from `| head -c 100`;
 # and signals before the report exists (while it is opened).
 # After each: exit status 128+N, no NAME.tmp-XXXXXX left, no output under
-# its final name, and a report that parses (tests/report_schema.py: the
+# its final name, and a report that parses (tests/cli/report_schema.py: the
 # whole schema) and names the signal.
-# Usage: sh tests/cli_killed.sh ./hprof-strip
+# Usage: sh tests/cli/cli_killed.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 FIX=fixtures/jvm17-64bit.hprof
 NAME=cli_killed
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 SEED=${HS_KILL_SEED:-$(date +%s)}
 echo "cli_killed: seed $SEED (HS_KILL_SEED=$SEED repeats these delays)"
@@ -90,7 +90,7 @@ stopped() {
     if [ -n "${5:-}" ]; then
         [ ! -e "$5" ] && ok || bad "$1: $(basename "$5") left under its final name"
     fi
-    if $PY tests/report_schema.py src/lib/hprof_strip.h "$4" exit_status=$((128 + n)) \
+    if $PY tests/cli/report_schema.py src/lib/hprof_strip.h "$4" exit_status=$((128 + n)) \
         error.status='"signal"' error.signal="\"SIG$2\"" error.code=null \
         output.kept=false >"$T/schema.out" 2>&1; then ok
     else bad "$1: the report: $(cat "$T/schema.out")"; fi
@@ -181,7 +181,7 @@ open(sys.argv[2], "wb").write(data)' "$T/rep.fifo" "$T/got.json" "$T/sent" &
     n=$(signum $sig)
     [ $rc = $((128 + n)) ] && ok || bad "SIG$sig while writing the report into a pipe: exit $rc"
     no_temp "$D" "SIG$sig while writing the report into a pipe"
-    if $PY tests/report_schema.py src/lib/hprof_strip.h "$T/got.json" >"$T/schema.out" 2>&1; then ok
+    if $PY tests/cli/report_schema.py src/lib/hprof_strip.h "$T/got.json" >"$T/schema.out" 2>&1; then ok
     else bad "SIG$sig while writing the report into a pipe: $(cat "$T/schema.out")"; fi
     $PY -c 'import json, sys
 d = json.load(open(sys.argv[1]))

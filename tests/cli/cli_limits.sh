@@ -1,16 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_limits.sh - every limit holds from the first byte read.
+# tests/cli/cli_limits.sh - every limit holds from the first byte read.
 # --mapping (and a rule file's `mapping` line) is parsed as it streams,
 # under --max-held: /dev/zero, /dev/urandom, a gzip bomb and a bomb of
 # valid mapping text stop at once, far under twice the cap. And the memory
 # cap stops a run before what it holds passes the cap (the roots bomb:
-# millions of sticky-class roots under -p android-app, tests/rootsbomb.py),
+# millions of sticky-class roots under -p android-app, tests/cli/rootsbomb.py),
 # within the margin the man page states (--max-held).
-# Usage: sh tests/cli_limits.sh ./hprof-strip
+# Usage: sh tests/cli/cli_limits.sh ./hprof-strip
 set -u
 NAME=cli_limits
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 BIN=${1:-./hprof-strip}
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 AND=$TESTS/../fixtures/android-art2025-ahat-test-dump.hprof
@@ -122,7 +122,7 @@ expect_grep "r8.txt:[0-9]*: the mapping would hold more than the limit of 1024 b
 
 # ---- the cap's margin: the roots bomb ----------------------------------------------
 
-python3 "$TESTS/rootsbomb.py" 4000000 "$T/roots.hprof"
+python3 "$TESTS/cli/rootsbomb.py" 4000000 "$T/roots.hprof"
 for cap in 8 32; do
     run "roots$cap" -p android-app --max-held ${cap}M --stats=json -f -o "$T/o.hprof" \
         "$T/roots.hprof"

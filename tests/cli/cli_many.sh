@@ -1,15 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_many.sh - many inputs in one invocation (issue #37 items 1 and
+# tests/cli/cli_many.sh - many inputs in one invocation (issue #37 items 1 and
 # 4): FILE... -o DIR's naming, -j 1 and -j 2 byte for byte the single
 # runs, a failing file in the middle, the JSON Lines report, two inputs
 # with one output name, an input already in DIR, SIGTERM during -j 2,
 # --timeout on a slow input, HPROF_STRIP_THREADS.
-# Usage: sh tests/cli_many.sh ./hprof-strip
+# Usage: sh tests/cli/cli_many.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 NAME=cli_many
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
@@ -137,7 +137,7 @@ i=0
 while IFS= read -r line; do
     i=$((i + 1))
     printf '%s\n' "$line" >"$T/line$i.json"
-    $PY tests/report_schema.py src/lib/hprof_strip.h "$T/line$i.json" >"$T/schema" 2>&1 &&
+    $PY tests/cli/report_schema.py src/lib/hprof_strip.h "$T/line$i.json" >"$T/schema" 2>&1 &&
         ok || bad "JSONL line $i: $(cat "$T/schema")"
 done <"$T/r.jsonl"
 # to standard output too
@@ -286,7 +286,7 @@ rc=0
 expect_rc 124 "--timeout, one input"
 expect_grep "stopped by --timeout" "$T/err" "--timeout is said even with -q"
 [ "$(names "$D")" = "" ] && ok || bad "--timeout left '$(names "$D")'"
-$PY tests/report_schema.py src/lib/hprof_strip.h "$T/to.json" exit_status=124 \
+$PY tests/cli/report_schema.py src/lib/hprof_strip.h "$T/to.json" exit_status=124 \
     error.status='"timeout"' output.kept=false >"$T/schema" 2>&1 && ok ||
     bad "--timeout's report: $(cat "$T/schema")"
 done_feeding
@@ -382,7 +382,7 @@ assert sorted(r["input"]["name"] for r in err) == sorted(sys.argv[2:4]), err' \
     "$T/kill.jsonl" "$T/s1.hprof" "$IN/d" "$T/kill.err" 2>"$T/py" && ok ||
     bad "SIGKILL's JSONL: $(cat "$T/py")"
 head -n 1 "$T/kill.jsonl" >"$T/kill1.json"
-$PY tests/report_schema.py src/lib/hprof_strip.h "$T/kill1.json" >"$T/schema" 2>&1 &&
+$PY tests/cli/report_schema.py src/lib/hprof_strip.h "$T/kill1.json" >"$T/schema" 2>&1 &&
     ok || bad "SIGKILL's line under the schema: $(cat "$T/schema")"
 
 # --- HPROF_STRIP_THREADS: -T's default (seen as the threads a run has)

@@ -1,17 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_many_stops.sh - many inputs in one invocation (FILE... -o DIR)
+# tests/cli/cli_many_stops.sh - many inputs in one invocation (FILE... -o DIR)
 # under the single run's rules where they are hardest to keep (issue #51,
 # items 1, 3, 4, 5, 6 and 16): a signal ignored at start (nohup) stays
 # ignored in the jobs; standard error a closed pipe or a full disk; TMPDIR
 # missing; --stats-file checked before any job; a report written whatever
 # ends the run (a refused command line, a stop as soon as it starts).
 # make test-stress runs it with both cores busy.
-# Usage: sh tests/cli_many_stops.sh ./hprof-strip
+# Usage: sh tests/cli/cli_many_stops.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 NAME=cli_many_stops
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
@@ -163,7 +163,7 @@ for args in "-o $T/missing" "-o $IN/a.hprof" "- -o $D" "--audit -o $D" \
         bad "refused: $args: --stats=json's lines: $(cat "$T/err")"
 done
 head -n 1 "$T/r.jsonl" >"$T/line.json"
-$PY tests/report_schema.py src/lib/hprof_strip.h "$T/line.json" >"$T/schema" 2>&1 && ok ||
+$PY tests/cli/report_schema.py src/lib/hprof_strip.h "$T/line.json" >"$T/schema" 2>&1 && ok ||
     bad "a refusal's line under the schema: $(cat "$T/schema")"
 
 # --- 16. the report is open from the start (a stop then leaves it, not

@@ -1,34 +1,34 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_obfuscate.sh - --obfuscate-names MAPFILE end to end (#35):
+# tests/cli/cli_obfuscate.sh - --obfuscate-names MAPFILE end to end (#35):
 #
 #  1. a round trip on every dump here (fixtures, the fresh HotSpot dump and
 #     its ART twin, ../shared's corpus): after --obfuscate-names m.txt no
 #     application class, field, method or source file name is left in the
-#     output (tests/obf_check.py leaks), the class histogram is the input's
+#     output (tests/cli/obf_check.py leaks), the class histogram is the input's
 #     under the new names, and --mapping m.txt gives every name back: the
-#     same classes with the same fields (tests/deobf_names.py), the same
+#     same classes with the same fields (tests/cli/deobf_names.py), the same
 #     stack frames with the same signatures, the same histogram. Under
 #     every preset, -z, gzip input, --to-jvm.
 #  2. parsers nobody here wrote load the obfuscated dump with the input's
 #     counts per class, renamed: VisualVM, and from ../shared ahat and jhat.
-#  3. a ProGuard-built program (tests/proguard) obfuscated and restored.
+#  3. a ProGuard-built program (tests/ext/proguard) obfuscated and restored.
 #  4. MAPFILE under the output file rule, the options it cannot go with,
 #     stability within a run and between runs, --max-held.
 #
-#   sh tests/cli_obfuscate.sh ./hprof-strip
+#   sh tests/cli/cli_obfuscate.sh ./hprof-strip
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 NAME=cli_obfuscate
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 tmp=$T
 root=$(cd "$TESTS/.." && pwd)
 # /usr/bin/python3 when there is one: a version manager's shim costs a
 # shell script per call, and this suite makes hundreds
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
-chk="$py $TESTS/obf_check.py"
-names="$py $TESTS/deobf_names.py"
+chk="$py $TESTS/cli/obf_check.py"
+names="$py $TESTS/cli/deobf_names.py"
 vvm=$root/tools/vvm-histogram.sh
 ahat=$root/../shared/tools/ahatsum/ahatsum
 jhat=$root/../shared/tools/jhatsum/jhatsum
@@ -185,9 +185,9 @@ fi
 
 pg=$root/build/proguard
 if ! have_java || ! command -v proguard >/dev/null 2>&1; then
-    skipped "cli_obfuscate: tests/proguard (needs javac, java and proguard-cli)"
-elif [ ! -e "$pg/obf.hprof" ] && ! sh "$root/tests/proguard/run.sh" "$pg" >/dev/null; then
-    bad "tests/proguard/run.sh"
+    skipped "cli_obfuscate: tests/ext/proguard (needs javac, java and proguard-cli)"
+elif [ ! -e "$pg/obf.hprof" ] && ! sh "$root/tests/ext/proguard/run.sh" "$pg" >/dev/null; then
+    bad "tests/ext/proguard/run.sh"
 else
     for d in "$pg/plain.hprof" "$pg/obf.hprof"; do
         wants "$d"

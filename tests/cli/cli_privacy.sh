@@ -1,22 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_privacy.sh - issue #35: secrets where no analyzer looks (records
+# tests/cli/cli_privacy.sh - issue #35: secrets where no analyzer looks (records
 # of unknown tag before and inside the heap dump region, STRINGs over 1 MiB
-# used and unused; tests/privacy/plant.py) in HotSpot dumps (1.0.2 and the
+# used and unused; tests/cli/privacy/plant.py) in HotSpot dumps (1.0.2 and the
 # old agent's 1.0.1), an Android one and the fresh dumps make check
 # writes, plain and gzip: `-p privacy` leaves none of them (Latin-1,
 # UTF-16LE, UTF-16BE), -p none still copies
 # every byte, and --audit fails (7) on each one planted alone in a clean
 # dump and names it (tag and offset, string id and offset) in the JSON
 # report, while it passes the clean dump itself.
-# Usage: sh tests/cli_privacy.sh ./hprof-strip
+# Usage: sh tests/cli/cli_privacy.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 NAME=cli_privacy
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 # the interpreter itself: a version manager's shim costs a second a call
 PY=$(python3 -c 'import sys; print(sys.executable)')
-PLANT="$PY $TESTS/privacy/plant.py"
+PLANT="$PY $TESTS/cli/privacy/plant.py"
 
 # names PLACES JSON: the audit's JSON names each place plant.py printed
 # (KIND OFFSET ID a line), once; prints those it does not

@@ -1,20 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_report.sh - the JSON report (--stats-file, --stats=json, --audit)
-# checked field by field against schema 1 (tests/report_schema.py, which
+# tests/cli/cli_report.sh - the JSON report (--stats-file, --stats=json, --audit)
+# checked field by field against schema 1 (tests/cli/report_schema.py, which
 # reads the counter list from src/lib/hprof_strip.h), on real runs that succeed,
 # fail, are salvaged and audit; and the --stats table.
-# Usage: sh tests/cli_report.sh ./hprof-strip
+# Usage: sh tests/cli/cli_report.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 FIX=fixtures/jvm17-64bit.hprof
 SIZE=3737979
 NAME=cli_report
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 # schema DESCRIPTION FILE [KEY=JSON...]: the report fits schema 1 and holds these values
 schema() {
     what=$1; shift
-    if python3 tests/report_schema.py src/lib/hprof_strip.h "$@" >"$T/schema.out"; then ok
+    if python3 tests/cli/report_schema.py src/lib/hprof_strip.h "$@" >"$T/schema.out"; then ok
     else bad "$what: $(cat "$T/schema.out")"; fi
 }
 
@@ -222,11 +222,11 @@ expect_grep "(--salvage writes the complete records before the cut)" "$T/err.cut
 
 # the checker catches a counter the JSON lacks, and a wrong type
 sed 's/"salvaged_bytes":[0-9]*,//' "$T/ok.json" >"$T/less.json"
-python3 tests/report_schema.py src/lib/hprof_strip.h "$T/less.json" >"$T/schema.out" &&
+python3 tests/cli/report_schema.py src/lib/hprof_strip.h "$T/less.json" >"$T/schema.out" &&
     bad "a missing counter passed the schema" || ok
 expect_grep "salvaged_bytes: missing" "$T/schema.out" "checker names the missing counter"
 sed 's/"exit_status":0/"exit_status":"0"/' "$T/ok.json" >"$T/str.json"
-python3 tests/report_schema.py src/lib/hprof_strip.h "$T/str.json" >/dev/null &&
+python3 tests/cli/report_schema.py src/lib/hprof_strip.h "$T/str.json" >/dev/null &&
     bad "a string exit_status passed the schema" || ok
 
 # issue #51, 7: standard error's report lost (2>/dev/full) after the
@@ -296,7 +296,7 @@ expect_grep "first_nonzero_field  *none" "$T/err" "no offset"
 expect_grep "zeroed: it is not in the output" "$T/err" "nonzero explained"
 
 # the man page gives --jvm's input.name one value, the one written
-# (tests/cli_jvm.sh checks "jvm:PID"): its --jvm entry said null too
+# (tests/cli/cli_jvm.sh checks "jvm:PID"): its --jvm entry said null too
 awk '/^\.BI \\-\\-jvm " PID"$/ { buf = ""; on = 1 } on { buf = buf $0 "\n" }
     /^\.B \\-\\-jvm\\-live$/ { if (on) printf "%s", buf; on = 0 }' man/hprof-strip.1 |
     grep -v /dev/null >"$T/jvm.man"

@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_safety.sh - output that cannot hurt, and failures said as what
+# tests/cli/cli_safety.sh - output that cannot hurt, and failures said as what
 # they are: -o onto devices, FIFOs, links and directories, permissions,
 # closed standard descriptors, write failures, signals, broken pipes.
 # Everything happens in a private directory, with a mknod'd null device:
-# never the real /dev/null. Usage: sh tests/cli_safety.sh ./hprof-strip
+# never the real /dev/null. Usage: sh tests/cli/cli_safety.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
@@ -12,7 +12,7 @@ FIX=$(pwd)/fixtures/jvm17-64bit.hprof
 AND=$(pwd)/fixtures/android-art2025-ahat-test-dump.hprof
 BIG=$(pwd)/build/fresh/jvm-30mb.hprof
 NAME=cli_safety
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 # a tmpfs mounted under $T (the disk-full tests) is unmounted before $T goes
 MNT=
 cleanup() {
@@ -256,7 +256,7 @@ shrinks() {
     # none, cut behind: the write from the lost pages failed, no offset)
     expect_no_grep "18446744073709551615" "$T/err" "$name cut to $2: a real byte"
     # the report too, a read error, whether the SIGBUS handler wrote it
-    python3 tests/report_schema.py src/lib/hprof_strip.h "$T/shrink.json" exit_status=4 \
+    python3 tests/cli/report_schema.py src/lib/hprof_strip.h "$T/shrink.json" exit_status=4 \
         error.status='"read"' >"$T/schema.out" 2>&1 && ok ||
         bad "$name cut to $2: the report: $(cat "$T/schema.out")"
 }

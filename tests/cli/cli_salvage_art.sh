@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli_salvage_art.sh - a salvaged ART dump loads where the whole one
+# tests/cli/cli_salvage_art.sh - a salvaged ART dump loads where the whole one
 # does. ART writes each CLASS_DUMP after objects of its class, and those of
 # the primitive array classes late (63 % into the fixture): cut before
 # them, the salvaged output held objects of classes no CLASS_DUMP declared,
@@ -9,10 +9,10 @@
 # with --to-jvm, and loaded: VisualVM's parser after --to-jvm (before, it
 # refuses some whole ART dumps too), ahat, and jhat after --to-jvm (it reads
 # no 1.0.3). Needs Java and VisualVM's jar (tools/vvm-histogram.sh); ahat
-# and jhat from ../shared/tools. Usage: sh tests/cli_salvage_art.sh BIN
+# and jhat from ../shared/tools. Usage: sh tests/cli/cli_salvage_art.sh BIN
 set -u
 NAME=cli_salvage_art
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 BIN=${1:-./hprof-strip}
 TOOLS=$TESTS/../../shared/tools
 

@@ -2,22 +2,22 @@
 # SPDX-License-Identifier: Apache-2.0
 # No unused STRING in an output whose rules drop them, whatever order the
 # input's records come in, read by a scanner of the tests' own
-# (tests/strings_used.py), never by the filter's counters:
+# (tests/cli/strings_used.py), never by the filter's counters:
 #  - the two-step pipeline: deobfuscate keeping values (-p none --mapping),
 #    then share (-p privacy, -p default): the first output has a STRING
 #    after its LOAD_CLASSes, which made the second keep HotSpot's whole
 #    symbol table (issue #50);
 #  - ART dumps, as they are and --to-jvm (the heap names --to-jvm drops);
 #  - past --max-held the run fails (exit 5) rather than write what it holds
-#    (tests/test_strings_order.c reads what a failed run wrote).
+#    (tests/unit/test_strings_order.c reads what a failed run wrote).
 # Every STRING comes before its first user, and none stands between two
 # heap segments (VisualVM reads them as one run).
-# Usage: sh tests/cli_strings.sh BIN
+# Usage: sh tests/cli/cli_strings.sh BIN
 set -u
 bin=$1
 NAME=cli_strings
-. "$(dirname "$0")/lib.sh"
-scan() { python3 "$TESTS/strings_used.py" "$1"; }
+. "$(dirname "$0")/../lib.sh"
+scan() { python3 "$TESTS/cli/strings_used.py" "$1"; }
 
 # expect_clean FILE WHAT: no unused STRING, none late, none between segments
 expect_clean() {

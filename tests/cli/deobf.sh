@@ -2,18 +2,18 @@
 # SPDX-License-Identifier: Apache-2.0
 # deobf.sh - --mapping end to end (make test).
 #
-#   tests/deobf.sh [BINARY]
+#   tests/cli/deobf.sh [BINARY]
 #
 # 1. Hand-written R8-style mappings (tests/data/deobf: '#' metadata, an
 #    inline chain, line ranges, a sourceFile) applied to two real dumps,
 #    HotSpot 8-byte ids and ART 4-byte ids: the classes, fields and frames
 #    they name come out renamed, everything else as it was; read back by an
-#    independent reader (tests/deobf_names.py, which also fails on a name
+#    independent reader (tests/cli/deobf_names.py, which also fails on a name
 #    used before its STRING) and, when java is here, by ahat and VisualVM.
 # 2. The CLI around it: compressed mappings, the rule-file directive and its
 #    relative path, parse errors (FILE:LINE:COL, exit 2), the warning for a
 #    mapping that renames nothing, --max-held counting the mapping.
-# 3. tests/proguard (javac, java, proguard-cli): the obfuscated program's
+# 3. tests/ext/proguard (javac, java, proguard-cli): the obfuscated program's
 #    dump, deobfuscated, has the plain program's class histogram (VisualVM,
 #    ahat), field names and stack frames; also with -p privacy.
 # Prints "skip:" for what cannot run here (a missing tool; "skipped:" for
@@ -21,13 +21,13 @@
 # exit 1 when one did.
 set -u
 NAME=deobf
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 root=$(cd "$TESTS/.." && pwd)
 bin=${1:-$root/hprof-strip}
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
 cd "$root" || exit 2
 data=$root/tests/data/deobf
-names="python3 $root/tests/deobf_names.py"
+names="python3 $root/tests/cli/deobf_names.py"
 ahat=$root/../shared/tools/ahatsum/ahatsum
 jhat=$root/../shared/tools/jhatsum/jhatsum
 vvm=$root/tools/vvm-histogram.sh
@@ -210,15 +210,15 @@ rc=$?
 grep -q '"class":"com.shop.Holder"' "$tmp/h.json" && ! grep -q '"class":"java.util.ArrayList"' "$tmp/h.json" &&
     ok "--histogram names the original classes" || bad "--histogram with a mapping"
 
-# ---- 3. tests/proguard: a real ProGuard build --------------------------------
+# ---- 3. tests/ext/proguard: a real ProGuard build --------------------------------
 
 pg=$root/build/proguard
 if ! have_java || ! command -v proguard >/dev/null 2>&1; then
-    skipped "deobf: tests/proguard end to end (needs javac, java and proguard-cli)"
-elif ! sh "$root/tests/proguard/run.sh" "$pg" >/dev/null; then
-    bad "tests/proguard/run.sh"
+    skipped "deobf: tests/ext/proguard end to end (needs javac, java and proguard-cli)"
+elif ! sh "$root/tests/ext/proguard/run.sh" "$pg" >/dev/null; then
+    bad "tests/ext/proguard/run.sh"
 else
-    cc -std=c11 -O2 -I"$root/src/lib" -o "$tmp/frames" "$root/tests/proguard/frames.c" \
+    cc -std=c11 -O2 -I"$root/src/lib" -o "$tmp/frames" "$root/tests/ext/proguard/frames.c" \
         "$root/build/libhprofstrip.a" -lxxhash -lzstd -lisal -ldeflate -lpthread ||
         bad "building frames"
     strip_lambda() { sed 's/\$\$Lambda\$\([0-9]*\)[+/]0x[0-9a-f]*/$$Lambda$\1/'; }

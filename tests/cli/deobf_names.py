@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """deobf_names.py - the names an HPROF dump gives its classes and fields,
-read independently of hprof-strip, for tests/deobf.sh.
+read independently of hprof-strip, for tests/cli/deobf.sh.
 
     deobf_names.py DUMP [PREFIX]
     deobf_names.py --frames DUMP

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""tests/gz_members.py FILE: checks that FILE is laid out as HotSpot's -gz
+"""tests/cli/gz_members.py FILE: checks that FILE is laid out as HotSpot's -gz
 dumps are, which MAT's chunked reader needs to seek member by member: the
 first member's header holds exactly the FCOMMENT 'HPROF BLOCKSIZE=1048576'
 and nothing else (no name, extra field or time), later headers hold nothing,

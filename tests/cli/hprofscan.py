@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
-"""tests/hprofscan.py - a second, independent reading of a heap dump for
-tests/audit_corpus.sh (issue #50): does it hold data?
+"""tests/cli/hprofscan.py - a second, independent reading of a heap dump for
+tests/cli/audit_corpus.sh (issue #50): does it hold data?
 
 Usage: hprofscan.py FILE...
   Prints, a line a file: "clean FILE" or "data FILE: WHY" (the first data

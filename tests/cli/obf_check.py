@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""obf_check.py - checks of --obfuscate-names for tests/cli_obfuscate.sh,
+"""obf_check.py - checks of --obfuscate-names for tests/cli/cli_obfuscate.sh,
 reading the dump and the mapping independently of hprof-strip.
 
     obf_check.py leaks DUMP MAP

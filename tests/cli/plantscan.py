@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
-"""tests/plantscan.py - the byte scan of tests/audit_adversarial.sh (issue #50).
+"""tests/cli/plantscan.py - the byte scan of tests/cli/audit_adversarial.sh (issue #50).
 
 Reads the manifests tools/plantdump.c writes beside each file (see its
 header for the lines) and looks for the planted markers in a file's bytes,
@@ -26,7 +26,7 @@ Usage: plantscan.py containers CLEAN.hprof DIR
   is 1 when FILE is an output of -p privacy (no required marker may be
   left); AUDIT_JSON, when given, is the audit's --stats-file, whose count
   of unused STRINGs must be the manifest's.
-  A file holds data when a marker is found, or when tests/hprofscan.py (an
+  A file holds data when a marker is found, or when tests/cli/hprofscan.py (an
   independent reading of the HPROF by the rules) finds data: an unused
   STRING a --mapping run left is data but no marker.
   Prints one line a case: "ok NAME", or "bad NAME: WHY" where WHY starts

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/privacy.sh - the privacy preset on a dump full of known secrets:
+# tests/cli/privacy.sh - the privacy preset on a dump full of known secrets:
 # after `-p privacy` no secret is left in the output bytes (Latin-1 and
 # UTF-16 forms, numbers big-endian as HPROF writes them), --audit passes on
 # the output and fails on the input, naming each Account field with its
@@ -9,20 +9,20 @@
 # which the audit names too; and VisualVM's parser sees the same
 # class histogram (objects and sizes) in both. The same on an Android-style
 # copy made by tools/artdump.c (build/artdump).
-# Usage: sh tests/privacy.sh ./hprof-strip
+# Usage: sh tests/cli/privacy.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 NAME=privacy
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
-if ! java tests/privacy/Secrets.java "$T/secrets.hprof" >"$T/java.log" 2>&1; then
+if ! java tests/cli/privacy/Secrets.java "$T/secrets.hprof" >"$T/java.log" 2>&1; then
     bad "could not make the secrets dump: $(tail -3 "$T/java.log")"
     finish
     exit
 fi
 inputs="$T/secrets.hprof"
 PY=$(python3 -c 'import sys; print(sys.executable)') # not a version manager's shim
-PLANT="$PY $TESTS/privacy/plant.py"
+PLANT="$PY $TESTS/cli/privacy/plant.py"
 if have_artdump && "$ARTDUMP" "$T/secrets.hprof" "$T/secrets-art.hprof" >"$T/artdump.log" 2>&1; then
     inputs="$inputs $T/secrets-art.hprof"
 else

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""tests/report_schema.py - checks an hprof-strip JSON report (--stats-file,
+"""tests/cli/report_schema.py - checks an hprof-strip JSON report (--stats-file,
 --stats=json) against schema 1 as the man page lists it.
 
 Usage: report_schema.py HEADER REPORT.json [KEY=VALUE...]

@@ -4,7 +4,7 @@
 HPROF holding N ROOT_STICKY_CLASS roots, each naming a distinct object
 that never comes, and no object at all: under `-p android-app` (a heap is
 dropped) every root waits for its object, so what the filter holds grows
-with N. The memory cap's test (tests/cli_limits.sh) runs it against
+with N. The memory cap's test (tests/cli/cli_limits.sh) runs it against
 --max-held."""
 import struct
 import sys

@@ -4,17 +4,17 @@
 # three analyzers' own parsers: VisualVM's (tools/vvm-histogram.sh), ahat's and
 # jhat's (../shared/tools). Where the rules keep every object (none, default,
 # privacy) ahat's per-class counts and sizes must equal the input's.
-# Cases in tests/known-failures.txt ("DUMP|ARGS|ANALYZER") are run and
+# Cases in tests/ext/known-failures.txt ("DUMP|ARGS|ANALYZER") are run and
 # reported XFAIL when they fail, XPASS (a failure of the run) when they pass,
 # so the list is emptied when the fix lands. Without ../shared: the fixtures,
 # through VisualVM's parser only.
-# Usage: sh tests/analyzers.sh BIN
+# Usage: sh tests/ext/analyzers.sh BIN
 set -u
 bin=$1
 NAME=analyzers
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 tmp=$T
-known=$TESTS/known-failures.txt
+known=$TESTS/ext/known-failures.txt
 n_x=0
 tools=../shared/tools
 ahat=0; jhat=0; corpus=
@@ -27,7 +27,7 @@ is_known() { grep -qxF "$1" "$known" 2>/dev/null; }
 check() {
     id=$1; shift
     if "$@" >"$tmp/out.log" 2>&1; then
-        if is_known "$id"; then bad "XPASS $id (remove it from tests/known-failures.txt)"
+        if is_known "$id"; then bad "XPASS $id (remove it from tests/ext/known-failures.txt)"
         else ok; fi
     elif is_known "$id"; then echo "XFAIL $id: $(head -c 200 "$tmp/out.log" | tr '\n' ' ')"; n_x=$((n_x + 1))
     else bad "$id: $(head -c 300 "$tmp/out.log" | tr '\n' ' ')"; fi
@@ -72,5 +72,5 @@ for d in $(sample_dumps $corpus fixtures/*.hprof); do
     esac
     one_dump "$d" "$name"
 done
-echo "analyzers: $n_x known failures (tests/known-failures.txt)"
+echo "analyzers: $n_x known failures (tests/ext/known-failures.txt)"
 finish

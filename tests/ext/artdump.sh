@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/artdump.sh - the project's HotSpot -> ART-style converter
+# tests/ext/artdump.sh - the project's HotSpot -> ART-style converter
 # (tools/artdump.c, build/artdump) on the JVM fixtures and the fresh dump of
 # make check: the output is JAVA PROFILE 1.0.3 with 4-byte ids, holds the
 # same instances per class as the input, puts the shares of system objects
@@ -11,11 +11,11 @@
 # VisualVM's parser. With ../shared: ahat's parser finds the input's
 # per-class counts in it, and jhat's finds the input's totals in its
 # --to-jvm form. Also its usage errors and refusals.
-# Usage: sh tests/artdump.sh ./hprof-strip
+# Usage: sh tests/ext/artdump.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 NAME=artdump
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 CONV=/usr/lib/android-sdk/platform-tools/hprof-conv
 AHAT=../shared/tools/ahatsum/ahatsum
 JHAT=../shared/tools/jhatsum/jhatsum

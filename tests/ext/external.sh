@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/external.sh - outputs checked by parsers nobody here wrote:
+# tests/ext/external.sh - outputs checked by parsers nobody here wrote:
 #   - Android's hprof-conv (Debian package hprof-conv) must accept every
 #     1.0.3 output;
 #   - VisualVM's heap parser (Debian package visualvm, through
@@ -9,12 +9,12 @@
 #     rule removes objects (then it must still load, with every class).
 # Inputs: every dump of ../shared/corpus (gzip ones decompressed) when it is
 # there, the fixtures, and a fresh JVM dump made with tools/makedump.sh.
-# Usage: sh tests/external.sh ./hprof-strip
+# Usage: sh tests/ext/external.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 CONV=/usr/lib/android-sdk/platform-tools/hprof-conv
 NAME=external
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 histo() { sh tools/vvm-histogram.sh "$1" >"$2" 2>"$2.err"; }
 

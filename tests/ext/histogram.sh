@@ -9,11 +9,11 @@
 # heap dump (the JVMTI agent's jvm7-hprof-agent) is counted whole by
 # hprof-strip, but by the analyzers only in part: it is skipped.
 # Without ../shared, the fixtures only, against VisualVM only.
-# Usage: tests/histogram.sh ./hprof-strip
+# Usage: tests/ext/histogram.sh ./hprof-strip
 set -u
 BIN=${1:-./hprof-strip}
 NAME=histogram
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 AHAT=../shared/tools/ahatsum/ahatsum
 have_shared "$AHAT" "histogram: ahat's counts" || AHAT=
 corpus=

@@ -1,20 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # The binary interface grows without breaking (issue #36): a program built
-# against the 0.1 header ALONE (tests/abi/hprof_strip-0.1.h, frozen) and
+# against the 0.1 header ALONE (tests/lanes/abi/hprof_strip-0.1.h, frozen) and
 # linked to the library as built now must keep working, unchanged: the
 # library exports every 0.1 function, and the program's output bytes and
 # hs_stats counters equal the CLI's (its --stats-file report) on every
 # fixture and preset, while the guards after its hs_options and hs_stats
-# stay untouched (tests/abi/prog01.c). And the same for a program of the
-# first hs_job (tests/abi/hprof_strip-0.2-job1.h, tests/abi/progjob1.c).
-# Usage: tests/abi.sh ./hprof-strip BUILD_DIR   (CC, CFLAGS, LDFLAGS from
+# stay untouched (tests/lanes/abi/prog01.c). And the same for a program of the
+# first hs_job (tests/lanes/abi/hprof_strip-0.2-job1.h, tests/lanes/abi/progjob1.c).
+# Usage: tests/lanes/abi.sh ./hprof-strip BUILD_DIR   (CC, CFLAGS, LDFLAGS from
 # the environment: the Makefile passes its own, sanitizers included)
 set -u
 bin=$1
 build=${2:-build}
 NAME=abi
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 CC=${CC:-cc}
 so=$build/libhprofstrip.so
 
@@ -22,11 +22,11 @@ so=$build/libhprofstrip.so
 
 # the 0.1 header, and nothing else of ours, on the include path
 mkdir -p "$T/inc"
-cp tests/abi/hprof_strip-0.1.h "$T/inc/hprof_strip.h"
+cp tests/lanes/abi/hprof_strip-0.1.h "$T/inc/hprof_strip.h"
 grep -q '^#define HS_VERSION_STRING "0.1.0"' "$T/inc/hprof_strip.h" && ok ||
-    bad "tests/abi/hprof_strip-0.1.h is not the 0.1 header"
+    bad "tests/lanes/abi/hprof_strip-0.1.h is not the 0.1 header"
 # shellcheck disable=SC2086
-$CC -std=c11 -Wall -Wextra -Werror ${CFLAGS:-} -I"$T/inc" tests/abi/prog01.c -o "$T/prog01" \
+$CC -std=c11 -Wall -Wextra -Werror ${CFLAGS:-} -I"$T/inc" tests/lanes/abi/prog01.c -o "$T/prog01" \
     ${LDFLAGS:-} -L"$build" -lhprofstrip 2>"$T/err"; rc=$?
 expect_rc 0 "prog01 against the 0.1 header"
 [ "$rc" -eq 0 ] || { cat "$T/err" >&2; finish; exit 1; }
@@ -85,13 +85,13 @@ expect_no_grep "--" "$T/err" "prog01, unknown preset: no CLI option named"
 
 # ---- the first hs_job -------------------------------------------------------
 # A program built against the header whose hs_job ended at `salvage`
-# (tests/abi/hprof_strip-0.2-job1.h, before progress and the names), its
+# (tests/lanes/abi/hprof_strip-0.2-job1.h, before progress and the names), its
 # job followed by bytes that would crash a library reading past its size
-# (tests/abi/progjob1.c): the CLI's bytes and counters, names null.
+# (tests/lanes/abi/progjob1.c): the CLI's bytes and counters, names null.
 mkdir -p "$T/inc1"
-cp tests/abi/hprof_strip-0.2-job1.h "$T/inc1/hprof_strip.h"
+cp tests/lanes/abi/hprof_strip-0.2-job1.h "$T/inc1/hprof_strip.h"
 # shellcheck disable=SC2086
-$CC -std=c11 -Wall -Wextra -Werror ${CFLAGS:-} -I"$T/inc1" tests/abi/progjob1.c \
+$CC -std=c11 -Wall -Wextra -Werror ${CFLAGS:-} -I"$T/inc1" tests/lanes/abi/progjob1.c \
     -o "$T/progjob1" ${LDFLAGS:-} -L"$build" -lhprofstrip 2>"$T/err"; rc=$?
 expect_rc 0 "progjob1 against the first hs_job's header"
 [ "$rc" -eq 0 ] || { cat "$T/err" >&2; finish; exit 1; }

@@ -5,10 +5,10 @@
 # ahead by another, or not) and split over two, or issue #38's floor rows
 # would compare against less work than a filter does; and it must refuse
 # what it cannot walk rather than time it.
-# Usage: tests/bench_floor.sh HPROF-STRIP
+# Usage: tests/lanes/bench_floor.sh HPROF-STRIP
 set -u
 NAME=bench_floor
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 cd "$TESTS/.." || exit 2
 

@@ -3,10 +3,10 @@
 # The statistics the bench's verdicts rest on (bench/median.awk,
 # bench/paired.awk), on lists whose answers are known: a wrong median or
 # bound would turn "no row slower" (issue #13) into a wrong yes or no.
-# Usage: tests/bench_stats.sh
+# Usage: tests/lanes/bench_stats.sh
 set -u
 NAME=bench_stats
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 cd "$TESTS/.." || exit 2
 
 # expect FORMAT NAME EXPECTED AWK-EXPRESSION: prints the expression with

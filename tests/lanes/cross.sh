@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/cross.sh - the library and the command built for aarch64 (little-
+# tests/lanes/cross.sh - the library and the command built for aarch64 (little-
 # endian, another ISA) and s390x (big-endian) with Debian's cross compilers
 # and multiarch -dev packages, run under qemu-user, must write the same
 # bytes as the native build: every preset, -z, --gzip, gzip input,
@@ -8,7 +8,7 @@
 # alignment bugs show up here before a user's ARM ingestion server or a
 # mainframe does.
 #
-# Usage: sh tests/cross.sh ./hprof-strip   (make test-cross; install the
+# Usage: sh tests/lanes/cross.sh ./hprof-strip   (make test-cross; install the
 # toolchains first: sh tools/install-deps.sh --cross)
 #
 # ISA-L's -dev package cannot be installed for a second architecture beside
@@ -19,7 +19,7 @@
 # Debian's multiarch ones under /lib and /usr/lib/TRIPLET.
 set -u
 NAME=cross
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 BIN=${1:-./hprof-strip}
 TOP=$(cd "$TESTS/.." && pwd)
 WORK=$TOP/build/cross

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/dask.sh - examples/dask_strip.py on a real Dask cluster on this
+# tests/lanes/dask.sh - examples/dask_strip.py on a real Dask cluster on this
 # machine: a `dask scheduler` on a free local port and two `dask worker`
 # processes (one thread each), the example run over the corpus
 # (../shared/corpus, else fixtures/; HS_TEST_DUMPS=K takes K of them, as
@@ -14,11 +14,11 @@
 # cannot load the library (every task failed, LibraryNotFound). Needs
 # python3-distributed: without it the suite is skipped, visibly (a failure
 # under CI=true).
-# Usage: sh tests/dask.sh ./hprof-strip   (from the top of the tree)
+# Usage: sh tests/lanes/dask.sh ./hprof-strip   (from the top of the tree)
 set -u
 BIN=${1:-./hprof-strip}
 NAME=dask
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 cd "$TESTS/.."
 TOP=$(pwd)
 PY=${PYTHON:-/usr/bin/python3}
@@ -76,7 +76,7 @@ n=$(wc -l <"$T/all")
 k=${HS_TEST_DUMPS:-0}
 if [ "$k" -gt 0 ] && [ "$k" -lt "$n" ]; then
     # K consecutive dumps of the list from a start the seed and this
-    # suite's name pick (tests/helpers.c sample_dumps)
+    # suite's name pick (tests/unit/helpers.c sample_dumps)
     h=$(( ${HS_TEST_SEED:-0} ^ $(echo dask | cksum | cut -d' ' -f1) ))
     awk -v h="$h" -v k="$k" -v n="$n" '{ a[NR - 1] = $0 }
         END { for (i = 0; i < k; i++) print a[(h + i) % n] }' "$T/all" >"$T/list"

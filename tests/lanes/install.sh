@@ -1,17 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/install.sh - the library as another program meets it: `make install`
+# tests/lanes/install.sh - the library as another program meets it: `make install`
 # into a scratch DESTDIR, examples/strip_file.c built with pkg-config against
 # the installed copy (shared and static), its output compared byte for byte
 # with the CLI's, the exported symbols compared with the header, the soname,
 # the manual, and `make uninstall` leaving nothing behind.
-# Usage: sh tests/install.sh ./hprof-strip   (from the top of the tree)
+# Usage: sh tests/lanes/install.sh ./hprof-strip   (from the top of the tree)
 set -u
 BIN=${1:-./hprof-strip}
 MAKE=${MAKE:-make}
 CC=${CC:-cc}
 NAME=install
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 D=$T/dest
 # Not the defaults, to see that every directory variable is honoured.
 VARS="DESTDIR=$D PREFIX=/opt/hs LIBDIR=/opt/hs/lib64 INCLUDEDIR=/opt/hs/inc
@@ -148,7 +148,7 @@ if cli != lib:
 PY
     done
 done
-python3 tests/report_schema.py src/lib/hprof_strip.h "$T/lib.json" >"$T/err" 2>&1 && ok ||
+python3 tests/cli/report_schema.py src/lib/hprof_strip.h "$T/lib.json" >"$T/err" 2>&1 && ok ||
     bad "gz2zst report against the schema: $(cat "$T/err")"
 
 # failures: a cut dump (exit 1, the library's message, no output left), a bad

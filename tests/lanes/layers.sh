@@ -9,14 +9,14 @@
 # hprof_strip.h; and no src/cli object uses a library symbol that
 # hprof_strip.h does not declare. What the CLI still takes from the
 # library's insides is listed, each with what is to become of it, in
-# tests/layers-cli.txt: a use not listed there fails, and so does a listed
+# tests/lanes/layers-cli.txt: a use not listed there fails, and so does a listed
 # one that is gone (the list only shrinks).
-# Usage: tests/layers.sh BUILD_DIR src/lib/a.c src/lib/b.c ...
+# Usage: tests/lanes/layers.sh BUILD_DIR src/lib/a.c src/lib/b.c ...
 set -u
 build=$1
 shift
 NAME=layers
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 : >"$T/below"
 # every core symbol: defined by some file of the core (once: nm over all the
 # objects per file took minutes on a busy machine)
@@ -60,7 +60,7 @@ for f in src/cli/*.c src/cli/*.h; do
     done
 done
 
-# what the public header declares (as tests/install.sh reads it)
+# what the public header declares (as tests/lanes/install.sh reads it)
 sed -n '/^[A-Za-z]/{/^typedef/d; s/^.*[ *]\(hs_[a-z0-9_]*\)(.*/\1/p;}' src/lib/hprof_strip.h |
     sort -u >"$T/public"
 [ -s "$T/public" ] && ok || bad "no function found in src/lib/hprof_strip.h"

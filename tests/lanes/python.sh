@@ -1,15 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/python.sh - the Python package (python/, ctypes over
+# tests/lanes/python.sh - the Python package (python/, ctypes over
 # libhprofstrip.so): its pytest suite, run by Debian's /usr/bin/python3
 # with PYTHONPATH=python against the library built here (make lib), and
 # the CLI given for the byte-for-byte comparisons. Needs python3-pytest:
 # without it the suite is skipped, visibly (a failure under CI=true).
-# Usage: sh tests/python.sh ./hprof-strip   (from the top of the tree)
+# Usage: sh tests/lanes/python.sh ./hprof-strip   (from the top of the tree)
 set -u
 BIN=${1:-./hprof-strip}
 NAME=python
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 cd "$TESTS/.."
 PY=${PYTHON:-/usr/bin/python3}
 LIBSO=${HPROFSTRIP_LIBRARY:-build/libhprofstrip.so}

@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/spdx.sh - every file the project wrote carries the licence's SPDX
+# tests/lanes/spdx.sh - every file the project wrote carries the licence's SPDX
 # line in its first three lines (after a #! line), and LICENSE holds the
 # Apache-2.0 text. Data (dumps, fuzz seeds, mappings) and prose (Markdown)
-# are not sources and carry none. Usage: sh tests/spdx.sh
+# are not sources and carry none. Usage: sh tests/lanes/spdx.sh
 set -u
 NAME=spdx
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 cd "$TESTS/.."
 TAG='SPDX-License-Identifier: Apache-2.0'
 

@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/stress.sh - the signal, pipe and full-disk checks with both cores
+# tests/lanes/stress.sh - the signal, pipe and full-disk checks with both cores
 # busy (make test-stress; issue #51): two CPU burners run beside them, so
 # that a window a signal can fall into, or a test that waits too little,
 # shows up here before it does on a loaded CI runner or a user's machine.
 # Each suite runs RUNS times; the burners end with this script, however
 # it ends (a trap).
-# Usage: sh tests/stress.sh RUNS ./hprof-strip SUITE...
+# Usage: sh tests/lanes/stress.sh RUNS ./hprof-strip SUITE...
 set -u
 RUNS=$1
 BIN=$2
@@ -35,7 +35,7 @@ start=$(date +%s)
 while [ $run -le "$RUNS" ]; do
     for s in "$@"; do
         echo "stress: run $run of $RUNS: $s"
-        sh "tests/$s.sh" "$BIN" &
+        sh "tests/cli/$s.sh" "$BIN" &
         SUITE=$!
         wait $SUITE || failed=$((failed + 1))
         SUITE=

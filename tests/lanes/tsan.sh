@@ -6,12 +6,12 @@
 # (one member, and HotSpot's -gz members two at a time, on a second
 # thread), under ThreadSanitizer:
 # each compressed output must decompress to the single-threaded plain output,
-# and TSan halts (exit 66) on any report. Usage: sh tests/tsan.sh BIN [DUMP...]
+# and TSan halts (exit 66) on any report. Usage: sh tests/lanes/tsan.sh BIN [DUMP...]
 set -u
 bin=$1; shift
 [ $# -gt 0 ] || set -- fixtures/*.hprof
 NAME=tsan
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 tmp=$T
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}"
 for d in "$@"; do

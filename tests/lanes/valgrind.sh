@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/valgrind.sh - the command-line tool under Valgrind (memcheck) over
+# tests/lanes/valgrind.sh - the command-line tool under Valgrind (memcheck) over
 # the real dumps in fixtures/: every run must be free of memory errors and
 # of definite leaks, exit as it does without Valgrind, and write the same
 # bytes.
 #
-#   sh tests/valgrind.sh ./hprof-strip        (from the repository root)
+#   sh tests/lanes/valgrind.sh ./hprof-strip        (from the repository root)
 #
 # For each fixtures/*.hprof (HS_TEST_DUMPS=K: K of them, tests/lib.sh
 # sample_dumps): -p default (file to file, --stats=json),
@@ -37,7 +37,7 @@ case $BIN in
 esac
 
 NAME=valgrind
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 TMP=$T
 
 # run NAME EXPECTED_STATUS IN_MODE INPUT ARGS...

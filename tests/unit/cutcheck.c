@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cutcheck.c - the tests' decoder for tests/cli_cuts.sh: what a cut dump
+ * cutcheck.c - the tests' decoder for tests/cli/cli_cuts.sh: what a cut dump
  * holds, and whether a salvaged output holds it too.
  *
  *   cutcheck [-n LIMIT] PREFIX [OUTPUT]
@@ -14,9 +14,9 @@
  * H 1 when the file header is whole, L 1 when the dump may legally end
  * where PREFIX (or its LIMIT) ends (whole records, no segmented heap dump
  * open), K the instances, arrays and class dumps complete in it
- * (tests/cutscan.c), N the bytes of PREFIX, all of them.
+ * (tests/unit/cutscan.c), N the bytes of PREFIX, all of them.
  * With OUTPUT (what --salvage wrote), it then checks that OUTPUT walks
- * (tests/helpers.c), ends whole with its heap dump closed and holds every
+ * (tests/unit/helpers.c), ends whole with its heap dump closed and holds every
  * one of those K objects by id, and exits 1 with the reason on standard
  * error when it does not. Exit 2: a usage or read error.
  */

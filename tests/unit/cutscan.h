@@ -9,8 +9,8 @@
  * It reads a whole dump or any prefix of one: a record cut short at the end
  * still gives the objects complete inside it, so the same scan answers
  * "what was complete before this cut" for a prefix made by cutting a
- * compressed file (tests/cutcheck.c) and for cuts of a whole dump
- * (tests/test_bounds.c).
+ * compressed file (tests/unit/cutcheck.c) and for cuts of a whole dump
+ * (tests/unit/test_bounds.c).
  */
 #ifndef TEST_CUTSCAN_H
 #define TEST_CUTSCAN_H

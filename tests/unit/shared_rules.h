@@ -2,8 +2,8 @@
 /*
  * shared_rules.h - filters sharing one rule set that holds a mapping, run
  * at once on threads of their own, against the same runs one at a time.
- * Used by tests/test_shared_rules.c and, under ThreadSanitizer, by
- * tests/tsan_shared_rules.c (make test-tsan).
+ * Used by tests/unit/test_shared_rules.c and, under ThreadSanitizer, by
+ * tests/unit/tsan_shared_rules.c (make test-tsan).
  */
 #ifndef TEST_SHARED_RULES_H
 #define TEST_SHARED_RULES_H

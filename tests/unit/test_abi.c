@@ -5,7 +5,7 @@
  * the 0.1 ones that read and fill only the 0.1 layouts, the counters by
  * index and name, hs_filter_cancel (before a run, from another thread, from
  * a signal handler, by the progress callback), the progress callback, and
- * library messages that name no option of the command line. tests/abi.sh
+ * library messages that name no option of the command line. tests/lanes/abi.sh
  * checks the same from a program built against the 0.1 header.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -123,7 +123,7 @@ Test(abi, version_at_run_time)
 
 Test(abi, layouts_0_1_are_where_they_were)
 {
-    /* what a 0.1 program's structs are (tests/abi/hprof_strip-0.1.h, LP64) */
+    /* what a 0.1 program's structs are (tests/lanes/abi/hprof_strip-0.1.h, LP64) */
     if (sizeof(void *) != 8)
         cr_skip_test("LP64 numbers");
     cr_expect_eq(offsetof(hs_options, obfuscate_names) + sizeof(int), 92);

@@ -118,7 +118,7 @@ Test(findings, salvage_pads_a_cut_array_at_most_64_mib, .timeout = 60)
     dg_free(&d);
 }
 
-/* ---- Valgrind (tests/valgrind.sh) ------------------------------------------ */
+/* ---- Valgrind (tests/lanes/valgrind.sh) ------------------------------------------ */
 
 /* A CLASS_DUMP with no fields of any kind and no superclass
  * (java.lang.Object). */

@@ -484,8 +484,8 @@ Test(mapping_memory, allocation_failures)
 
 /* ---- ProGuard's own output ------------------------------------------------------------ */
 
-/* tests/data/mapping/proguard-6.2-shop.txt is what tests/proguard/run.sh
- * gets from ProGuard 6.2.2 (Debian's proguard-cli) for tests/proguard/src:
+/* tests/data/mapping/proguard-6.2-shop.txt is what tests/ext/proguard/run.sh
+ * gets from ProGuard 6.2.2 (Debian's proguard-cli) for tests/ext/proguard/src:
  * optimised, so Warehouse$Picker.pick and Warehouse.park are inlined into
  * Warehouse.descend (lines 1040 and 1033:1035 of the obfuscated code). */
 Test(mapping_proguard, real_output)

@@ -3,7 +3,7 @@
  * test_oracle.c - every dump the tests read, through rule sets built from
  * every preset and every strings, fields and array setting, --to-jvm and
  * the duplicate finder, each at three read windows: the output must hold
- * exactly what tests/oracle.c works out from the input, hs_stats must say
+ * exactly what tests/unit/oracle.c works out from the input, hs_stats must say
  * so too, and the window must not change one output byte or counter.
  *
  * The whole cross product runs on hand-built dumps and the fixtures; every

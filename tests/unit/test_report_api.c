@@ -545,7 +545,7 @@ Test(report_api, a_missing_mapping_is_a_usage_error)
 }
 
 /* Whether `doc` is well-formed UTF-8 with no raw control byte: what a
- * JSON parser takes (the CLI's tests parse it too: tests/cli_report.sh). */
+ * JSON parser takes (the CLI's tests parse it too: tests/cli/cli_report.sh). */
 static int json_text(const char *doc)
 {
     const unsigned char *p = (const unsigned char *)doc;

@@ -645,7 +645,7 @@ fields_result check_fields(const uint8_t *p, size_t n)
     return r;
 }
 
-/* sub_size for the tests' other decoders (tests/cutscan.c), so there is one
+/* sub_size for the tests' other decoders (tests/unit/cutscan.c), so there is one
  * table of sub-record sizes. */
 uint64_t walk_sub_size(const uint8_t *p, size_t avail, unsigned idsize)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 // Secrets.java - a small program that plants known secrets in every place a
-// heap dump keeps data, then dumps its heap. tests/privacy.sh checks that
+// heap dump keeps data, then dumps its heap. tests/cli/privacy.sh checks that
 // none of them survives `hprof-strip -p privacy`.
 //
 //   java Secrets.java OUT.hprof

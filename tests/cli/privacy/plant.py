@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""tests/privacy/plant.py - plants secrets where no analyzer looks (issue #35).
+"""tests/cli/privacy/plant.py - plants secrets where no analyzer looks (issue #35).
 
 Usage: plant.py IN.hprof OUT.hprof [KIND...]
        plant.py --find FILE        (exit 1 when a secret is in FILE)

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # check.sh - end-to-end check of the mapping parser on real ProGuard output:
 # the parked thread's stack in the obfuscated program's dump, mapped back
-# through ProGuard's mapping.txt (tests/proguard/frames.c, linked with the
+# through ProGuard's mapping.txt (tests/ext/proguard/frames.c, linked with the
 # library), must be the plain program's stack, frame for frame, inlined
 # frames included.
 #
-#   tests/proguard/check.sh [OUTDIR]     (default build/proguard)
+#   tests/ext/proguard/check.sh [OUTDIR]     (default build/proguard)
 #
 # Runs run.sh first (javac, proguard-cli, java); builds the library with
 # make when build/libhprofstrip.a is missing. Exit status 0 when the stacks
@@ -14,7 +14,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+root=$(cd "$here/../../.." && pwd)
 out=${1:-build/proguard}
 CC=${CC:-cc}
 

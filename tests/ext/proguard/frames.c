@@ -12,7 +12,7 @@
  * (Main$$Lambda$1/0x...) is cut: it differs from run to run. Source files are left out: a
  * ProGuard mapping does not have them. With FRAMES_OUTER=1 in the
  * environment, an inlined frame prints only its outermost original frame,
- * as hprof-strip --mapping writes it (tests/deobf.sh). Exit status 0, or 2
+ * as hprof-strip --mapping writes it (tests/cli/deobf.sh). Exit status 0, or 2
  * on a bad input.
  */
 #include <stdint.h>

@@ -3,7 +3,7 @@
 # run.sh - the end-to-end material for mapping files: a small Java program
 # compiled plain and obfuscated by ProGuard, each run to dump its own heap.
 #
-#   tests/proguard/run.sh [OUTDIR]      (default build/proguard)
+#   tests/ext/proguard/run.sh [OUTDIR]      (default build/proguard)
 #
 # Writes to OUTDIR: plain.jar, obf.jar, mapping.txt (ProGuard's), and the
 # two dumps plain.hprof and obf.hprof (HotSpot, taken while a thread is

@@ -2,7 +2,7 @@
 /*
  * cancel_tsan.c - hs_filter_cancel from a second thread while hs_filter_run
  * reads an endless dump, for ThreadSanitizer (`make test-tsan`: Criterion's
- * runner does not run under TSan, so tests/test_abi.c's cancel test has
+ * runner does not run under TSan, so tests/unit/test_abi.c's cancel test has
  * this twin of its own, with no library but ours). Also cancels from a
  * progress callback. Exit 0 when every run ends HS_E_CANCELLED promptly.
  */

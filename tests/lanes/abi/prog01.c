@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * prog01.c - a program of the 0.1 days: built by tests/abi.sh against
- * tests/abi/hprof_strip-0.1.h alone (as <hprof_strip.h>), and run against
+ * prog01.c - a program of the 0.1 days: built by tests/lanes/abi.sh against
+ * tests/lanes/abi/hprof_strip-0.1.h alone (as <hprof_strip.h>), and run against
  * the library as it is now. It strips IN into OUT with PRESET through the
  * 0.1 calls and writes its hs_stats, as the 0.1 header lays them out, to
  * STATS ("name value" lines), so the script can hold them against the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * progjob1.c - a program of the first hs_job: built by tests/abi.sh against
- * tests/abi/hprof_strip-0.2-job1.h alone (as <hprof_strip.h>), whose hs_job
+ * progjob1.c - a program of the first hs_job: built by tests/lanes/abi.sh against
+ * tests/lanes/abi/hprof_strip-0.2-job1.h alone (as <hprof_strip.h>), whose hs_job
  * ends at `salvage`, and run against the library as it is now. It runs the
  * job IN -> OUT (PRESET, COMPRESS "none", "zstd" or "gzip") through
  * hs_job_run and writes the JSON report to REPORT.
