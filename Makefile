@@ -226,13 +226,15 @@ test: test-deps
 
 # The long sweeps make test samples, whole (issue #55): every real dump in
 # the Criterion tests that sweep them (LONG_TESTS: a new test that calls
-# dump_paths_sampled joins the list) and in the shell suites whose time
+# dump_paths_sampled joins the list), all 144 configurations of the
+# oracle's fixture matrix (tests/unit/test_oracle.c: 24 under HS_TEST_DUMPS),
+# and in the shell suites whose time
 # grows with the dumps (LONG_SCRIPTS), and cli_cuts.sh's 20 cuts of each
 # compressed dump. LONG_DUMPS=K takes K dumps per test instead (CI's rule:
 # .ci/run).
 LONG_DUMPS ?= 0
 LONG_CUTS ?= 20
-LONG_LIST = bounds/real_*|core/histogram_adds_up|fastpath/same_bytes_and_stats_on_every_dump_and_preset|identity/*|lent/every_dump_every_preset|oracle/every_dump_sampled|presets/default_on_every_dump|privacy/every_dump|runs/same_bytes_and_counters_as_the_slow_path|salvage/corpus_cuts|sweep/*|zero_copy/never_reads_what_it_gave_back
+LONG_LIST = bounds/real_*|core/histogram_adds_up|oracle/jvm7_agent_*|oracle/jvm17_*|oracle/android_*|fastpath/same_bytes_and_stats_on_every_dump_and_preset|identity/*|lent/every_dump_every_preset|oracle/every_dump_sampled|presets/default_on_every_dump|privacy/every_dump|runs/same_bytes_and_counters_as_the_slow_path|salvage/corpus_cuts|sweep/*|zero_copy/never_reads_what_it_gave_back
 LONG_TESTS = @($(LONG_LIST))
 LONG_SCRIPTS = ext/analyzers ext/histogram ext/external cli/audit_corpus
 test-long: export HS_TEST_DUMPS = $(LONG_DUMPS)
