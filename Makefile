@@ -236,7 +236,7 @@ LONG_DUMPS ?= 0
 LONG_CUTS ?= 20
 LONG_LIST = bounds/real_*|core/histogram_adds_up|oracle/jvm7_agent_*|oracle/jvm17_*|oracle/android_*|fastpath/same_bytes_and_stats_on_every_dump_and_preset|identity/*|lent/every_dump_every_preset|oracle/every_dump_sampled|presets/default_on_every_dump|privacy/every_dump|runs/same_bytes_and_counters_as_the_slow_path|salvage/corpus_cuts|sweep/*|zero_copy/never_reads_what_it_gave_back
 LONG_TESTS = @($(LONG_LIST))
-LONG_SCRIPTS = ext/analyzers ext/histogram ext/external cli/audit_corpus
+LONG_SCRIPTS = ext/analyzers ext/histogram ext/external cli/audit_corpus cli/cli_obfuscate
 test-long: export HS_TEST_DUMPS = $(LONG_DUMPS)
 test-long: export CLI_CUTS_N = $(LONG_CUTS)
 test-long: test-deps

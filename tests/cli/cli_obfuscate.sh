@@ -101,6 +101,9 @@ if have_shared "$root/../shared/corpus" "cli_obfuscate: the shared corpus"; then
         [ -e "$d" ] && dumps="$dumps $d"
     done
 fi
+# HS_TEST_DUMPS=K: K of them (tests/lib.sh; make test samples, test-long not)
+# shellcheck disable=SC2086
+dumps=$(sample_dumps $dumps)
 for d in $dumps; do
     name=$(basename "$d")
     plain=$d
