@@ -703,7 +703,7 @@ fi
 # ---- Report ---------------------------------------------------------------
 
 # median(list), which every table's awk program below starts with, and
-# paired(now, base), the slowest-row target's statistic (tests/bench_stats.sh)
+# paired(now, base), the slowest-row target's statistic (tests/lanes/bench_stats.sh)
 AWK_MEDIAN=$(cat bench/median.awk)
 AWK_PAIRED=$(cat bench/paired.awk)
 

@@ -10,7 +10,7 @@
 # goal_met(): a target's verdict from those three; goal_worse(): several
 # verdicts as one; bounds_label(): the bounds as a table shows them.
 # Shared by bench.sh and ab.sh (after median.awk); tested by
-# tests/bench_stats.sh.
+# tests/lanes/bench_stats.sh.
 function paired(ln, lb,   a, b, r, n, i, j, x, pmf, cdf, k) {
     n = split(ln, a, " "); i = split(lb, b, " "); if (i < n) n = i
     for (i = 1; i <= n; i++) {

@@ -24,7 +24,7 @@
  * not know or that runs past its record, but otherwise trusts what it reads
  * (a damaged class dump could send it past the mapping). It shares no code
  * with src/ on purpose: it is the plain walk, written apart, to compare
- * against (tests/bench_floor.sh holds its count to hprof-strip's). Not a
+ * against (tests/lanes/bench_floor.sh holds its count to hprof-strip's). Not a
  * proof of a bound: a cleverer walk can beat it (hprof-strip's own does on
  * dumps of small instances).
  */

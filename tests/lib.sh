@@ -3,12 +3,15 @@
 # directory removed on exit, the pass/fail/skip counters and their checks,
 # the rule for checks that need ../shared, and the closing summary line.
 #
-# Use:   . "$(dirname "$0")/lib.sh"     (after `set -u`, with NAME set)
+# Use:   . "$(dirname "$0")/../lib.sh"  (after `set -u`, with NAME set; the
+#                                        suites are one folder down: cli/,
+#                                        ext/, lanes/)
 #        ... ok / bad / expect_rc ...
 #        finish                          (prints "NAME: N passed, N failed")
 #
-# T is the temporary directory; TESTS is this folder, absolute.
-TESTS=$(cd "$(dirname "$0")" && pwd)
+# T is the temporary directory; TESTS is this folder (tests/, the parent of
+# the suite's own), absolute.
+TESTS=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/${NAME:-hs-test}.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 trap 'exit 130' INT
@@ -48,7 +51,8 @@ have_shared() {
 # sample_dumps FILE...: prints the files, or, with HS_TEST_DUMPS=K, K of
 # them: K consecutive ones from a start picked by the suite's NAME (so each
 # dump is in as many suites' samples as any other), said on stderr, as the
-# Criterion suites sample (tests/helpers.c). CI sets it to keep its budget.
+# Criterion suites sample (tests/unit/helpers.c); HS_TEST_SEED, when set, moves
+# every window, as there. make test and CI set them (the Makefile, .ci/run).
 sample_dumps() {
     _k=${HS_TEST_DUMPS:-0}
     if [ "$_k" -le 0 ] || [ "$_k" -ge $# ]; then
@@ -56,7 +60,7 @@ sample_dumps() {
         return 0
     fi
     _n=$#
-    _s=$(($(printf '%s' "$NAME" | cksum | cut -d' ' -f1) % _n))
+    _s=$(($(printf '%s%s' "${HS_TEST_SEED:-}" "$NAME" | cksum | cut -d' ' -f1) % _n))
     _i=0; _out=
     for _f in "$@" "$@"; do # twice: the window wraps round the end
         [ $_i -ge $_s ] && [ $_i -lt $((_s + _k)) ] && _out="$_out $_f"

@@ -37,30 +37,30 @@ need libdeflate-dev   # --gzip output
 need libxxhash-dev    # duplicate arrays (XXH3)
 
 if [ $test = yes ]; then
-    need zlib1g-dev        # tests/test_input.c makes gzip streams with zlib
+    need zlib1g-dev        # tests/unit/test_input.c makes gzip streams with zlib
     need libcriterion-dev  # the C suites (build/run-tests)
     need zstd              # the zstd(1) CLI: round trips, compressed inputs
-    need time              # /usr/bin/time: peak RSS in tests/cli.sh and the bench
+    need time              # /usr/bin/time: peak RSS in tests/cli/cli.sh and the bench
     need valgrind          # make test-valgrind
-    need strace            # make test-posix: which calls each build makes (tests/port_calls.sh)
+    need strace            # make test-posix: which calls each build makes (tests/lanes/port_calls.sh)
     need clang             # make test-clang, test-tsan, fuzz
     need libclang-rt-14-dev  # clang's sanitizer and libFuzzer runtimes
-    need python3           # tests/deobf_names.py, report_schema.py, fuzz seeds
-    need python3-pytest    # the Python package's suite (tests/python.sh)
+    need python3           # tests/cli/deobf_names.py, report_schema.py, fuzz seeds
+    need python3-pytest    # the Python package's suite (tests/lanes/python.sh)
     need python3-pip       # its offline `pip install ./python` check
     need python3-venv      # and the same into a venv
-    need python3-distributed  # Dask: examples/dask_strip.py's cluster (tests/dask.sh)
+    need python3-distributed  # Dask: examples/dask_strip.py's cluster (tests/lanes/dask.sh)
     need python3-aiohttp   # the push API's upload server (python/tests/test_push.py)
-    need openjdk-17-jdk-headless  # fresh dumps (tools/makedump.sh), tests/privacy, tests/proguard
-    need hprof-conv        # Android's converter, a second parser (tests/external.sh)
+    need openjdk-17-jdk-headless  # fresh dumps (tools/makedump.sh), tests/cli/privacy, tests/ext/proguard
+    need hprof-conv        # Android's converter, a second parser (tests/ext/external.sh)
     [ -n "${HS_SKIP_VISUALVM:-}" ] || need visualvm  # VisualVM's heap parser (tools/vvm-histogram.sh)
-    need proguard-cli      # tests/proguard: ProGuard 6.2 for the end-to-end mapping check
+    need proguard-cli      # tests/ext/proguard: ProGuard 6.2 for the end-to-end mapping check
 fi
 
-# The cross lane (tests/cross.sh): Debian's cross compilers, qemu-user, and
+# The cross lane (tests/lanes/cross.sh): Debian's cross compilers, qemu-user, and
 # the program's libraries for arm64 and s390x as multiarch packages, which
 # need the two architectures added to dpkg first (ISA-L is the exception:
-# its -dev cannot sit beside the host's, so tests/cross.sh unpacks its .deb).
+# its -dev cannot sit beside the host's, so tests/lanes/cross.sh unpacks its .deb).
 # The cross compilers' own libc (libc6-dev-ARCH-cross) is named: the
 # compilers only recommend it.
 foreign=""

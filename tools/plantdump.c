@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plantdump - write small HPROF files, record by record, with secrets
- * planted in every place a value can hide, for tests/audit_adversarial.sh
+ * planted in every place a value can hide, for tests/cli/audit_adversarial.sh
  * (issue #50). Written from ../shared/docs/hprof-format.md alone; it shares
  * no code with hprof-strip, so its files are a second reading of the format.
  *

@@ -550,7 +550,7 @@ static int is_dir(const char *path)
  * many.c says so), or one FILE with -o naming a directory, which is no
  * different from several (a script stripping a glob's files). Standard
  * input with -o DIR stays refused (exit 2: there is no name to give the
- * output; tests/cli_safety.sh). */
+ * output; tests/cli/cli_safety.sh). */
 static int take_operands(hs_cli *cli, int argc, char **argv)
 {
     int rc;

@@ -15,7 +15,7 @@
  * unchanged leaves straight from the read window, a window at a time.
  *
  * Cursors. The reader owns rd.pos and the encoder the span: only reader.c/h
- * and encoder.c/h write them (tests/layers.sh checks). The decoders move
+ * and encoder.c/h write them (tests/lanes/layers.sh checks). The decoders move
  * them through the calls below: hs_pass, hs_drop and the streams consume,
  * hs_need and hs_enc_fill make bytes available without losing the span,
  * hs_enc_record_begin/end mark a record for --salvage.

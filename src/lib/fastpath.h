@@ -16,7 +16,7 @@
  *
  * The fast path is an optimisation only: turned off (hs_fast_path), every
  * sub-record takes the walk, and the output and the counters are the same
- * (tests/test_fastpath.c runs every dump and preset both ways).
+ * (tests/unit/test_fastpath.c runs every dump and preset both ways).
  */
 #ifndef HS_FASTPATH_H
 #define HS_FASTPATH_H

@@ -59,8 +59,8 @@
  *  - Counters are added at the end of hs_stats (HS_STATS_COUNTERS_ADDED)
  *    and of the index hs_counter_name counts: an index never changes
  *    meaning.
- * tests/abi.sh builds a program against the 0.1 header
- * (tests/abi/hprof_strip-0.1.h) and runs it against this library.
+ * tests/lanes/abi.sh builds a program against the 0.1 header
+ * (tests/lanes/abi/hprof_strip-0.1.h) and runs it against this library.
  */
 #ifndef HPROF_STRIP_H
 #define HPROF_STRIP_H

@@ -12,7 +12,7 @@
  * unmaps it or when it must stay as read (a hashed input is hashed as its
  * pages are given back, after the filter has been through them).
  *
- * Below deobf.c in the core's layers (tests/layers.sh), above nothing.
+ * Below deobf.c in the core's layers (tests/lanes/layers.sh), above nothing.
  */
 #ifndef HS_PRIVMAP_H
 #define HS_PRIVMAP_H

@@ -59,7 +59,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../count_alloc.h"
+#include "../unit/count_alloc.h"
 #include "hprof_strip.h"
 #include "input.h"
 #include "fuzz_check.h"

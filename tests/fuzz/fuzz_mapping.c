@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../count_alloc.h"
+#include "../unit/count_alloc.h"
 #include "fuzz_check.h"
 #include "mapping.h"
 

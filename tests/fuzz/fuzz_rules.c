@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../count_alloc.h"
+#include "../unit/count_alloc.h"
 #include "hprof_strip.h"
 #include "rules.h"
 #include "fuzz_check.h"
