@@ -686,9 +686,6 @@ static void json_histogram(FILE *fp, const hs_report *r)
     free(order);
 }
 
-static const char *const in_compression[] = {NULL, "gzip", "zstd"};
-static const char *const out_compression[] = {NULL, "zstd", "gzip"};
-
 /* The document up to "exit_status": (hs_report_json_parts' head). */
 static void json_head(FILE *fp, const hs_report *r)
 {
@@ -709,15 +706,14 @@ static void json_tail(FILE *fp, const hs_report *r, const char *in_name, const c
 
     fputs(",\"input\":", fp);
     json_side(fp, in_name, st->bytes_in, r->in_known,
-              r->in_format >= 0 && r->in_format < 3 ? in_compression[r->in_format] : NULL,
+              hs_compression_name(r->in_format),
               r->in_raw, r->in_hashed, &r->in_sha, &r->in_hprof_sha, -1);
     fputs(",\"output\":", fp);
     if (audit)
         fputs("null", fp);
     else
         json_side(fp, out_name, st->bytes_out, r->out_known,
-                  r->out_format >= 0 && r->out_format < 3 ? out_compression[r->out_format]
-                                                         : NULL,
+                  hs_compression_name(r->out_format),
                   r->out_raw, r->out_hashed, &r->out_sha, &r->out_hprof_sha,
                   r->output_kept);
     fputc(',', fp);
