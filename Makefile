@@ -174,7 +174,7 @@ test-stress: $(BIN) $(FRESH_DUMP)
 # salvaged output holds it too (tests/cutcheck.c).
 CUTCHECK = $(BUILD)/cutcheck
 $(CUTCHECK): $(BUILD)/tests/cutcheck.o $(BUILD)/tests/cutscan.o $(BUILD)/tests/helpers.o $(LIB)
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lxxhash -lcriterion -lz
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion -lz $(LDLIBS_LIB)
 check: $(CUTCHECK)
 # tests/audit_adversarial.sh's planted dumps (tools/plantdump.c)
 check: $(PLANTDUMP)
