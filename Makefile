@@ -34,15 +34,16 @@ BIN ?= hprof-strip
 # src/lib is the library (libhprofstrip: the filter's core and its I/O),
 # src/cli the command-line tool, which links it. The core, from the bottom
 # up: each file calls only files before it (tests/lanes/layers.sh checks it with
-# nm); then the library's I/O, beside it (compressed input, compressed
-# output on threads, the pager, the digest thread).
-CORE_SRC = src/lib/port.c src/lib/sha256.c src/lib/alloc.c src/lib/privmap.c src/lib/fail.c src/lib/magic.c src/lib/format.c src/lib/idmap.c \
+# nm); the library's I/O (src/lib/io.mk: compressed input, compressed
+# output on threads, the pager, the digest thread) below the filter,
+# which names a compressed source by the codec table.
+include src/lib/io.mk
+CORE_SRC = src/lib/port.c src/lib/sha256.c src/lib/alloc.c src/lib/privmap.c src/lib/fail.c $(HS_IO_SRC) src/lib/format.c src/lib/idmap.c \
            src/lib/names.c src/lib/strtab.c src/lib/rootq.c src/lib/classes.c src/lib/classdump.c \
            src/lib/mapping.c src/lib/reader.c src/lib/out.c src/lib/rules.c src/lib/rulefile.c \
            src/lib/ctx.c src/lib/findings.c src/lib/encoder.c src/lib/cutclasses.c src/lib/strrec.c \
            src/lib/roots.c src/lib/dups.c src/lib/histo.c src/lib/scrub.c src/lib/obfuscate.c \
            src/lib/deobf.c src/lib/fastpath.c src/lib/heap.c src/lib/filter.c src/lib/version.c \
-           src/lib/ring.c src/lib/pager.c src/lib/hasher.c src/lib/input.c src/lib/output.c \
            src/lib/io_api.c src/lib/verify.c src/lib/report.c src/lib/job.c \
            src/lib/push.c
 CLI_SRC  = src/cli/main.c src/cli/run.c src/cli/report.c src/cli/stop.c src/cli/io.c src/cli/files.c \
@@ -185,7 +186,7 @@ test-stress: $(BIN) $(FRESH_DUMP)
 # salvaged output holds it too (tests/unit/cutcheck.c).
 CUTCHECK = $(BUILD)/cutcheck
 $(CUTCHECK): $(BUILD)/tests/unit/cutcheck.o $(BUILD)/tests/unit/cutscan.o $(BUILD)/tests/unit/walk.o $(LIB)
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lxxhash -lcriterion -lz
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion -lz $(LDLIBS_LIB)
 check: $(CUTCHECK)
 # tests/cli/audit_adversarial.sh's planted dumps (tools/plantdump.c)
 check: $(PLANTDUMP)
@@ -293,7 +294,7 @@ test-tsan: test-deps
 	$(MAKE) CC=clang BUILD=build-tsan BIN=build-tsan/hprof-strip CFLAGS="-O1 -g -fsanitize=thread" \
 	    LDFLAGS="-fsanitize=thread" build-tsan/hprof-strip
 	sh tests/lanes/tsan.sh build-tsan/hprof-strip
-	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib src/lib/input.c src/lib/privmap.c src/lib/magic.c src/lib/ring.c src/lib/pager.c src/lib/hasher.c src/lib/sha256.c src/lib/port.c \
+	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib $(HS_IO_SRC) src/lib/privmap.c src/lib/sha256.c src/lib/port.c \
 	    tests/fuzz/fuzz_gzip.c tests/fuzz/replay.c -o build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_LIBS)
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_SEEDS) $(FUZZ_GZIP_REGRESS)
 	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib tests/unit/tsan_shared_rules.c \

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "files.h"
+#include "hprof_strip.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -248,11 +249,10 @@ static enum contents contents_of(const char *path)
     close(fd);
     if (n <= 0)
         return n == 0 ? HOLDS_NOTHING : HOLDS_OTHER;
-    /* HPROF, gzip, zstd, a zstd skippable frame (pzstd): a dump, or could
-     * be one; nobody wants a report or a second run's output over it */
-    if ((n >= 12 && memcmp(b, "JAVA PROFILE", 12) == 0) || (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) ||
-        (n >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd) ||
-        (n >= 4 && (b[0] & 0xf0) == 0x50 && b[1] == 0x2a && b[2] == 0x4d && b[3] == 0x18))
+    /* HPROF, or compressed as the library reads it (gzip, zstd, a zstd
+     * skippable frame as pzstd writes): a dump, or could be one; nobody
+     * wants a report or a second run's output over it */
+    if ((n >= 12 && memcmp(b, "JAVA PROFILE", 12) == 0) || hs_sniff(b, (size_t)n) > 0)
         return HOLDS_DUMP;
     /* a report: the JSON object this program writes (only space before it) */
     for (i = 0; i < n && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r'); i++)

@@ -267,6 +267,7 @@ static int set_format(hs_cli *cli, hs_compression format, const char *level,
 {
     char *end;
     long v;
+    int lo = 0, hi = 0;
 
     if (cli->format_given && cli->format != format) {
         fprintf(stderr, "%s: choose one of %s and %s\n", g_prog, format_option(cli->format),
@@ -280,11 +281,13 @@ static int set_format(hs_cli *cli, hs_compression format, const char *level,
     if (!level)
         return HS_EXIT_OK;
     v = strtol(level, &end, 10);
-    if (*end || end == level || v < (format == HS_COMPRESS_ZSTD ? -7 : 0) ||
-        v > (format == HS_COMPRESS_ZSTD ? 19 : 12))
-        return usage_error(format == HS_COMPRESS_ZSTD ? "zstd levels run from -7 to 19, not"
-                                                 : "gzip levels run from 0 to 12, not",
-                           level);
+    (void)hs_compression_levels(format, &lo, &hi);
+    if (*end || end == level || v < lo || v > hi) {
+        char what[64];
+        snprintf(what, sizeof what, "%s levels run from %d to %d, not",
+                 hs_compression_name(format), lo, hi);
+        return usage_error(what, level);
+    }
     cli->level = (int)v;
     return HS_EXIT_OK;
 }
@@ -408,7 +411,7 @@ static const char *foreign_compression(const char *o)
 static int check_output_name(const hs_cli *cli)
 {
     const char *o = cli->out_path;
-    int named_gz, named_zst;
+    int named;
 
     if (o && foreign_compression(o)) {
         fprintf(stderr,
@@ -418,26 +421,25 @@ static int check_output_name(const hs_cli *cli)
                 g_prog, o, foreign_compression(o));
         return HS_EXIT_USAGE;
     }
-    if (!o || !cli->format_given)
+    if (!o || !cli->format_given || cli->format == HS_COMPRESS_NONE)
         return HS_EXIT_OK;
-    if (cli->format != HS_COMPRESS_NONE && ends_with(o, ".hprof")) {
+    if (ends_with(o, ".hprof")) {
         fprintf(stderr,
                 "%s: %s writes %s, but the name '%s' says plain HPROF: name the output "
-                "'%s.%s', or drop %s (hprof-conv's -z, leaving the zygote heap out, is "
+                "'%s%s', or drop %s (hprof-conv's -z, leaving the zygote heap out, is "
                 "-p android-app here)\n",
-                g_prog, format_option(cli->format), cli->format == HS_COMPRESS_ZSTD ? "zstd" : "gzip",
-                o, o, cli->format == HS_COMPRESS_ZSTD ? "zst" : "gz", format_option(cli->format));
+                g_prog, format_option(cli->format), hs_compression_name(cli->format), o, o,
+                hs_compression_suffix(cli->format), format_option(cli->format));
         return HS_EXIT_USAGE;
     }
-    named_gz = ends_with(o, ".gz");
-    named_zst = ends_with(o, ".zst") || ends_with(o, ".zstd");
-    if ((cli->format == HS_COMPRESS_ZSTD && named_gz) || (cli->format == HS_COMPRESS_GZIP && named_zst)) {
+    named = hs_compression_of_path(o, NULL);
+    if (named != HS_COMPRESS_NONE && named != (int)cli->format) {
         fprintf(stderr,
                 "%s: %s writes %s, but the name '%s' says %s: drop %s, or name the output "
-                "*.%s\n",
-                g_prog, format_option(cli->format), cli->format == HS_COMPRESS_ZSTD ? "zstd" : "gzip",
-                o, named_gz ? "gzip" : "zstd", format_option(cli->format),
-                cli->format == HS_COMPRESS_ZSTD ? "zst" : "gz");
+                "*%s\n",
+                g_prog, format_option(cli->format), hs_compression_name(cli->format), o,
+                hs_compression_name(named), format_option(cli->format),
+                hs_compression_suffix(cli->format));
         return HS_EXIT_USAGE;
     }
     return HS_EXIT_OK;

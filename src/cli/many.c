@@ -85,20 +85,14 @@ static int ends_with(const char *s, size_t n, const char *tail)
 static char *output_name(const hs_cli *cli, const char *in)
 {
     const char *base = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
-    size_t n = strlen(base), d = strlen(cli->out_dir);
-    const char *ext = "";
+    size_t n = strlen(base), d = strlen(cli->out_dir), suffix;
+    const char *ext = cli->format_given ? hs_compression_suffix(cli->format) : NULL;
     char *out;
 
-    if (ends_with(base, n, ".gz"))
-        n -= 3;
-    else if (ends_with(base, n, ".zst"))
-        n -= 4;
-    else if (ends_with(base, n, ".zstd"))
-        n -= 5;
-    if (cli->format_given && cli->format == HS_COMPRESS_ZSTD)
-        ext = ".zst";
-    else if (cli->format_given && cli->format == HS_COMPRESS_GZIP)
-        ext = ".gz";
+    (void)hs_compression_of_path(base, &suffix);
+    n -= suffix;
+    if (!ext)
+        ext = "";
     out = malloc(d + 1 + n + sizeof ".hprof" + strlen(ext));
     if (!out)
         return NULL;

@@ -159,20 +159,11 @@ static void catch_sigbus(const char *name, const char *unit, const void *base, u
     sigaction(SIGBUS, &sa, NULL);
 }
 
-static int ends_with(const char *s, const char *tail)
-{
-    size_t n = strlen(s), k = strlen(tail);
-    return n > k && strcmp(s + n - k, tail) == 0;
-}
-
 /* The output format: as told, else from -o's name, else plain. */
 static void choose_format(hs_cli *cli)
 {
     if (!cli->format_given && cli->out_path) {
-        if (ends_with(cli->out_path, ".zst") || ends_with(cli->out_path, ".zstd"))
-            cli->format = HS_COMPRESS_ZSTD;
-        else if (ends_with(cli->out_path, ".gz"))
-            cli->format = HS_COMPRESS_GZIP;
+        cli->format = (hs_compression)hs_compression_of_path(cli->out_path, NULL);
     }
     if (cli->threads <= 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -309,7 +300,6 @@ static void print_findings(const hs_finding *rows, size_t n_rows)
  * clean, HS_EXIT_AUDIT otherwise. */
 static int audit_report(hs_cli *cli, const hs_input *in)
 {
-    static const char *const containers[] = {"plain HPROF", "zstd", "gzip"};
     const char *name = hs_cli_in_name(cli);
     const hs_finding *rows;
     size_t n = hs_report_findings(cli->report, &rows);
@@ -321,7 +311,7 @@ static int audit_report(hs_cli *cli, const hs_input *in)
     hs_report_audit_figures(cli->report, &a, sizeof a);
     printf("%s: %s\n", name, clean ? "clean" : "NOT clean");
     printf("  file:     %s, %llu bytes, %s\n", name, (unsigned long long)a.file_bytes,
-           c >= 0 && c < 3 ? containers[c] : "?");
+           c == HS_COMPRESS_NONE ? "plain HPROF" : c > 0 ? hs_compression_name(c) : "?");
     printf("  sha256:   %s (file)\n", a.file_sha256);
     printf("  sha256:   %s (HPROF, %llu bytes)\n", a.hprof_sha256,
            (unsigned long long)a.hprof_bytes);

@@ -11,8 +11,8 @@
 
 #include "alloc.h"
 #include "be.h"
+#include "codec.h"
 #include "core.h"
-#include "magic.h"
 #include "sized.h"
 
 /* the buffers' sizes: hs_limits.h */
@@ -286,10 +286,10 @@ static int starts_with(const uint8_t *p, size_t n, const char *s, size_t sn)
  * calls (hs_input_open_*), not by a filter given a source of its own. */
 static const char *sniff(const uint8_t *p, size_t n, char *buf, size_t cap)
 {
-    const hs_magic *m = hs_magic_of(p, n);
+    const hs_codec *m = hs_codec_sniff(p, n);
     size_t i, printable = 0;
 
-    if (m && m->kind != HS_MAGIC_FOREIGN)
+    if (m && m->dec)
         snprintf(buf, cap, "%s, which hs_input_open_* decompresses, not a filter's own source",
                  m->what);
     else if (m)

@@ -1,25 +1,29 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * hasher.c - copies what is to be hashed into slots and hashes them on a
- * thread of its own (see hasher.h).
+ * hasher.c - copies what is to be hashed into buffers and hashes them on a
+ * thread of its own (see hasher.h), the buffers handed over through the
+ * ring every library thread runs on (ring.h).
  *
- * Each stream fills a slot of its own; a full slot (or one left for
- * another stream's) joins a queue the thread takes in order, so each
+ * Each stream fills a buffer of its own; a full one (or, at the end, what
+ * it holds) is swapped into the ring's next slot, whose buffer the thread
+ * has hashed, and posted: the thread takes the blocks in order, so each
  * stream's bytes are hashed in the order they were put. One thread for
  * every stream: the four together are what one core can hash, and the
  * filter has the other.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "hasher.h"
+#include "ring.h"
 
 #include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SLOTS 8
-#define SLOT_SIZE (512u << 10) /* 4 MiB in all */
+#define SLOTS 4
+#define SLOT_SIZE (512u << 10) /* with the streams' own, 4 MiB in all */
 
-struct slot {
+struct block {
     unsigned char *buf;
     size_t len;
     int stream;
@@ -28,44 +32,30 @@ struct slot {
 struct hs_hasher {
     hs_sha256 sha[HS_HASH_STREAMS];
     int used[HS_HASH_STREAMS];
-    int threaded, stop, ended;
-    /* under mu: free slots; each stream's slot being filled (-1: none);
-     * the queue of full ones, oldest first */
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
+    int threaded, joined, ended;
     pthread_t thread;
-    struct slot slot[SLOTS];
-    int free_list[SLOTS], nfree;
-    int filling[HS_HASH_STREAMS];
-    int queue[SLOTS], qhead, qlen;
-    int busy; /* the thread is hashing a slot taken off the queue */
+    hs_ring *ring;
+    struct block slot[SLOTS];               /* block k in slot[k % SLOTS] */
+    struct block filling[HS_HASH_STREAMS];  /* each stream's, being filled */
+    /* puts come from the reader thread and the filter's: the next block's
+     * number, and its slot, are taken in turn under `mu` (the waits for a
+     * free slot are the ring's) */
+    pthread_mutex_t mu;
+    unsigned next;
 };
 
 static void *hash_thread(void *arg)
 {
     hs_hasher *h = arg;
+    unsigned k;
+    long status;
 
-    pthread_mutex_lock(&h->mu);
-    for (;;) {
-        struct slot *s;
-        int i;
-        while (h->qlen == 0 && !h->stop)
-            pthread_cond_wait(&h->cv, &h->mu);
-        if (h->qlen == 0)
-            break; /* stopped, and nothing left */
-        i = h->queue[h->qhead];
-        h->qhead = (h->qhead + 1) % SLOTS;
-        h->qlen--;
-        h->busy = 1;
-        pthread_mutex_unlock(&h->mu);
-        s = &h->slot[i];
-        hs_sha256_update(&h->sha[s->stream], s->buf, s->len);
-        pthread_mutex_lock(&h->mu);
-        h->busy = 0;
-        h->free_list[h->nfree++] = i;
-        pthread_cond_broadcast(&h->cv);
+    /* until the end is posted (hs_hasher_digests) or the ring stopped */
+    while (hs_ring_take(h->ring, &k, &status) == 0 && status > 0) {
+        struct block *b = &h->slot[k % SLOTS];
+        hs_sha256_update(&h->sha[b->stream], b->buf, b->len);
+        hs_ring_release(h->ring);
     }
-    pthread_mutex_unlock(&h->mu);
     return NULL;
 }
 
@@ -76,25 +66,21 @@ hs_hasher *hs_hasher_start(int threaded)
 
     if (!h)
         return NULL;
-    for (i = 0; i < HS_HASH_STREAMS; i++) {
+    for (i = 0; i < HS_HASH_STREAMS; i++)
         hs_sha256_init(&h->sha[i]);
-        h->filling[i] = -1;
-    }
     if (!threaded)
         return h;
-    for (i = 0; i < SLOTS; i++) {
+    for (i = 0; i < SLOTS; i++)
         if (!(h->slot[i].buf = malloc(SLOT_SIZE)))
-            return h; /* inline: the slots are not needed */
-        h->free_list[h->nfree++] = i;
-    }
+            return h; /* inline: the buffers are not needed */
+    for (i = 0; i < HS_HASH_STREAMS; i++)
+        if (!(h->filling[i].buf = malloc(SLOT_SIZE)))
+            return h;
+    if (!(h->ring = hs_ring_new(SLOTS, 0)))
+        return h;
     if (pthread_mutex_init(&h->mu, NULL) != 0)
         return h;
-    if (pthread_cond_init(&h->cv, NULL) != 0) {
-        pthread_mutex_destroy(&h->mu);
-        return h;
-    }
     if (pthread_create(&h->thread, NULL, hash_thread, h) != 0) {
-        pthread_cond_destroy(&h->cv);
         pthread_mutex_destroy(&h->mu);
         return h;
     }
@@ -102,18 +88,30 @@ hs_hasher *hs_hasher_start(int threaded)
     return h;
 }
 
-/* Queues slot i (under mu). */
-static void enqueue(hs_hasher *h, int i)
+/* Hands `stream`'s buffer to the thread (`status` > 0), or the end (0), in
+ * the next block; under h->mu. */
+static void post(hs_hasher *h, int stream, long status)
 {
-    assert(h->qlen < SLOTS);
-    h->queue[(h->qhead + h->qlen) % SLOTS] = i;
-    h->qlen++;
-    pthread_cond_broadcast(&h->cv);
+    unsigned k = h->next++;
+    struct block *b = &h->slot[k % SLOTS], was;
+    int r = hs_ring_room(h->ring, k);
+
+    /* only hs_hasher_free stops the ring, when nobody puts any more */
+    assert(r == 0);
+    (void)r;
+    if (status > 0) { /* the slot's buffer, hashed, becomes the stream's */
+        was = *b;
+        *b = h->filling[stream];
+        h->filling[stream] = was;
+        h->filling[stream].len = 0;
+    }
+    hs_ring_post(h->ring, k, status);
 }
 
 void hs_hasher_put(hs_hasher *h, enum hs_hash_stream stream, const void *p, size_t n)
 {
     const unsigned char *at = p;
+    struct block *f;
 
     assert(!h->ended && stream < HS_HASH_STREAMS);
     h->used[stream] = 1;
@@ -121,32 +119,20 @@ void hs_hasher_put(hs_hasher *h, enum hs_hash_stream stream, const void *p, size
         hs_sha256_update(&h->sha[stream], p, n);
         return;
     }
+    f = &h->filling[stream];
     pthread_mutex_lock(&h->mu);
     while (n > 0) {
-        struct slot *s;
-        size_t k;
-        int i = h->filling[stream];
-        if (i < 0) {
-            while (h->nfree == 0)
-                pthread_cond_wait(&h->cv, &h->mu);
-            i = h->free_list[--h->nfree];
-            h->slot[i].len = 0;
-            h->slot[i].stream = (int)stream;
-            h->filling[stream] = i;
-        }
-        s = &h->slot[i];
-        k = SLOT_SIZE - s->len < n ? SLOT_SIZE - s->len : n;
-        /* the copy under the lock: a slot being filled is no one else's,
-         * but the reader thread's puts and the filter's take turns here,
-         * and a copy is short */
-        memcpy(s->buf + s->len, at, k);
-        s->len += k;
+        size_t k = SLOT_SIZE - f->len < n ? SLOT_SIZE - f->len : n;
+        /* the copy under the lock: a stream's buffer is its own, but the
+         * reader thread's puts and the filter's take turns here, and a
+         * copy is short */
+        memcpy(f->buf + f->len, at, k);
+        f->len += k;
+        f->stream = (int)stream;
         at += k;
         n -= k;
-        if (s->len == SLOT_SIZE) {
-            h->filling[stream] = -1;
-            enqueue(h, i);
-        }
+        if (f->len == SLOT_SIZE)
+            post(h, (int)stream, 1);
     }
     pthread_mutex_unlock(&h->mu);
 }
@@ -164,13 +150,13 @@ void hs_hasher_digests(hs_hasher *h, hs_digest out[HS_HASH_STREAMS])
     if (h->threaded) {
         pthread_mutex_lock(&h->mu);
         for (i = 0; i < HS_HASH_STREAMS; i++)
-            if (h->filling[i] >= 0) {
-                enqueue(h, h->filling[i]);
-                h->filling[i] = -1;
-            }
-        while (h->qlen > 0 || h->busy)
-            pthread_cond_wait(&h->cv, &h->mu);
+            if (h->filling[i].len)
+                post(h, i, 1);
+        post(h, 0, 0);
         pthread_mutex_unlock(&h->mu);
+        /* the thread hashes every block before the end, then returns */
+        pthread_join(h->thread, NULL);
+        h->joined = 1;
     }
     h->ended = 1;
     for (i = 0; i < HS_HASH_STREAMS; i++)
@@ -184,15 +170,16 @@ void hs_hasher_free(hs_hasher *h)
     if (!h)
         return;
     if (h->threaded) {
-        pthread_mutex_lock(&h->mu);
-        h->stop = 1;
-        pthread_cond_broadcast(&h->cv);
-        pthread_mutex_unlock(&h->mu);
-        pthread_join(h->thread, NULL);
-        pthread_cond_destroy(&h->cv);
+        if (!h->joined) {
+            hs_ring_stop(h->ring);
+            pthread_join(h->thread, NULL);
+        }
         pthread_mutex_destroy(&h->mu);
     }
+    hs_ring_free(h->ring);
     for (i = 0; i < SLOTS; i++)
         free(h->slot[i].buf);
+    for (i = 0; i < HS_HASH_STREAMS; i++)
+        free(h->filling[i].buf);
     free(h);
 }

@@ -606,6 +606,27 @@ HS_API size_t hs_filter_findings(const hs_filter *f, const hs_finding **rows);
 
 typedef enum { HS_COMPRESS_NONE = 0, HS_COMPRESS_ZSTD = 1, HS_COMPRESS_GZIP = 2 } hs_compression;
 
+/* The compressions, from the library's one table of them (0.8), so that a
+ * program need not know their magic numbers or names. hs_sniff: what the
+ * first `n` bytes at `head` are: HS_COMPRESS_GZIP or _ZSTD (what the input
+ * calls decompress), -1 for a format a dump arrives in that is not read
+ * here (zip, xz, bzip2, lz4, 7z), else HS_COMPRESS_NONE (HPROF or not).
+ * hs_compression_name: "gzip", "zstd" (the report's "compression"), NULL
+ * for HS_COMPRESS_NONE or a value this library does not know;
+ * hs_compression_of_name its inverse ("none" too), -1 for an unknown name.
+ * hs_compression_of_path: what a file name's suffix says (.gz; .zst or
+ * .zstd), HS_COMPRESS_NONE for none, with the suffix's length in
+ * *suffix_len (may be NULL; 0 for none); hs_compression_suffix: the
+ * suffix an output gets (".gz", ".zst"), NULL for none.
+ * hs_compression_levels: the range of levels hs_output_open_* take (the
+ * command's -z and --gzip ranges): 0, or -1 for none. */
+HS_API int hs_sniff(const void *head, size_t n);
+HS_API const char *hs_compression_name(int c);
+HS_API int hs_compression_of_name(const char *name);
+HS_API int hs_compression_of_path(const char *path, size_t *suffix_len);
+HS_API const char *hs_compression_suffix(int c);
+HS_API int hs_compression_levels(int c, int *min, int *max);
+
 typedef struct hs_input hs_input; /* opaque */
 
 /* Each opens a dump and tells plain, gzip (HotSpot's -gz members too) and

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * input.h - the library's byte source: plain, gzip or zstd, told apart by the
- * first bytes. Reads satisfy hs_source.read.
+ * input.h - the library's byte source: plain or compressed (the codec table,
+ * codec.h), told apart by the first bytes. Reads satisfy hs_source.read.
+ * Its files: input_int.h.
  */
 #ifndef HS_INPUT_H
 #define HS_INPUT_H
@@ -10,8 +11,6 @@
 #include <stdint.h>
 
 #include "hprof_strip.h"
-
-enum hs_input_format { HS_IN_PLAIN, HS_IN_GZIP, HS_IN_ZSTD };
 
 typedef struct hs_input hs_input;
 
@@ -56,7 +55,6 @@ const void *hs_input_data(const hs_input *in, uint64_t *size);
 const void *hs_input_mapped(const hs_input *in, uint64_t *size);
 /* hs_source.window for mapped input: gives back the pages before `done`. */
 void hs_input_window(void *ctx, uint64_t done, uint64_t next);
-enum hs_input_format hs_input_format(const hs_input *in);
 /* Damage in the compressed layer. The decompressed stream then ends
  * where the damage is (hs_input_read gives 0 there, after every byte
  * decompressed before it), so the filter sees a dump cut short;

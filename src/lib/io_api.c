@@ -146,13 +146,8 @@ static hs_output *open_output(int fd, int (*write)(void *ctx, const void *buf, s
                               hs_error *err)
 {
     hs_output *o = NULL;
-    enum hs_output_format f;
 
-    switch (c) {
-    case HS_COMPRESS_NONE: f = HS_OUT_PLAIN; break;
-    case HS_COMPRESS_ZSTD: f = HS_OUT_ZSTD; break;
-    case HS_COMPRESS_GZIP: f = HS_OUT_GZIP; break;
-    default:
+    if (c != HS_COMPRESS_NONE && !hs_compression_name(c)) {
         hs_io_fail(err, HS_E_USAGE, "unknown compression %d", (int)c);
         return NULL;
     }
@@ -167,7 +162,7 @@ static hs_output *open_output(int fd, int (*write)(void *ctx, const void *buf, s
     }
     if (!as_given && level == 0)
         level = HS_OUTPUT_LEVEL_DEFAULT;
-    if (hs_output_open(&o, fd, f, level, threads) != 0) {
+    if (hs_output_open(&o, fd, c, level, threads) != 0) {
         hs_io_fail(err, HS_E_NOMEM, "cannot start the compressor: %s",
                    o ? hs_output_error(o) : "out of memory");
         hs_output_free(o);

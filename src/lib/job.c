@@ -49,7 +49,7 @@ typedef struct {
     int full;            /* all of a JSON report's figures (digests, duplicates) */
     hs_input *in;
     hs_output *out;
-    enum hs_output_format format;
+    int format;          /* hs_compression of the output */
     hs_rules *rules;           /* the job's own, made from preset and text */
     const hs_rules *use_rules; /* what the filter reads: those, or the caller's */
     hs_filter *filter;
@@ -139,7 +139,7 @@ static void dump_message(run *j, hs_status s, const hs_error *e)
                            ? " (salvage writes the complete records before the cut)"
                            : "";
 
-    if (hs_input_format(j->in) == HS_IN_PLAIN)
+    if (hs_input_compression(j->in) == HS_COMPRESS_NONE)
         hs_report_fail(j->r, s, e, "%s: %s%s", j->in_name, msg, hint);
     else if (strncmp(msg, lead, sizeof lead - 1) == 0)
         hs_report_fail(j->r, s, e, "%s: decompressed byte %s%s", j->in_name,
@@ -215,7 +215,7 @@ static int damage(run *j, hs_status s, const hs_error *e)
 static int progress(void *ctx, uint64_t in, uint64_t out)
 {
     run *j = ctx;
-    uint64_t raw = hs_input_format(j->in) == HS_IN_PLAIN ? in : hs_input_raw_bytes(j->in);
+    uint64_t raw = hs_input_compression(j->in) == HS_COMPRESS_NONE ? in : hs_input_raw_bytes(j->in);
 
     assert(j->job.progress);
     return j->job.progress(j->job.progress_ctx, raw, in, out) != 0;
@@ -485,14 +485,14 @@ static void counts(run *j, int rc)
         hs_filter_stats_ex(j->filter, &r->st, sizeof r->st);
     }
     r->in_known = 1;
-    r->in_format = (int)hs_input_format(j->in);
+    r->in_format = hs_input_compression(j->in);
     r->in_raw = j->job.audit ? hs_input_file_bytes(j->in) : hs_input_raw_bytes(j->in);
     if (j->out) {
         r->out_known = 1;
         r->out_format = (int)j->format;
         r->out_raw = hs_output_written(j->out);
         if (j->filter && !j->job.audit && rc == EXIT_IO &&
-            (j->format == HS_OUT_PLAIN || r->out_raw == 0) && r->out_raw < r->st.bytes_out)
+            (j->format == HS_COMPRESS_NONE || r->out_raw == 0) && r->out_raw < r->st.bytes_out)
             r->st.bytes_out = r->out_raw;
     }
 }
@@ -511,20 +511,18 @@ static void figures(run *j, int rc)
         r->in_hashed = 1;
         r->in_sha = d[HS_HASH_IN_FILE];
         r->in_hprof_sha =
-            hs_input_format(j->in) == HS_IN_PLAIN ? d[HS_HASH_IN_FILE] : d[HS_HASH_IN_DUMP];
+            hs_input_compression(j->in) == HS_COMPRESS_NONE ? d[HS_HASH_IN_FILE] : d[HS_HASH_IN_DUMP];
         if (j->out && !j->job.audit) {
             r->out_hashed = 1;
             r->out_sha = d[HS_HASH_OUT_FILE];
             r->out_hprof_sha =
-                j->format == HS_OUT_PLAIN ? d[HS_HASH_OUT_FILE] : d[HS_HASH_OUT_DUMP];
+                j->format == HS_COMPRESS_NONE ? d[HS_HASH_OUT_FILE] : d[HS_HASH_OUT_DUMP];
         }
     }
 }
 
 static int start(run *j)
 {
-    static const enum hs_output_format formats[] = {HS_OUT_PLAIN, HS_OUT_ZSTD, HS_OUT_GZIP};
-
     if (j->job.threads < 0)
         return hs_report_fail(j->r, HS_E_USAGE, NULL, "thread count %d", j->job.threads);
     j->threads = j->job.threads;
@@ -533,8 +531,8 @@ static int start(run *j)
         j->threads = n > 0 ? (int)n : 1;
     }
     if (j->out) {
-        j->format = (enum hs_output_format)hs_output_is(j->out);
-        if ((unsigned)j->job.compress > 2 || formats[j->job.compress] != j->format)
+        j->format = hs_output_is(j->out);
+        if ((int)j->job.compress != j->format)
             return hs_report_fail(j->r, HS_E_USAGE, NULL,
                                   "the output was opened with another compression than the "
                                   "job's (%d)",

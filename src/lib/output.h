@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * output.h - the library's byte sink: plain, zstd (multi-threaded) or gzip
- * (independent members compressed in parallel). Writes satisfy
- * hs_sink.write.
+ * output.h - the library's byte sink: plain, or compressed by an encoder of
+ * the codec table (codec.h: zstd multi-threaded, gzip independent members
+ * compressed in parallel). Writes satisfy hs_sink.write. Its files:
+ * output_int.h.
  */
 #ifndef HS_OUTPUT_H
 #define HS_OUTPUT_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-enum hs_output_format { HS_OUT_PLAIN, HS_OUT_ZSTD, HS_OUT_GZIP };
 
 typedef struct hs_output hs_output;
 
@@ -24,12 +23,12 @@ typedef struct hs_output hs_output;
  * header. */
 int hs_output_dump_level(const void *head, size_t n);
 
-/* `level`: the format's level, or HS_OUTPUT_LEVEL_DEFAULT.
+/* `compression`: an hs_compression. `level`: the format's level, or
+ * HS_OUTPUT_LEVEL_DEFAULT.
  * `threads`: compression workers (0 or 1: compress in the caller's thread
  * for gzip; zstd takes 0 as inline, n as n workers). Returns 0, or -1 with
  * `*out` set (close it). */
-int hs_output_open(hs_output **out, int fd, enum hs_output_format format, int level,
-                   int threads);
+int hs_output_open(hs_output **out, int fd, int compression, int level, int threads);
 int hs_output_write(void *ctx, const void *buf, size_t len);
 /* Ends the compressed stream and writes everything out. 0 or -1. */
 int hs_output_end(hs_output *o);
@@ -37,7 +36,7 @@ int hs_output_end(hs_output *o);
  * Before the first write. */
 void hs_output_set_writer(hs_output *o, int (*wr)(void *ctx, const void *buf, size_t len),
                           void *ctx);
-/* The format it was opened with (enum hs_output_format). */
+/* The compression it was opened with (hs_compression). */
 int hs_output_is(const hs_output *o);
 /* hs_output_error and hs_output_errno are public: hprof_strip.h. */
 uint64_t hs_output_written(const hs_output *o);

@@ -209,7 +209,7 @@ HS_API int hs_report_file_bytes(const hs_report *r, uint64_t *in_bytes, uint64_t
         return 0;
     /* a plain input's raw count is what the reader took, not the file */
     if (in_bytes && r->in_known)
-        *in_bytes = r->in_format == 0 ? r->st.bytes_in : r->in_raw; /* 0: plain */
+        *in_bytes = r->in_format == HS_COMPRESS_NONE ? r->st.bytes_in : r->in_raw;
     if (out_bytes && r->out_known)
         *out_bytes = r->out_raw;
     return (r->in_known ? 1 : 0) | (r->out_known ? 2 : 0);
@@ -770,9 +770,6 @@ static void json_histogram(FILE *fp, const hs_report *r)
     free(order);
 }
 
-static const char *const in_compression[] = {NULL, "gzip", "zstd"};
-static const char *const out_compression[] = {NULL, "zstd", "gzip"};
-
 /* The document up to "exit_status": (hs_report_json_parts' head). */
 static void json_head(FILE *fp, const hs_report *r)
 {
@@ -793,15 +790,14 @@ static void json_tail(FILE *fp, const hs_report *r, const char *in_name, const c
 
     fputs(",\"input\":", fp);
     json_side(fp, in_name, st->bytes_in, r->in_known,
-              r->in_format >= 0 && r->in_format < 3 ? in_compression[r->in_format] : NULL,
+              hs_compression_name(r->in_format),
               r->in_raw, r->in_hashed, &r->in_sha, &r->in_hprof_sha, -1);
     fputs(",\"output\":", fp);
     if (audit)
         fputs("null", fp);
     else
         json_side(fp, out_name, st->bytes_out, r->out_known,
-                  r->out_format >= 0 && r->out_format < 3 ? out_compression[r->out_format]
-                                                         : NULL,
+                  hs_compression_name(r->out_format),
                   r->out_raw, r->out_hashed, &r->out_sha, &r->out_hprof_sha,
                   r->output_kept);
     fputc(',', fp);

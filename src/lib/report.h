@@ -52,9 +52,9 @@ struct hs_report {
     hs_error error;           /* offset/record_offset UINT64_MAX: none */
     char *message;            /* error's whole message (error.message holds
                                  what fits of it); NULL: error.message is it */
-    int in_known, in_format;  /* in_format: enum hs_input_format */
+    int in_known, in_format;  /* in_format: hs_compression */
     uint64_t in_raw;          /* bytes read from the input file (compressed) */
-    int out_known, out_format; /* out_format: enum hs_output_format */
+    int out_known, out_format; /* out_format: hs_compression */
     uint64_t out_raw;         /* bytes written to the output file */
     /* SHA-256 of the file's bytes and of the HPROF in it (the same bytes
      * when not compressed), each side; *_hashed: the digests are set */

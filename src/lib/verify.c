@@ -1476,18 +1476,19 @@ static int give_rows(V *v)
 static int container(V *v)
 {
     const uint8_t *p;
+    int kind;
 
     if (raw_more(v) <= 0)
         return v->failed ? -1 : fail(v, HS_E_TRUNCATED, 0, "the input is empty");
     if (raw_have(v, 4) < 0) /* a pipe's first read may be short */
         return -1;
     p = v->raw;
-    if (v->rlen >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
+    kind = hs_sniff(p, v->rlen); /* the codec table's magic numbers */
+    if (kind == HS_COMPRESS_GZIP) {
         v->kind = HS_COMPRESS_GZIP;
         if (!(v->gz = malloc(sizeof *v->gz)))
             return fail(v, HS_E_NOMEM, UINT64_MAX, "out of memory");
-    } else if (v->rlen >= 4 &&
-               (le32(p) == 0xfd2fb528u || (le32(p) & 0xfffffff0u) == 0x184d2a50u)) {
+    } else if (kind == HS_COMPRESS_ZSTD) {
         v->kind = HS_COMPRESS_ZSTD;
         if (!(v->zd = ZSTD_createDStream()))
             return fail(v, HS_E_NOMEM, UINT64_MAX, "out of memory");

@@ -90,7 +90,13 @@ FUZZ_ALL_CFLAGS := $(FUZZ_STD) $(FUZZ_WARN) -fsanitize=fuzzer,address,undefined 
                    -fno-sanitize-recover=all -fno-omit-frame-pointer $(FUZZ_CFLAGS) \
                    -I$(FUZZ_SRC_DIR) $(FUZZ_DEFS) -MMD -MP
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_SRC_DIR)/%.c=$(FUZZ_OUT)/fuzz/%.o)
-# the gzip harness links input.c and what it calls alone
+# the gzip harness links the library's I/O (src/lib/io.mk) and what it
+# calls alone; encoders included, as the codec table names them
+HS_IO_DIR ?= $(FUZZ_SRC_DIR)
+ifndef HS_IO_SRC
+include $(FUZZ_SRC_DIR)/io.mk
+endif
+FUZZ_INPUT_UNITS := $(basename $(notdir $(HS_IO_SRC))) privmap sha256 port
 FUZZ_INPUT_LIBS ?= -lisal -lzstd -lpthread
 FUZZ_OBJ := $(FUZZ_LIB_OBJ) \
             $(FUZZ_OUT)/fuzz/fuzz_filter.o
@@ -120,7 +126,8 @@ FUZZ_MAPPING_BIN := $(FUZZ_OUT)/fuzz_mapping
 
 # The gzip-reader harness: recipes of a few bytes that build gzip files
 # (seeds-gzip/, gzip.dict, regress/gzip/, crashes prefixed gzip-). It
-# links the CLI's input.c alone, with libdeflate to make the members.
+# links the library's I/O alone (FUZZ_INPUT_UNITS), with libdeflate to
+# make the members.
 FUZZ_GZIP_SECONDS ?= $(FUZZ_RULES_SECONDS)
 FUZZ_GZIP_MAX_LEN ?= 65536
 FUZZ_GZIP_CORPUS  ?= $(FUZZ_OUT)/corpus-gzip
@@ -128,8 +135,7 @@ FUZZ_GZIP_SEEDS   ?= $(FUZZ_DIR)/seeds-gzip
 FUZZ_GZIP_REGRESS ?= $(FUZZ_REGRESS)/gzip
 FUZZ_GZIP_DICT    ?= $(FUZZ_DIR)/gzip.dict
 FUZZ_GZIP_LIBS    ?= $(FUZZ_INPUT_LIBS) -ldeflate -lxxhash
-FUZZ_GZIP_OBJ := $(FUZZ_OUT)/fuzz/input.o $(FUZZ_OUT)/fuzz/privmap.o $(FUZZ_OUT)/fuzz/magic.o $(FUZZ_OUT)/fuzz/ring.o $(FUZZ_OUT)/fuzz/pager.o $(FUZZ_OUT)/fuzz/hasher.o \
-                 $(FUZZ_OUT)/fuzz/sha256.o $(FUZZ_OUT)/fuzz/port.o $(FUZZ_OUT)/fuzz/fuzz_gzip.o
+FUZZ_GZIP_OBJ := $(FUZZ_INPUT_UNITS:%=$(FUZZ_OUT)/fuzz/%.o) $(FUZZ_OUT)/fuzz/fuzz_gzip.o
 FUZZ_GZIP_BIN := $(FUZZ_OUT)/fuzz_gzip
 
 # replay build: the normal compiler with ASan + UBSan, no libFuzzer.
@@ -147,8 +153,7 @@ FUZZ_REPLAY_RULES_BIN := $(FUZZ_OUT)/fuzz_replay_rules
 FUZZ_REPLAY_MAPPING_OBJ := $(FUZZ_REPLAY_LIB_OBJ) \
                            $(FUZZ_OUT)/replay/fuzz_mapping.o $(FUZZ_OUT)/replay/replay.o
 FUZZ_REPLAY_MAPPING_BIN := $(FUZZ_OUT)/fuzz_replay_mapping
-FUZZ_REPLAY_GZIP_OBJ := $(FUZZ_OUT)/replay/input.o $(FUZZ_OUT)/replay/privmap.o $(FUZZ_OUT)/replay/magic.o $(FUZZ_OUT)/replay/ring.o $(FUZZ_OUT)/replay/pager.o \
-                        $(FUZZ_OUT)/replay/hasher.o $(FUZZ_OUT)/replay/sha256.o $(FUZZ_OUT)/replay/port.o \
+FUZZ_REPLAY_GZIP_OBJ := $(FUZZ_INPUT_UNITS:%=$(FUZZ_OUT)/replay/%.o) \
                         $(FUZZ_OUT)/replay/fuzz_gzip.o $(FUZZ_OUT)/replay/replay.o
 FUZZ_REPLAY_GZIP_BIN := $(FUZZ_OUT)/fuzz_replay_gzip
 

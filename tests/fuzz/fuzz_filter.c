@@ -504,7 +504,7 @@ static uint8_t *decompress(const uint8_t *p, size_t n, size_t *out_len, int *com
             if (len == cap)
                 break; /* a bomb: enough */
         }
-        CHECK(hs_input_format(in) != HS_IN_PLAIN, "compressed input read as plain");
+        CHECK(hs_input_compression(in) != HS_COMPRESS_NONE, "compressed input read as plain");
     } else {
         free(buf);
         buf = NULL;

@@ -244,7 +244,7 @@ typedef struct {
     uint64_t len;      /* bytes given in all */
     long end;          /* the last hs_input_read: 0 or -1 */
     int opened;        /* hs_input_open's result */
-    enum hs_input_format format;
+    int format; /* hs_compression */
     enum hs_input_damage damage;
     char err[256];
     uint64_t paired;
@@ -315,7 +315,7 @@ static void read_all(outcome *o, const uint8_t *p, size_t n, int threaded, int p
     o->opened = hs_input_open(&in, fd);
     if (o->opened == 0) {
         long k;
-        o->format = hs_input_format(in);
+        o->format = hs_input_compression(in);
         if (threaded)
             CHECK(hs_input_start_thread(in) == 0, "the reader thread did not start");
         while ((k = hs_input_read(in, buf, cap)) > 0) {
@@ -458,7 +458,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(c), free(g->p), free(g);
         return 0;
     }
-    if (a.format != HS_IN_GZIP) { /* the change hit the magic */
+    if (a.format != HS_COMPRESS_GZIP) { /* the change hit the magic */
         CHECK(h[0] & F_EDIT, "gzip read as format %d", a.format);
         free(a.out), free(b.out);
         free(c), free(g->p), free(g);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "hprof_strip.h"
 #include "output.h"
 
 /* "JAVA PROFILE 1.0.x\0", the id size, and the 8 bytes of time. */
@@ -74,7 +75,7 @@ static uint8_t *compress(const void *data, size_t len, int level, size_t *out_le
     long n;
 
     cr_assert_not_null(f);
-    cr_assert_eq(hs_output_open(&o, fileno(f), HS_OUT_ZSTD, level, 2), 0);
+    cr_assert_eq(hs_output_open(&o, fileno(f), HS_COMPRESS_ZSTD, level, 2), 0);
     /* in pieces, as the filter's buffer hands them over */
     for (size_t at = 0; at < len; at += 4096) {
         size_t k = len - at < 4096 ? len - at : 4096;

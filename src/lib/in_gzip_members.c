@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * in_gzip_members.c - HotSpot's -gz dumps: members on two threads (in_gzip.h).
+ *
+ * `jcmd PID GC.heap_dump -gz=N` writes 1 MiB blocks as independent gzip
+ * members, the first with the header comment "HPROF BLOCKSIZE=<bytes>",
+ * the most one member holds. Where the next member starts is only known by
+ * inflating this one, so members are handed out by their headers, found
+ * ahead (member_end), and inflated by the reader thread and a helper, each
+ * taking the next one as soon as it is free: two at a time, but never
+ * waiting for each other (pairs in lockstep left a core idle whenever the
+ * filter took one). They go to the filter in order, each only when the one
+ * before ended exactly where it began, so one that began at a false start
+ * is never given out.
+ *
+ * Header-like bytes inside compressed data (a header's first four bytes
+ * turn up about once in 2 GB of it) make a member run out of input there:
+ * it is handed out again up to the next header along, within a budget
+ * (may_try_another_header). Anything else (a member bigger than it says,
+ * an empty one, damage, trailing bytes) hands over to the streaming
+ * inflater at the first member not given out, which then gives the same
+ * bytes and messages as ever. */
+#define _POSIX_C_SOURCE 200809L
+#include "in_gzip.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#define HOTSPOT_COMMENT "HPROF BLOCKSIZE="
+#define JOBS HS_IN_SLOTS /* members out at once: each has a slot of its own */
+
+/* The block size a HotSpot first member header at p gives, or 0. */
+size_t hs_members_block(const uint8_t *p, size_t n)
+{
+    size_t k = 10 + sizeof HOTSPOT_COMMENT - 1, v = 0;
+
+    if (n < k + 2 || memcmp(p, "\x1f\x8b\x08\x10", 4) != 0 ||
+        memcmp(p + 10, HOTSPOT_COMMENT, sizeof HOTSPOT_COMMENT - 1) != 0)
+        return 0;
+    for (; k < n && p[k] >= '0' && p[k] <= '9' && v <= HS_IN_SLOT_SIZE; k++)
+        v = v * 10 + (size_t)(p[k] - '0');
+    return k < n && p[k] == 0 && v <= HS_IN_SLOT_SIZE ? v : 0;
+}
+
+/* A gzip member header as HotSpot writes them: deflate, no name, no extra
+ * field (a comment at most). */
+static int member_header(const uint8_t *p, size_t n)
+{
+    return n >= 10 && p[0] == 0x1f && p[1] == 0x8b && p[2] == 8 && (p[3] & ~0x10) == 0;
+}
+
+/* The offset of the next member header in raw[from, to), or 0. */
+static size_t next_header(const hs_input *in, size_t from, size_t to)
+{
+    const uint8_t *p = in->raw + from, *end = in->raw + to;
+
+    while ((p = memchr(p, 0x1f, (size_t)(end - p))) != NULL) {
+        if (member_header(p, (size_t)(end - p)))
+            return (size_t)(p - in->raw);
+        p++;
+    }
+    return 0;
+}
+
+/* Where a member may end when it does not end by raw[at]: at the next
+ * header after `at`, at the end of the input for the last member, or 0
+ * when the buffer holds neither. A mapped file is looked at as far as the
+ * buffer would reach (HS_MEMBERS_RAW), so that a member too big for HotSpot's goes
+ * to the streaming path as it does when read, not after a scan of the
+ * file. */
+static size_t member_end(const hs_input *in, size_t at)
+{
+    size_t to = in->raw_len, e;
+
+    if (at >= in->raw_len)
+        return 0;
+    if (in->raw_mapped && to - at > HS_MEMBERS_RAW)
+        to = at + HS_MEMBERS_RAW;
+    e = next_header(in, at + 1, to);
+    return !e && in->raw_eof && to == in->raw_len ? in->raw_len : e;
+}
+
+/* See above: every try inflates the member again, so input made of such
+ * bytes costs a few members' work, then goes to the streaming path. 8 tries,
+ * and one more per 64 MiB of input. */
+static int may_try_another_header(hs_input *in)
+{
+    return ++((hs_gunzip *)in->dec)->false_headers <= 8 + (hs_in_raw_at(in) >> 26);
+}
+
+typedef struct {
+    size_t a, b;    /* the member: raw[a, b) */
+    unsigned n;     /* its number: it goes to slot[n % HS_IN_SLOTS] */
+    size_t got;     /* bytes it gave */
+    int r, ok, done;
+} member_job;
+
+/* The two threads' shared state, under mu (cv: a member is done, or the
+ * reading is). Which member may go in which slot, and when the filter is
+ * done with it, is the ring's. Members are numbered from
+ * `first`, the first block the reader thread posts here; `given` have been
+ * handed out and `posted` of them given to the filter. */
+typedef struct {
+    hs_input *in;
+    member_job job[JOBS];
+    unsigned first, given, posted;
+    size_t next;    /* the next member to hand out starts at raw[next] */
+    size_t past;    /* and ends at the first header after raw[past]: past
+                     * is next but for a member handed out again */
+    int running;    /* members being inflated */
+    int reading;    /* a thread is reading after raw_len, unlocked */
+    int failed;     /* member `posted` did not end where the next begins */
+    int over;       /* no more members: the streaming path goes on */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} members;
+
+static void wait_on(members *m)
+{
+    pthread_cond_wait(&m->cv, &m->mu);
+}
+
+/* Gives the filter every member inflated, in order, up to the first that
+ * is not done or did not end where the next one begins. */
+static void post_members(members *m)
+{
+    hs_input *in = m->in;
+    unsigned was = m->posted;
+
+    while (m->posted < m->given && !m->failed) {
+        member_job *j = &m->job[m->posted % JOBS];
+        if (!j->done)
+            break;
+        if (!j->ok) {
+            m->failed = 1;
+            break;
+        }
+        in->raw_pos = j->b;
+        hs_in_post_block(in, j->n, (long)j->got);
+        in->paired++;
+        m->posted++;
+    }
+    if (in->raw_mapped && m->posted != was)
+        hs_in_map_done(in, in->map_skip + in->raw_pos, HS_IN_MAP_STEP);
+    /* only on news: two threads waiting here must not wake each other for
+     * nothing, over and over */
+    if (m->posted != was || m->failed)
+        pthread_cond_broadcast(&m->cv);
+}
+
+/* Reads more compressed bytes after raw_len, moving the member not handed
+ * out yet to the front first when the buffer is full (only once every
+ * member is in: they point into it). The read is made without the lock: a
+ * pipe may keep it waiting, and the members out go on meanwhile. 1 when
+ * there is more to look at, 0 to wait for the other thread, -1 when this
+ * path cannot go on. */
+static int more_raw(members *m)
+{
+    hs_input *in = m->in;
+    size_t len = in->raw_len, moved;
+    ssize_t n;
+
+    if (in->raw_eof)
+        return -1; /* a member that cannot end: the streaming path says why */
+    if (m->reading)
+        return 0;
+    if (len == in->raw_cap) {
+        if (m->running || m->posted < m->given)
+            return 0;
+        if (in->raw_pos == 0)
+            return -1; /* one member fills the buffer: not HotSpot's */
+        moved = hs_in_raw_to_front(in);
+        len = in->raw_len;
+        m->next -= moved;
+        m->past -= moved;
+    }
+    m->reading = 1;
+    pthread_mutex_unlock(&m->mu);
+    n = hs_in_read_some(in, in->raw + len, in->raw_cap - len);
+    pthread_mutex_lock(&m->mu);
+    m->reading = 0;
+    pthread_cond_broadcast(&m->cv);
+    if (n < 0)
+        return -1; /* the streaming reader meets it again and says so */
+    hs_in_raw_got(in, (size_t)n);
+    return 1;
+}
+
+/* The member that did not end where the next began (m->failed): handed
+ * out again, up to the next header along, when it ran out of input there
+ * and the budget allows; the members after it began at a false start. 0
+ * when the streaming path must take over. */
+static int try_again(members *m)
+{
+    member_job *j = &m->job[m->posted % JOBS];
+
+    if (j->r != ISAL_END_INPUT || !may_try_another_header(m->in))
+        return 0;
+    m->failed = 0;
+    m->given = m->posted;
+    m->next = j->a;
+    m->past = j->b;
+    return 1;
+}
+
+/* Under m->mu: the next member to inflate, or NULL when there is none
+ * (m->over, or the filter stopped the ring). Every wait here is for the
+ * other thread, which wakes it when its member is done: also when the
+ * ring stopped it before it began. */
+static member_job *hand_out(members *m)
+{
+    hs_input *in = m->in;
+
+    for (;;) {
+        member_job *j;
+        size_t b;
+        int more;
+        post_members(m);
+        if (m->over || hs_ring_stopped(in->ring))
+            return NULL;
+        if (m->failed) {
+            if (m->running)
+                wait_on(m);
+            else if (!try_again(m))
+                m->over = 1;
+            continue;
+        }
+        if (m->given - m->posted == JOBS) {
+            wait_on(m);
+            continue;
+        }
+        if (m->next == in->raw_len && in->raw_eof) { /* every member is out */
+            if (m->posted < m->given)
+                wait_on(m);
+            else
+                m->over = 1;
+            continue;
+        }
+        if (!(b = member_end(in, m->past))) {
+            if ((more = more_raw(m)) == 0)
+                wait_on(m);
+            else if (more < 0)
+                m->over = 1;
+            continue;
+        }
+        if (!member_header(in->raw + m->next, in->raw_len - m->next)) {
+            m->over = 1;
+            continue;
+        }
+        j = &m->job[m->given % JOBS];
+        j->a = m->next;
+        j->b = b;
+        j->n = m->first + m->given++;
+        j->done = j->ok = 0;
+        m->next = m->past = b;
+        m->running++;
+        return j;
+    }
+}
+
+/* One whole member, all of raw[a, b), CRC and length checked, into its
+ * slot. */
+static void inflate_member(hs_input *in, struct inflate_state *st, member_job *j, uint8_t *out)
+{
+    isal_inflate_init(st);
+    st->next_in = in->raw + j->a;
+    st->avail_in = (uint32_t)(j->b - j->a);
+    st->next_out = out;
+    st->avail_out = (uint32_t)((hs_gunzip *)in->dec)->block;
+    st->crc_flag = ISAL_GZIP;
+    j->r = isal_inflate_stateless(st);
+    j->got = ((hs_gunzip *)in->dec)->block - st->avail_out;
+    j->ok = j->r == ISAL_DECOMP_OK && st->avail_in == 0 && j->got > 0;
+}
+
+/* What each of the two threads does: inflate the next member, until there
+ * is none. */
+static void inflate_members(members *m, struct inflate_state *st)
+{
+    hs_input *in = m->in;
+    member_job *j;
+
+    pthread_mutex_lock(&m->mu);
+    while ((j = hand_out(m)) != NULL) {
+        pthread_mutex_unlock(&m->mu);
+        /* the filter may still be reading the member JOBS back; stopped,
+         * the member stays not ok, and hand_out sees the stop */
+        if (hs_ring_room(in->ring, j->n) == 0)
+            inflate_member(in, st, j, in->slot[j->n % HS_IN_SLOTS].buf);
+        pthread_mutex_lock(&m->mu);
+        j->done = 1;
+        m->running--;
+        pthread_cond_broadcast(&m->cv); /* the other may wait for it */
+    }
+    pthread_cond_broadcast(&m->cv); /* and for m->over */
+    pthread_mutex_unlock(&m->mu);
+}
+
+static void *helper_thread(void *arg)
+{
+    members *m = arg;
+
+    inflate_members(m, ((hs_gunzip *)m->in->dec)->helper);
+    return NULL;
+}
+
+/* Inflates members on two threads while they are HotSpot's and end where
+ * the next begins; returns the next slot to fill. */
+unsigned hs_members_parallel(hs_input *in, unsigned first)
+{
+    members m;
+    pthread_t helper;
+    int helped;
+
+    memset(&m, 0, sizeof m);
+    m.in = in;
+    m.first = first;
+    m.next = m.past = in->raw_pos;
+    if (pthread_mutex_init(&m.mu, NULL) != 0)
+        return first;
+    if (pthread_cond_init(&m.cv, NULL) != 0) {
+        pthread_mutex_destroy(&m.mu);
+        return first; /* the streaming path does it all */
+    }
+    helped = pthread_create(&helper, NULL, helper_thread, &m) == 0;
+    inflate_members(&m, &((hs_gunzip *)in->dec)->st);
+    if (helped)
+        pthread_join(helper, NULL);
+    pthread_cond_destroy(&m.cv);
+    pthread_mutex_destroy(&m.mu);
+    return first + m.posted;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * output_int.h - the output's insides, shared by its files (output.h is
+ * what the rest of the library sees): outbuf.c writes the bytes out (to the
+ * descriptor or the caller's callback), an encoder per compression
+ * (out_gzip.c, out_zstd.c, named by the codec table, codec.h) compresses
+ * into it, and output.c opens, writes and closes through the table.
+ */
+#ifndef HS_OUTPUT_INT_H
+#define HS_OUTPUT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec.h"
+#include "hasher.h"
+#include "hprof_strip.h"
+#include "output.h"
+
+struct hs_output {
+    int fd;
+    /* a write callback (hs_output_open_write) in place of write(2) on fd */
+    int (*wr)(void *ctx, const void *buf, size_t len);
+    void *wr_ctx;
+    hs_sink sink; /* hs_output_sink's */
+    const hs_codec *codec; /* NULL: plain */
+    void *enc;             /* the codec's encoder's state */
+    char err[200];
+    int err_no; /* errno of the failed write, 0 for other failures */
+    uint64_t written; /* bytes written to fd */
+    hs_hasher *hash; /* hs_output_hash */
+};
+
+/* Writes all of buf[0..len) out (and hashes it as written): 0, or -1 with
+ * o->err (and o->err_no) set. */
+int hs_out_put(hs_output *o, const void *buf, size_t len);
+
+#endif
