@@ -167,11 +167,9 @@ static inline void run_scrub(F *f, size_t pos, size_t hdr, const hs_mask *m)
 
 /* True when `subtag` is a root that root() decides by its object alone (a
  * ROOT_THREAD_OBJ is written where it stands, see the top of this file). */
-static int run_root(const F *f, unsigned subtag)
+static int run_root(unsigned subtag)
 {
-    return f->sub_size[subtag] && subtag != HS_SUB_ROOT_THREAD_OBJ &&
-           subtag != HS_SUB_HEAP_DUMP_INFO && subtag != HS_SUB_PRIM_ARRAY_NODATA &&
-           (subtag < HS_SUB_CLASS_DUMP || subtag > HS_SUB_PRIM_ARRAY_DUMP);
+    return hs_sub_is_root(subtag) && subtag != HS_SUB_ROOT_THREAD_OBJ;
 }
 
 /* The input's heap changes to the one the HEAP_DUMP_INFO at `p` names, as
@@ -546,7 +544,7 @@ hs_status hs_fast_init(F *f)
     unsigned t;
 
     for (t = 0; t < 256; t++) {
-        fp->lead[t] = run_root(f, t) ? f->sub_size[t] : 0;
+        fp->lead[t] = run_root(t) ? f->sub_size[t] : 0;
         /* what heap.c's root() would copy as it is (write_root) */
         fp->copy_root[t] = f->caps.hold_roots || hs_rules_root_dropped(f->rules, t) ||
                                    (f->c.opt.to_jvm && hs_sub_is_android_root(t))
