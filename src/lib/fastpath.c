@@ -171,11 +171,9 @@ static inline void run_scrub(hs_enc *enc, const uint8_t *buf, size_t pos, size_t
 
 /* True when `subtag` is a root that root() decides by its object alone (a
  * ROOT_THREAD_OBJ is written where it stands, see the top of this file). */
-static int run_root(const hs_fast_parts *parts, unsigned subtag)
+static int run_root(unsigned subtag)
 {
-    return parts->sub_size[subtag] && subtag != HS_SUB_ROOT_THREAD_OBJ &&
-           subtag != HS_SUB_HEAP_DUMP_INFO && subtag != HS_SUB_PRIM_ARRAY_NODATA &&
-           (subtag < HS_SUB_CLASS_DUMP || subtag > HS_SUB_PRIM_ARRAY_DUMP);
+    return hs_sub_is_root(subtag) && subtag != HS_SUB_ROOT_THREAD_OBJ;
 }
 
 /* The input's heap changes to the one the HEAP_DUMP_INFO at `p` names, as
@@ -575,7 +573,7 @@ hs_status hs_fast_init(hs_fast *fp, const hs_fast_parts *parts)
     for (t = 0; t < sizeof fp->heap_dropped; t++)
         fp->heap_dropped[t] = (uint8_t)(caps->hold_roots && hs_rules_heap_dropped(rules, t));
     for (t = 0; t < 256; t++) {
-        fp->lead[t] = run_root(parts, t) ? parts->sub_size[t] : 0;
+        fp->lead[t] = run_root(t) ? parts->sub_size[t] : 0;
         /* what heap.c's root() would copy as it is (write_root) */
         fp->copy_root[t] = caps->hold_roots || hs_rules_root_dropped(rules, t) ||
                                    (c->opt.to_jvm && hs_sub_is_android_root(t))

@@ -301,7 +301,7 @@ static const char *sniff(const uint8_t *p, size_t n, char *buf, size_t cap)
             printable += (p[i] >= 0x20 && p[i] < 0x7f) || p[i] == '\n' || p[i] == '\r' ||
                          p[i] == '\t';
         return printable == n ? "text, not an HPROF heap dump"
-                              : "not an HPROF heap dump (it does not start with \"JAVA PROFILE 1.0\")";
+                              : "not an HPROF heap dump (it does not start with \"" HS_MAGIC "\")";
     }
     return buf;
 }
@@ -325,7 +325,7 @@ static hs_status unknown_version(F *f, const uint8_t *p, size_t n)
 
 static hs_status read_header(F *f)
 {
-    static const char magic[] = "JAVA PROFILE 1.0";
+    static const char magic[] = HS_MAGIC;
     const size_t want = HS_VERSION_MAX + HS_HEADER_TAIL;
     const uint8_t *p, *nul;
     size_t avail, vlen;
@@ -358,7 +358,7 @@ static hs_status read_header(F *f)
     if (vlen == sizeof magic - 1)
         v = 0;
     else if (vlen == sizeof magic + 1 && p[sizeof magic - 1] == '.' &&
-             p[sizeof magic] >= '1' && p[sizeof magic] <= '3')
+             p[sizeof magic] >= '1' && p[sizeof magic] <= '0' + HS_VERSION_NEWEST)
         v = p[sizeof magic] - '0';
     else
         return unknown_version(f, p, vlen);
@@ -387,9 +387,9 @@ static hs_status read_header(F *f)
     /* A re-encoded heap dump is written as HEAP_DUMP_SEGMENTs, which only
      * 1.0.2 (and Android's 1.0.3) define; --to-jvm makes 1.0.3 into 1.0.2. */
     if ((f->enc.reencode && v < 2) || (f->c.opt.to_jvm && v == 3)) {
-        uint8_t hdr[sizeof "JAVA PROFILE 1.0.2" + HS_HEADER_TAIL];
-        memcpy(hdr, "JAVA PROFILE 1.0.2", sizeof "JAVA PROFILE 1.0.2");
-        memcpy(hdr + sizeof "JAVA PROFILE 1.0.2", nul + 1, HS_HEADER_TAIL);
+        uint8_t hdr[sizeof HS_VERSION_LINE_JVM + HS_HEADER_TAIL];
+        memcpy(hdr, HS_VERSION_LINE_JVM, sizeof HS_VERSION_LINE_JVM);
+        memcpy(hdr + sizeof HS_VERSION_LINE_JVM, nul + 1, HS_HEADER_TAIL);
         HS_TRY(hs_drop(&f->enc, vlen + 1 + HS_HEADER_TAIL));
         return hs_emit(&f->enc, hdr, sizeof hdr);
     }
@@ -449,43 +449,31 @@ static hs_status expect_counted(F *f, uint64_t len, size_t fixed, size_t count_a
     return bad_length(f, len, buf);
 }
 
-static hs_status check_record_length(F *f, unsigned tag, uint64_t len)
+/* The length a body of shape `body` allows (format.h's HS_RECORDS):
+ * `fixed` bytes, and `each` per item of the count at `count_at`. */
+static inline hs_status check_body_length(F *f, uint64_t len, int body, uint64_t fixed,
+                                          size_t count_at, uint64_t each)
 {
-    uint64_t i = f->c.idsize;
-
-    switch (tag) {
-    case HS_TAG_STRING:
-        return len >= i ? HS_OK : bad_length(f, len, "at least the id size");
-    case HS_TAG_LOAD_CLASS: return expect_len(f, len, 8 + 2 * i);
-    case HS_TAG_UNLOAD_CLASS: return expect_len(f, len, 4);
-    case HS_TAG_STACK_FRAME: return expect_len(f, len, 8 + 4 * i);
-    case HS_TAG_STACK_TRACE: return expect_counted(f, len, 12, 8, i);
-    case HS_TAG_ALLOC_SITES: return expect_counted(f, len, 34, 30, 25);
-    case HS_TAG_HEAP_SUMMARY: return expect_len(f, len, 24);
-    case HS_TAG_START_THREAD: return expect_len(f, len, 8 + 4 * i);
-    case HS_TAG_END_THREAD: return expect_len(f, len, 4);
-    case HS_TAG_CPU_SAMPLES: return expect_counted(f, len, 8, 4, 8);
-    case HS_TAG_CONTROL_SETTINGS: return expect_len(f, len, 6);
-    case HS_TAG_HEAP_DUMP_END: return expect_len(f, len, 0);
-    default: return HS_OK;
+    switch (body) {
+    case HS_BODY_FIXED: return expect_len(f, len, fixed);
+    case HS_BODY_COUNTED: return expect_counted(f, len, (size_t)fixed, count_at, each);
+    case HS_BODY_ID_TEXT: return len >= fixed ? HS_OK : bad_length(f, len, "at least the id size");
+    default: return HS_OK; /* sub-records */
     }
 }
 
-/* Offsets, within a record body, of the string ids it refers to. */
-static unsigned string_refs(unsigned tag, unsigned i, unsigned at[3])
+/* A switch on the tag, generated from HS_RECORDS: each case folds to its
+ * own constants, as a hand-written one would. */
+static hs_status check_record_length(F *f, unsigned tag, uint64_t len)
 {
+    const uint64_t i = f->c.idsize;
+
     switch (tag) {
-    case HS_TAG_LOAD_CLASS: /* u4 serial, id class, u4 trace, id name */
-        at[0] = 4 + i + 4;
-        return 1;
-    case HS_TAG_STACK_FRAME: /* id frame, id method, id signature, id source */
-        at[0] = i, at[1] = 2 * i, at[2] = 3 * i;
-        return 3;
-    case HS_TAG_START_THREAD: /* u4, id thread, u4, id name, id group, id parent */
-        at[0] = 4 + i + 4, at[1] = at[0] + i, at[2] = at[1] + i;
-        return 3;
-    default:
-        return 0;
+#define HS_X_CHECK(id, tag, name, kind, body, fb, fi, at, eb, ei, n, nb, ni) \
+    case tag: return check_body_length(f, len, HS_BODY_##body, fb + fi * i, at, eb + ei * i);
+        HS_RECORDS(HS_X_CHECK)
+#undef HS_X_CHECK
+    default: return HS_OK; /* a record of unknown tag */
     }
 }
 
@@ -606,15 +594,18 @@ static hs_status unknown_dropped(F *f, unsigned tag, uint64_t len)
 static hs_status plain_record(F *f, unsigned tag, uint64_t len)
 {
     const unsigned i = f->c.idsize;
-    unsigned at[3], n, j;
+    const hs_record_kind *k = &hs_record_kinds[tag];
+    unsigned n, j;
     const uint8_t *b;
 
-    n = f->caps.drop_strings ? string_refs(tag, i, at) : 0;
+    n = f->caps.drop_strings ? k->names : 0;
     if (n || tag == HS_TAG_LOAD_CLASS) /* fixed-size bodies */
         HS_TRY(hs_need(&f->enc, HS_RECORD_HEADER + (size_t)len, "a record body"));
-    for (j = 0; j < n; j++)
-        HS_TRY(hs_str_use(&f->str, &f->enc,
-                          hs_be_id(hs_cur(&f->enc) + HS_RECORD_HEADER + at[j], i)));
+    if (n) { /* the STRINGs it names (format.h's HS_RECORDS) */
+        const size_t at = HS_RECORD_HEADER + hs_record_names_at(k, i);
+        for (j = 0; j < n; j++)
+            HS_TRY(hs_str_use(&f->str, &f->enc, hs_be_id(hs_cur(&f->enc) + at + j * i, i)));
+    }
     b = hs_cur(&f->enc) + HS_RECORD_HEADER;
     if (tag == HS_TAG_LOAD_CLASS && f->caps.keep_names && !f->caps.deobf)
         HS_TRY(hs_scrub_load_class(&f->scrub, &f->c, hs_be_id(b + 4, i),
@@ -694,7 +685,7 @@ static hs_status heap_dump_end(F *f)
  * ("cat a.hprof b.hprof") reads as one unknown record. */
 static hs_status second_header(F *f)
 {
-    static const char magic[] = "JAVA PROFILE 1.0";
+    static const char magic[] = HS_MAGIC;
 
     HS_TRY(hs_enc_fill(&f->enc, sizeof magic - 1, "a record header"));
     if (hs_reader_avail(&f->c.rd) >= sizeof magic - 1 &&
@@ -729,10 +720,7 @@ static hs_status record(F *f)
         f->str.on_demand = 1;
     /* (a HEAP_DUMP_END alone is an empty heap dump: what --salvage writes
      * for a dump cut before its heap dump that named no class) */
-    f->seen_profile |= tag == HS_TAG_CONTROL_SETTINGS || tag == HS_TAG_CPU_SAMPLES ||
-                       tag == HS_TAG_ALLOC_SITES || tag == HS_TAG_HEAP_SUMMARY ||
-                       tag == HS_TAG_START_THREAD || tag == HS_TAG_END_THREAD ||
-                       tag == HS_TAG_HEAP_DUMP_END;
+    f->seen_profile |= hs_tag_kind(tag) >= HS_REC_PROFILE; /* or END */
 
     if (tag == HS_TAG_HEAP_DUMP || tag == HS_TAG_HEAP_DUMP_SEGMENT) {
         f->c.st.heap_dumps += tag == HS_TAG_HEAP_DUMP || f->heap_segments == 0;

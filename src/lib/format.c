@@ -1,130 +1,61 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * format.c - names and fixed sizes of HPROF records, for messages and for
- * the heap walker.
+ * format.c - the tables of format.h by tag and by code, for the filter,
+ * the verifier and their messages.
  */
 #include "format.h"
 
-#include <string.h>
+#define HS_X_RECORD(id, tag, name, kind, body, fb, fi, at, eb, ei, n, nb, ni) \
+    [tag] = {name, HS_REC_##kind, HS_BODY_##body, fb, fi, at, eb, ei, n, nb, ni},
+const hs_record_kind hs_record_kinds[256] = {HS_RECORDS(HS_X_RECORD)};
+#undef HS_X_RECORD
 
-const char *hs_tag_name(unsigned tag)
-{
-    switch (tag) {
-    case HS_TAG_STRING: return "STRING";
-    case HS_TAG_LOAD_CLASS: return "LOAD_CLASS";
-    case HS_TAG_UNLOAD_CLASS: return "UNLOAD_CLASS";
-    case HS_TAG_STACK_FRAME: return "STACK_FRAME";
-    case HS_TAG_STACK_TRACE: return "STACK_TRACE";
-    case HS_TAG_ALLOC_SITES: return "ALLOC_SITES";
-    case HS_TAG_HEAP_SUMMARY: return "HEAP_SUMMARY";
-    case HS_TAG_START_THREAD: return "START_THREAD";
-    case HS_TAG_END_THREAD: return "END_THREAD";
-    case HS_TAG_HEAP_DUMP: return "HEAP_DUMP";
-    case HS_TAG_CPU_SAMPLES: return "CPU_SAMPLES";
-    case HS_TAG_CONTROL_SETTINGS: return "CONTROL_SETTINGS";
-    case HS_TAG_HEAP_DUMP_SEGMENT: return "HEAP_DUMP_SEGMENT";
-    case HS_TAG_HEAP_DUMP_END: return "HEAP_DUMP_END";
-    default: return "unknown record";
-    }
-}
+#define HS_X_SUB(id, tag, name, kind, fb, fi, rule) [tag] = {name, rule, HS_SUBK_##kind, fb, fi},
+const hs_subrecord_kind hs_subrecord_kinds[256] = {HS_SUBRECORDS(HS_X_SUB)};
+#undef HS_X_SUB
 
-int hs_tag_known(unsigned tag)
-{
-    return strcmp(hs_tag_name(tag), "unknown record") != 0;
-}
+/* A record's string ids fit its fixed part, and only a fixed-size body has
+ * them (the filter and the verifier read them from a whole body). */
+#define HS_X_CHECK_NAMES(id, tag, name, kind, body, fb, fi, at, eb, ei, n, nb, ni)         \
+    _Static_assert((n) == 0 || (HS_BODY_##body == HS_BODY_FIXED && (nb) <= (fb) &&          \
+                                (ni) + (n) <= (fi)),                                        \
+                   #id ": its string ids lie outside its fixed body");
+HS_RECORDS(HS_X_CHECK_NAMES)
+#undef HS_X_CHECK_NAMES
 
-const char *hs_subtag_name(unsigned subtag)
-{
-    switch (subtag) {
-    case HS_SUB_ROOT_UNKNOWN: return "ROOT_UNKNOWN";
-    case HS_SUB_ROOT_JNI_GLOBAL: return "ROOT_JNI_GLOBAL";
-    case HS_SUB_ROOT_JNI_LOCAL: return "ROOT_JNI_LOCAL";
-    case HS_SUB_ROOT_JAVA_FRAME: return "ROOT_JAVA_FRAME";
-    case HS_SUB_ROOT_NATIVE_STACK: return "ROOT_NATIVE_STACK";
-    case HS_SUB_ROOT_STICKY_CLASS: return "ROOT_STICKY_CLASS";
-    case HS_SUB_ROOT_THREAD_BLOCK: return "ROOT_THREAD_BLOCK";
-    case HS_SUB_ROOT_MONITOR_USED: return "ROOT_MONITOR_USED";
-    case HS_SUB_ROOT_THREAD_OBJ: return "ROOT_THREAD_OBJECT";
-    case HS_SUB_CLASS_DUMP: return "CLASS_DUMP";
-    case HS_SUB_INSTANCE_DUMP: return "INSTANCE_DUMP";
-    case HS_SUB_OBJ_ARRAY_DUMP: return "OBJECT_ARRAY_DUMP";
-    case HS_SUB_PRIM_ARRAY_DUMP: return "PRIMITIVE_ARRAY_DUMP";
-    case HS_SUB_ROOT_INTERNED_STRING: return "ROOT_INTERNED_STRING";
-    case HS_SUB_ROOT_FINALIZING: return "ROOT_FINALIZING";
-    case HS_SUB_ROOT_DEBUGGER: return "ROOT_DEBUGGER";
-    case HS_SUB_ROOT_REFERENCE_CLEANUP: return "ROOT_REFERENCE_CLEANUP";
-    case HS_SUB_ROOT_VM_INTERNAL: return "ROOT_VM_INTERNAL";
-    case HS_SUB_ROOT_JNI_MONITOR: return "ROOT_JNI_MONITOR";
-    case HS_SUB_ROOT_UNREACHABLE: return "ROOT_UNREACHABLE";
-    case HS_SUB_PRIM_ARRAY_NODATA: return "PRIMITIVE_ARRAY_NODATA";
-    case HS_SUB_HEAP_DUMP_INFO: return "HEAP_DUMP_INFO";
-    default: return "unknown sub-record";
-    }
-}
+/* hs_prim_size() computes what HS_PRIMITIVE_TYPES says: codes 4 to 11,
+ * 1 << (code & 3) bytes; an id-sized type is no primitive. */
+#define HS_X_CHECK_PRIM(id, code, name, size, letter)                               \
+    _Static_assert(code >= HS_TYPE_BOOLEAN && code <= HS_TYPE_LONG &&               \
+                       (size) == 1u << ((code) & 3),                                \
+                   #id ": hs_prim_size() does not compute this type's size");
+HS_PRIMITIVE_TYPES(HS_X_CHECK_PRIM)
+#undef HS_X_CHECK_PRIM
+#define HS_X_CHECK_REF(id, code, name, size, letter) \
+    _Static_assert((size) == 0, #id ": a reference is an id");
+HS_REFERENCE_TYPES(HS_X_CHECK_REF)
+#undef HS_X_CHECK_REF
+
+#define HS_X_TYPE_NAME(id, code, name, size, letter) [code] = name,
+static const char *const type_names[] = {HS_BASIC_TYPES(HS_X_TYPE_NAME)};
+#undef HS_X_TYPE_NAME
+_Static_assert(sizeof type_names / sizeof type_names[0] == HS_TYPE_CODES,
+               "HS_TYPE_CODES is one more than the highest basic type code");
 
 const char *hs_type_name(unsigned type)
 {
-    static const char *const names[] = {
-        [HS_TYPE_ARRAY_OBJECT] = "array-object", [HS_TYPE_OBJECT] = "object",
-        [HS_TYPE_BOOLEAN] = "boolean", [HS_TYPE_CHAR] = "char",
-        [HS_TYPE_FLOAT] = "float", [HS_TYPE_DOUBLE] = "double",
-        [HS_TYPE_BYTE] = "byte", [HS_TYPE_SHORT] = "short",
-        [HS_TYPE_INT] = "int", [HS_TYPE_LONG] = "long",
-    };
-    if (type < sizeof names / sizeof names[0] && names[type])
-        return names[type];
+    if (type < HS_TYPE_CODES && type_names[type])
+        return type_names[type];
     return "invalid";
 }
 
-size_t hs_sub_fixed_size(unsigned subtag, unsigned idsize)
+const char *hs_heap_name(uint32_t heap)
 {
-    size_t i = idsize;
-    switch (subtag) {
-    case HS_SUB_ROOT_UNKNOWN:
-    case HS_SUB_ROOT_STICKY_CLASS:
-    case HS_SUB_ROOT_MONITOR_USED:
-    case HS_SUB_ROOT_INTERNED_STRING:
-    case HS_SUB_ROOT_FINALIZING:
-    case HS_SUB_ROOT_DEBUGGER:
-    case HS_SUB_ROOT_REFERENCE_CLEANUP:
-    case HS_SUB_ROOT_VM_INTERNAL:
-    case HS_SUB_ROOT_UNREACHABLE: return 1 + i;
-    case HS_SUB_ROOT_JNI_GLOBAL: return 1 + 2 * i;
-    case HS_SUB_ROOT_NATIVE_STACK:
-    case HS_SUB_ROOT_THREAD_BLOCK: return 1 + i + 4;
-    case HS_SUB_ROOT_JNI_LOCAL:
-    case HS_SUB_ROOT_JAVA_FRAME:
-    case HS_SUB_ROOT_THREAD_OBJ:
-    case HS_SUB_ROOT_JNI_MONITOR: return 1 + i + 8;
-    case HS_SUB_CLASS_DUMP: return 1 + 7 * i + 4 + 4 + 2; /* through n_const */
-    case HS_SUB_INSTANCE_DUMP:
-    case HS_SUB_OBJ_ARRAY_DUMP: return 1 + 2 * i + 8;
-    case HS_SUB_PRIM_ARRAY_DUMP:
-    case HS_SUB_PRIM_ARRAY_NODATA: return 1 + i + 9;
-    case HS_SUB_HEAP_DUMP_INFO: return 1 + 4 + i;
-    default: return 0;
-    }
-}
-
-int hs_sub_is_root(unsigned subtag)
-{
-    switch (subtag) {
-    case HS_SUB_ROOT_UNKNOWN:
-    case HS_SUB_ROOT_JNI_GLOBAL:
-    case HS_SUB_ROOT_JNI_LOCAL:
-    case HS_SUB_ROOT_JAVA_FRAME:
-    case HS_SUB_ROOT_NATIVE_STACK:
-    case HS_SUB_ROOT_STICKY_CLASS:
-    case HS_SUB_ROOT_THREAD_BLOCK:
-    case HS_SUB_ROOT_MONITOR_USED:
-    case HS_SUB_ROOT_THREAD_OBJ:
-    case HS_SUB_ROOT_INTERNED_STRING:
-    case HS_SUB_ROOT_FINALIZING:
-    case HS_SUB_ROOT_DEBUGGER:
-    case HS_SUB_ROOT_REFERENCE_CLEANUP:
-    case HS_SUB_ROOT_VM_INTERNAL:
-    case HS_SUB_ROOT_JNI_MONITOR:
-    case HS_SUB_ROOT_UNREACHABLE: return 1;
-    default: return 0;
+    switch (heap) {
+#define HS_X_HEAP_CASE(id, code, name) \
+    case code: return name;
+        HS_HEAPS(HS_X_HEAP_CASE)
+#undef HS_X_HEAP_CASE
+    default: return "other";
     }
 }

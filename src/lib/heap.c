@@ -198,15 +198,7 @@ static int object_follows(const F *f, size_t fixed, uint64_t id)
 
     if (hs_reader_avail(&f->c.rd) < need || f->c.rec_end - hs_ctx_offset(&f->c) < need)
         return 0;
-    switch (next[0]) {
-    case HS_SUB_INSTANCE_DUMP:
-    case HS_SUB_OBJ_ARRAY_DUMP:
-    case HS_SUB_PRIM_ARRAY_DUMP:
-    case HS_SUB_PRIM_ARRAY_NODATA:
-        return hs_be_id(next + 1, f->c.idsize) == id;
-    default:
-        return 0;
-    }
+    return hs_sub_is_object(next[0]) && hs_be_id(next + 1, f->c.idsize) == id;
 }
 
 /* A ROOT_THREAD_OBJ while heaps are dropped: written now (see the top of
@@ -540,8 +532,7 @@ static hs_status sub_record(F *f)
     HS_TRY(within(f, off, fixed));
     HS_TRY(hs_need(&f->enc, fixed, "a sub-record header"));
     p = hs_cur(&f->enc);
-    if (hs_enc_staging(&f->enc) && !f->str.on_demand && subtag != HS_SUB_CLASS_DUMP &&
-        subtag != HS_SUB_HEAP_DUMP_INFO && !hs_sub_is_root(subtag))
+    if (hs_enc_staging(&f->enc) && !f->str.on_demand && hs_sub_is_object(subtag))
         HS_TRY(hs_str_commit(&f->str, &f->enc)); /* the first object: class dumps are over */
     switch (subtag) {
     case HS_SUB_CLASS_DUMP:

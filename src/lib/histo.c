@@ -240,9 +240,6 @@ hs_histo_slot *hs_histo_miss(hs_histo *h, hs_histo_slot *s, uint64_t k)
  * "java.lang.String[]" (kept), into out[0..cap). */
 static void java_name(const char *in, char *out, size_t cap)
 {
-    static const char prim[] = "ZCFDBSIJ";
-    static const char *const prim_names[] = {"boolean", "char",  "float", "double",
-                                             "byte",    "short", "int",   "long"};
     size_t dims = 0, n = 0, i;
     const char *p;
 
@@ -253,9 +250,8 @@ static void java_name(const char *in, char *out, size_t cap)
         p++;
         for (i = 0; p[i] && p[i] != ';' && n + 1 < cap; i++)
             out[n++] = p[i] == '/' ? '.' : p[i];
-    } else if (dims && p[0] && !p[1] && strchr(prim, p[0])) {
-        const char *t = prim_names[strchr(prim, p[0]) - prim];
-        n = (size_t)snprintf(out, cap, "%s", t);
+    } else if (dims && p[0] && !p[1] && hs_type_of_letter(p[0])) {
+        n = (size_t)snprintf(out, cap, "%s", hs_type_name(hs_type_of_letter(p[0])));
     } else {
         for (i = 0, p = in; p[i] && n + 1 < cap; i++)
             out[n++] = p[i] == '/' ? '.' : p[i];

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "format.h"
 
 #define KIND_FIELD 0
 #define KIND_METHOD 1
@@ -483,10 +484,7 @@ static void outs(writer *w, const char *s)
 
 static const char *basic_type(unsigned t)
 {
-    static const char *const names[] = {NULL,    NULL,   "java.lang.Object", NULL,
-                                        "boolean", "char", "float", "double",
-                                        "byte",    "short", "int",  "long"};
-    return t < sizeof names / sizeof *names && names[t] ? names[t] : "java.lang.Object";
+    return hs_prim_size(t) ? hs_type_name(t) : "java.lang.Object";
 }
 
 /* One Java type of a descriptor at s[*i] (dotted, arrays as []), or 0
@@ -501,14 +499,6 @@ static int java_type(writer *w, const char *s, size_t n, size_t *i)
     if (*i >= n)
         return 0;
     switch (s[*i]) {
-    case 'B': p = "byte"; break;
-    case 'C': p = "char"; break;
-    case 'D': p = "double"; break;
-    case 'F': p = "float"; break;
-    case 'I': p = "int"; break;
-    case 'J': p = "long"; break;
-    case 'S': p = "short"; break;
-    case 'Z': p = "boolean"; break;
     case 'V': p = "void"; break;
     case 'L':
         for (j = *i + 1; j < n && s[j] != ';'; j++)
@@ -519,7 +509,10 @@ static int java_type(writer *w, const char *s, size_t n, size_t *i)
             out(w, s[k] == '/' ? "." : s + k, 1);
         *i = j + 1;
         break;
-    default: return 0;
+    default:
+        if (!hs_type_of_letter(s[*i]))
+            return 0;
+        p = hs_type_name(hs_type_of_letter(s[*i]));
     }
     if (p) {
         outs(w, p);

@@ -40,7 +40,7 @@ static int z_check(hs_output *o, size_t r)
  * +8 %. Figures and commands: bench/RESULTS.md. */
 int hs_output_dump_level(const void *head, size_t n)
 {
-    static const char magic[] = "JAVA PROFILE 1.0.";
+    static const char magic[] = HS_MAGIC ".";
     const uint8_t *p = head, *nul;
 
     if (n < sizeof magic || memcmp(p, magic, sizeof magic - 1) != 0)

@@ -12,19 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
 #include "report.h"
 #include "sized.h"
 
 #define U(x) ((unsigned long long)(x))
 
 /* Element type names for the duplicate report, in JSON and in the CLI's
- * table. (Named here rather than reached for in format.c, whose names are
- * the format's.) */
+ * table: the primitive types' (format.h), "" for another code, "?" past the
+ * last. */
 HS_API const char *hs_basic_type_name(unsigned t)
 {
-    static const char *const names[12] = {"", "", "", "", "boolean", "char", "float",
-                                          "double", "byte", "short", "int", "long"};
-    return t < 12 ? names[t] : "?";
+    if (hs_prim_size(t))
+        return hs_type_name(t);
+    return t < HS_TYPE_CODES ? "" : "?";
 }
 
 HS_API void hs_report_note_rules(hs_report *r, int is_file, const char *arg)
@@ -709,18 +710,6 @@ void hs_report_end_run(hs_report *r)
     r->warnings_at_end = r->n_warnings;
 }
 
-/* The name of an Android heap, for the histogram. */
-static const char *heap_name(uint32_t heap)
-{
-    switch (heap) {
-    case 0: return "default";
-    case 'A': return "app";
-    case 'Z': return "zygote";
-    case 'I': return "image";
-    default: return "other";
-    }
-}
-
 static int by_bytes_out(const void *a, const void *b)
 {
     const hs_class_count *x = *(const hs_class_count *const *)a;
@@ -761,7 +750,7 @@ static void json_histogram(FILE *fp, const hs_report *r)
                     U(side ? order[k]->instances_out : order[k]->instances_in),
                     U(side ? order[k]->bytes_out : order[k]->bytes_in));
             if (r->histo_heaps)
-                fprintf(fp, ",\"heap\":\"%s\"", heap_name(order[k]->heap));
+                fprintf(fp, ",\"heap\":\"%s\"", hs_heap_name(order[k]->heap));
             fputc('}', fp);
         }
         fputc(']', fp);

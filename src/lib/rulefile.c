@@ -375,6 +375,7 @@ static hs_status do_strings(parser *ps, const token *t, int n)
 static hs_status do_heap(parser *ps, const token *t, int n)
 {
     const hs_name *nm;
+    char list[64];
     uint64_t id;
     int drop;
 
@@ -382,9 +383,11 @@ static hs_status do_heap(parser *ps, const token *t, int n)
     nm = find_name(hs_heap_names, t[1].p, t[1].n);
     if (nm)
         id = nm->code;
-    else if (parse_number(&t[1], 0, &id) != 0 || id > UINT32_MAX)
-        return perr(ps, t[1].col, "unknown heap '%.*s' (app, zygote, image, default, or a heap id)",
-                    (int)(t[1].n), t[1].p);
+    else if (parse_number(&t[1], 0, &id) != 0 || id > UINT32_MAX) {
+        name_list(hs_heap_names, list, sizeof list);
+        return perr(ps, t[1].col, "unknown heap '%.*s' (%s, or a heap id)", (int)(t[1].n), t[1].p,
+                    list);
+    }
     HS_TRY(keep_or_drop(ps, &t[2], &drop));
     if (hs_rules_set_heap(ps->rules, (uint32_t)id, drop) != 0)
         return perr(ps, t[0].col, "too many heap rules");
@@ -424,6 +427,7 @@ static hs_status do_fields(parser *ps, const token *t, int n)
 static hs_status keep_type(parser *ps, const token *t, int n, unsigned *type, int *is_static)
 {
     const hs_name *nm;
+    char list[128];
     int at = 2;
 
     *type = 0;
@@ -442,8 +446,8 @@ static hs_status keep_type(parser *ps, const token *t, int n, unsigned *type, in
             *type = nm->code;
             return HS_OK;
         }
-    return perr(ps, t[at].col, "unknown field type '%.*s' (boolean, char, float, double, "
-                "byte, short, int, long)", (int)t[at].n, t[at].p);
+    name_list(hs_type_names, list, sizeof list);
+    return perr(ps, t[at].col, "unknown field type '%.*s' (%s)", (int)t[at].n, t[at].p, list);
 }
 
 static hs_status do_keep_field(parser *ps, const token *t, int n)

@@ -11,32 +11,17 @@
 #include "fail.h"
 #include "format.h"
 
-const hs_name hs_heap_names[] = {
-    {"default", 0}, {"app", 'A'}, {"zygote", 'Z'}, {"image", 'I'}, {NULL, 0}};
-
-const hs_name hs_root_names[] = {
-    {"unknown", HS_SUB_ROOT_UNKNOWN},
-    {"jni-global", HS_SUB_ROOT_JNI_GLOBAL},
-    {"jni-local", HS_SUB_ROOT_JNI_LOCAL},
-    {"java-frame", HS_SUB_ROOT_JAVA_FRAME},
-    {"native-stack", HS_SUB_ROOT_NATIVE_STACK},
-    {"sticky-class", HS_SUB_ROOT_STICKY_CLASS},
-    {"thread-block", HS_SUB_ROOT_THREAD_BLOCK},
-    {"monitor-used", HS_SUB_ROOT_MONITOR_USED},
-    {"thread-object", HS_SUB_ROOT_THREAD_OBJ},
-    {"interned-string", HS_SUB_ROOT_INTERNED_STRING},
-    {"finalizing", HS_SUB_ROOT_FINALIZING},
-    {"debugger", HS_SUB_ROOT_DEBUGGER},
-    {"reference-cleanup", HS_SUB_ROOT_REFERENCE_CLEANUP},
-    {"vm-internal", HS_SUB_ROOT_VM_INTERNAL},
-    {"jni-monitor", HS_SUB_ROOT_JNI_MONITOR},
-    {"unreachable", HS_SUB_ROOT_UNREACHABLE},
-    {NULL, 0}};
-
-const hs_name hs_type_names[] = {
-    {"boolean", HS_TYPE_BOOLEAN}, {"char", HS_TYPE_CHAR}, {"float", HS_TYPE_FLOAT},
-    {"double", HS_TYPE_DOUBLE},   {"byte", HS_TYPE_BYTE}, {"short", HS_TYPE_SHORT},
-    {"int", HS_TYPE_INT},         {"long", HS_TYPE_LONG}, {NULL, 0}};
+/* The rule language's names of heaps, root kinds and primitive types:
+ * format.h's, in its tables' order. */
+#define HS_X_HEAP_NAME(id, heap, name) {name, heap},
+const hs_name hs_heap_names[] = {HS_HEAPS(HS_X_HEAP_NAME){NULL, 0}};
+#undef HS_X_HEAP_NAME
+#define HS_X_TYPE_NAME(id, code, name, size, letter) {name, code},
+const hs_name hs_type_names[] = {HS_PRIMITIVE_TYPES(HS_X_TYPE_NAME){NULL, 0}};
+#undef HS_X_TYPE_NAME
+#define HS_X_ROOT_NAME(id, tag, name, kind, fb, fi, rule) {rule, tag},
+const hs_name hs_root_names[] = {HS_ROOT_SUBRECORDS(HS_X_ROOT_NAME){NULL, 0}};
+#undef HS_X_ROOT_NAME
 
 hs_rules *hs_rules_create(const hs_alloc *alloc)
 {

@@ -32,6 +32,7 @@
 #include "verify.h"
 
 #include "alloc.h"
+#include "format.h"
 #include "hs_limits.h"
 #include "idmap.h"
 
@@ -638,12 +639,12 @@ static uint64_t nonzero(const uint8_t *p, size_t n)
     return k;
 }
 
-/* The size of basic type `t` (objects: the id size); 0 for no such type. */
+/* The size of basic type `t` (objects: the id size); 0 for no such type.
+ * (Code 1, "array object", no writer uses as a value's type: the walk
+ * refuses it where it reads a type.) */
 static unsigned type_size(const V *v, unsigned t)
 {
-    static const unsigned sz[12] = {0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8};
-
-    return t == 2 ? v->idsize : t < 12 ? sz[t] : 0;
+    return hs_type_size(t, v->idsize);
 }
 
 /* ---- names ----------------------------------------------------------------- */
@@ -749,17 +750,17 @@ static int rec_load_class(V *v, uint64_t at)
     return 0;
 }
 
-/* A record of `len` bytes whose body is ids at the given places (uses of
- * strings at `uses`, each an id offset from the start). */
-static int rec_uses(V *v, uint64_t len, const unsigned *uses, size_t n_uses)
+/* A record of `len` bytes whose body holds `n_uses` ids of strings one
+ * after the other from byte `first` (uses of those strings). */
+static int rec_uses(V *v, uint64_t len, unsigned first, unsigned n_uses)
 {
     const uint8_t *p = hp_get(v, (size_t)len, "a record");
-    size_t i;
+    unsigned i;
 
     if (!p)
         return -1;
     for (i = 0; i < n_uses; i++)
-        if (use(v, be(p + uses[i], v->idsize)) != 0)
+        if (use(v, be(p + first + i * v->idsize, v->idsize)) != 0)
             return -1;
     return 0;
 }
@@ -1054,15 +1055,7 @@ static int sub_prim_array(V *v, uint64_t at, int nodata)
 /* The size of a root sub-record's body (after the tag), 0: not a root. */
 static unsigned root_size(unsigned tag, unsigned I)
 {
-    switch (tag) {
-    case 0xff: case 0x05: case 0x07: case 0x89: case 0x8a: case 0x8b: case 0x8c: case 0x8d:
-    case 0x90:
-        return I;
-    case 0x01: return 2 * I;
-    case 0x02: case 0x03: case 0x08: case 0x8e: return I + 8;
-    case 0x04: case 0x06: return I + 4;
-    default: return 0;
-    }
+    return hs_sub_is_root(tag) ? (unsigned)hs_sub_fixed_size(tag, I) - 1 : 0;
 }
 
 /* One heap sub-record at `at`, within the heap record ending at `end`. */
@@ -1139,32 +1132,27 @@ static int rec_sized(V *v, unsigned tag, uint64_t len, uint64_t at, unsigned fix
     return hp_skip(v, len, NULL, "a record");
 }
 
+/* A record, by its layout in format.h's HS_RECORDS: STRING and LOAD_CLASS
+ * read for what they name, a record naming strings for its uses of them. */
 static int record(V *v, unsigned tag, uint64_t len, uint64_t at)
 {
     const unsigned I = v->idsize;
+    const hs_record_kind *k = &hs_record_kinds[tag];
+    const unsigned fixed = (unsigned)hs_record_fixed(k, I);
 
-    switch (tag) {
-    case 0x01: return rec_string(v, len, at);
-    case 0x02:
-        if (len != 8 + 2 * I)
+    switch (k->body) {
+    case HS_BODY_ID_TEXT: return rec_string(v, len, at); /* STRING's shape */
+    case HS_BODY_SUBRECORDS: return rec_heap(v, len, at);
+    case HS_BODY_COUNTED:
+        return rec_sized(v, tag, len, at, fixed, k->count_at, (unsigned)hs_record_each(k, I));
+    case HS_BODY_FIXED:
+        if (tag != HS_TAG_LOAD_CLASS && !k->names)
+            return rec_sized(v, tag, len, at, fixed, 0, 0);
+        if (len != fixed)
             break;
-        return rec_load_class(v, at);
-    case 0x04: /* STACK_FRAME: method, signature, source */
-        if (len != 8 + 4 * I)
-            break;
-        return rec_uses(v, len, (const unsigned[]){I, 2 * I, 3 * I}, 3);
-    case 0x0a: /* START_THREAD: thread, group, parent group names */
-        if (len != 8 + 4 * I)
-            break;
-        return rec_uses(v, len, (const unsigned[]){8 + I, 8 + 2 * I, 8 + 3 * I}, 3);
-    case 0x03: case 0x0b: return rec_sized(v, tag, len, at, 4, 0, 0);
-    case 0x05: return rec_sized(v, tag, len, at, 12, 8, I);
-    case 0x06: return rec_sized(v, tag, len, at, 34, 30, 25);
-    case 0x07: return rec_sized(v, tag, len, at, 24, 0, 0);
-    case 0x0d: return rec_sized(v, tag, len, at, 8, 4, 8);
-    case 0x0e: return rec_sized(v, tag, len, at, 6, 0, 0);
-    case 0x2c: return rec_sized(v, tag, len, at, 0, 0, 0);
-    case 0x0c: case 0x1c: return rec_heap(v, len, at);
+        if (tag == HS_TAG_LOAD_CLASS)
+            return rec_load_class(v, at);
+        return rec_uses(v, len, hs_record_names_at(k, I), k->names);
     default: { /* unknown: data, all of it */
         char name[32];
         v->res->n.unknown_records++;
@@ -1180,26 +1168,29 @@ static int record(V *v, unsigned tag, uint64_t len, uint64_t at)
 /* The header: version, id size, timestamp. */
 static int header(V *v)
 {
-    static const char *const versions[] = {"JAVA PROFILE 1.0.1", "JAVA PROFILE 1.0.2",
-                                           "JAVA PROFILE 1.0.3"};
-    const uint8_t *p = hp_peek(v, 31, "the HPROF header", 0);
+    static const char *const versions[] = {HS_VERSION_LINE(1), HS_VERSION_LINE(2),
+                                           HS_VERSION_LINE(3)};
+    const size_t line = sizeof HS_VERSION_LINE(1); /* the NUL included */
+    const uint8_t *p = hp_peek(v, line + HS_HEADER_TAIL, "the HPROF header", 0);
     unsigned i;
 
+    _Static_assert(sizeof versions / sizeof *versions == HS_VERSION_NEWEST,
+                   "the verifier reads every 1.0.x version");
     if (!p)
         return -1;
-    for (i = 0; i < 3; i++)
-        if (memcmp(p, versions[i], 19) == 0) /* the NUL included */
+    for (i = 0; i < HS_VERSION_NEWEST; i++)
+        if (memcmp(p, versions[i], line) == 0)
             break;
-    if (i == 3)
-        return fail(v, HS_E_UNSUPPORTED, 0, "HPROF byte 0: not an HPROF header (JAVA PROFILE "
-                    "1.0.1, 1.0.2 or 1.0.3)");
-    v->idsize = (unsigned)be(p + 19, 4);
+    if (i == HS_VERSION_NEWEST)
+        return fail(v, HS_E_UNSUPPORTED, 0, "HPROF byte 0: not an HPROF header (" HS_MAGIC
+                    ".1, 1.0.2 or 1.0.3)");
+    v->idsize = (unsigned)be(p + line, 4);
     if (v->idsize != 4 && v->idsize != 8)
-        return fail(v, HS_E_UNSUPPORTED, 19, "HPROF byte 19: identifier size %u (4 or 8 read)",
-                    v->idsize);
+        return fail(v, HS_E_UNSUPPORTED, line, "HPROF byte %zu: identifier size %u (4 or 8 read)",
+                    line, v->idsize);
     v->res->hprof_version = i + 1;
     v->res->idsize = v->idsize;
-    v->hpos += 31;
+    v->hpos += line + HS_HEADER_TAIL;
     return 0;
 }
 
