@@ -652,7 +652,7 @@ HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **re
     return rc;
 }
 
-HS_API void(hs_free)(void *p)
+HS_API void hs_free(void *p)
 {
     free(p);
 }
