@@ -879,7 +879,8 @@ typedef struct {
     const char *rules_text;   /* rule-file text applied after the preset, or NULL */
     size_t rules_len;
     const char *mapping_path; /* an R8/ProGuard mapping.txt (.gz/.zst too), or NULL */
-    hs_compression compress;  /* of the output */
+    hs_compression compress;  /* 0: the output's, which says its own; or the
+                                 output's again (another: HS_EXIT_USAGE) */
     int level;                /* 0: the default */
     int threads;              /* 0: what the cores allow */
     int histogram;            /* non-zero: the class histogram in the report */
@@ -929,8 +930,9 @@ typedef struct {
  * CLI's exit codes (0 ok, 1 bad input, 2 usage, 3 truncated, 4 I/O, 5 a
  * memory cap, 6 salvaged, 7 audit findings: hprof-strip(1) EXIT STATUS;
  * and 8, HS_EXIT_CANCELLED, when job->progress cancelled it).
- * `out` must have been opened with job->compress (hs_output_open_*; its
- * level is the output's own); job->threads (0: one per core) also decides
+ * `out` is opened by the caller (hs_output_open_*), whose compression and
+ * level are the output's own (job->compress, when not 0, must be the
+ * same; before 0.8 it had to be given); job->threads (0: one per core) also decides
  * whether a gzip input is inflated on a thread of its own. The output is
  * finished (hs_output_finish) after a good run. When `report` is not NULL,
  * *report gets the JSON report of the run, the same document `--stats-file`

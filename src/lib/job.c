@@ -527,9 +527,41 @@ static void figures(run *j, int rc)
     }
 }
 
+/* hs_compression's name in a message ("none", "zstd", "gzip"), NULL for
+ * a number it does not have. */
+static const char *compression_name(hs_compression c)
+{
+    static const char *const names[] = {"none", "zstd", "gzip"};
+
+    return (unsigned)c < sizeof names / sizeof names[0] ? names[c] : NULL;
+}
+
+/* The output says its compression; the job's `compress`, when a caller
+ * still sets it (0 is the output's), must agree, each named by name. */
+static int check_compression(run *j)
+{
+    static const hs_compression of_format[] = {
+        [HS_OUT_PLAIN] = HS_COMPRESS_NONE, [HS_OUT_ZSTD] = HS_COMPRESS_ZSTD,
+        [HS_OUT_GZIP] = HS_COMPRESS_GZIP};
+    hs_compression out;
+    const char *asked = compression_name(j->job.compress);
+
+    j->format = (enum hs_output_format)hs_output_is(j->out);
+    assert((unsigned)j->format < sizeof of_format / sizeof of_format[0]);
+    out = of_format[j->format];
+    if (j->job.compress == HS_COMPRESS_NONE || j->job.compress == out)
+        return EXIT_OK;
+    if (!asked)
+        return hs_report_fail(j->r, HS_E_USAGE, NULL, "the job's compression %d is none of "
+                              "none, zstd and gzip (0: the output's)", (int)j->job.compress);
+    return hs_report_fail(j->r, HS_E_USAGE, NULL,
+                          "the job says compression %s, the output was opened for %s "
+                          "(leave the job's 0: the output's)",
+                          asked, compression_name(out));
+}
+
 static int start(run *j)
 {
-    static const enum hs_output_format formats[] = {HS_OUT_PLAIN, HS_OUT_ZSTD, HS_OUT_GZIP};
 
     if (j->job.threads < 0)
         return hs_report_fail(j->r, HS_E_USAGE, NULL, "thread count %d", j->job.threads);
@@ -539,12 +571,9 @@ static int start(run *j)
         j->threads = n > 0 ? (int)n : 1;
     }
     if (j->out) {
-        j->format = (enum hs_output_format)hs_output_is(j->out);
-        if ((unsigned)j->job.compress > 2 || formats[j->job.compress] != j->format)
-            return hs_report_fail(j->r, HS_E_USAGE, NULL,
-                                  "the output was opened with another compression than the "
-                                  "job's (%d)",
-                                  (int)j->job.compress);
+        int rc = check_compression(j);
+        if (rc != EXIT_OK)
+            return rc;
     }
     if (hs_input_started(j->in))
         return hs_report_fail(j->r, HS_E_USAGE, NULL,
