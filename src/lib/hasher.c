@@ -10,14 +10,15 @@
  * filter has the other.
  */
 #include "hasher.h"
+#include "hs_limits.h"
 
 #include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SLOTS 8
-#define SLOT_SIZE (512u << 10) /* 4 MiB in all */
+#define SLOTS HS_HASHER_SLOTS
+#define SLOT_SIZE HS_HASHER_SLOT /* 4 MiB in all */
 
 struct slot {
     unsigned char *buf;

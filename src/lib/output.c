@@ -21,6 +21,7 @@
 #include "be.h"
 #include "format.h"
 #include "hasher.h"
+#include "hs_limits.h"
 #include "ring.h"
 
 #include <assert.h>
@@ -33,7 +34,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#define GZ_BLOCK (1u << 20) /* uncompressed bytes per gzip member */
+#define GZ_BLOCK HS_GZIP_MEMBER /* uncompressed bytes per gzip member */
 
 typedef struct {
     uint8_t *in, *out;
@@ -375,7 +376,7 @@ static int z_open(hs_output *o, int level, int threads)
      * size. Higher levels have larger windows and keep the defaults,
      * favouring ratio. */
     if (threads > 0 && (level <= 5 || o->level_by_dump)) {
-        ZSTD_CCtx_setParameter(o->zc, ZSTD_c_jobSize, 2u << 20);
+        ZSTD_CCtx_setParameter(o->zc, ZSTD_c_jobSize, HS_ZSTD_JOB);
         ZSTD_CCtx_setParameter(o->zc, ZSTD_c_overlapLog, 1);
     }
     return 0;

@@ -44,11 +44,10 @@
 #include <isa-l/igzip_lib.h>
 #include <zstd.h>
 
-#define RAW_BUF HS_MIB
-/* The HPROF reader's window: an instance is classified whole in it, so
- * no instance may be larger (a class layout is at most 65535 fields of 8
- * bytes, 512 KiB, and chains of such classes do not occur). */
-#define HP_BUF (4u * HS_MIB)
+#define RAW_BUF HS_VERIFY_RAW_BUFFER
+/* The HPROF reader's window: an instance is classified whole in it
+ * (hs_limits.h). */
+#define HP_BUF HS_VERIFY_WINDOW
 #define NO_TEXT UINT32_MAX
 /* HotSpot's -gz dumps: the first member's comment (documented layout). */
 static const char g_hotspot_comment[] = "HPROF BLOCKSIZE=1048576";
