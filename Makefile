@@ -357,7 +357,8 @@ clean:
 # libhprofstrip.so is built from the same $(CORE_SRC) as the static library,
 # compiled again with -fPIC in a tree of its own, and with
 # -fvisibility=hidden so that only the functions marked HS_API in
-# hprof_strip.h are exported. The soname's major number is the first field
+# hprof_strip.h (and HS_STATIC_API in hprof_strip_static.h, which it says
+# why) are exported. The soname's major number is the first field
 # of HS_VERSION_STRING; the CLI keeps linking the static library.
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
@@ -406,6 +407,7 @@ install-lib: lib
 	ln -sf $(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libhprofstrip.so
 	install -m 644 src/lib/hprof_strip.h $(DESTDIR)$(INCLUDEDIR)/hprof_strip.h
+	install -m 644 src/lib/hprof_strip_static.h $(DESTDIR)$(INCLUDEDIR)/hprof_strip_static.h
 	install -m 644 man/hprof_strip.3 $(DESTDIR)$(MANDIR)/man3/hprof_strip.3
 	sed -e 's|@PREFIX@|$(PREFIX)|' \
 	    -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
@@ -416,7 +418,8 @@ install-lib: lib
 uninstall-lib:
 	rm -f $(DESTDIR)$(LIBDIR)/libhprofstrip.a $(DESTDIR)$(LIBDIR)/$(SOFILE) \
 	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libhprofstrip.so \
-	    $(DESTDIR)$(INCLUDEDIR)/hprof_strip.h $(DESTDIR)$(MANDIR)/man3/hprof_strip.3 \
+	    $(DESTDIR)$(INCLUDEDIR)/hprof_strip.h $(DESTDIR)$(INCLUDEDIR)/hprof_strip_static.h \
+	    $(DESTDIR)$(MANDIR)/man3/hprof_strip.3 \
 	    $(DESTDIR)$(PKGCONFIGDIR)/hprofstrip.pc
 
 # make fuzz, make fuzz-replay: libFuzzer harness and its regression corpus

@@ -11,7 +11,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "hprof_strip.h"
+/* The command's own report calls too: it links libhprofstrip.a, so it
+ * may (hprof_strip_static.h says why they are apart). */
+#define HS_STATIC_LINKING_ONLY
+#include "hprof_strip_static.h"
 
 typedef struct hs_cli hs_cli;
 struct hs_cli {

@@ -73,7 +73,7 @@ void *hs_realloc(const hs_alloc *a, void *p, size_t old_size, size_t new_size)
     return q;
 }
 
-void hs_free(const hs_alloc *a, void *p)
+void hs_alloc_free(const hs_alloc *a, void *p)
 {
     if (p)
         a->free(a->opaque, p);

@@ -18,12 +18,9 @@ void *hs_calloc(const hs_alloc *a, size_t size);
  * itself; with a caller's, which has no realloc hook, alloc, a copy of
  * `old_size` bytes and free. On failure `p` is left untouched. */
 void *hs_realloc(const hs_alloc *a, void *p, size_t old_size, size_t new_size);
-/* hs_free is also the public header's (what hs_job_run allocated): the
- * library's own is another symbol under the same name in its sources, two
- * arguments telling them apart. hprof_strip.h is included above, so its
- * one-argument declaration is read before this macro exists. */
-#define hs_free(a, p) hs_free_alloc(a, p)
-void hs_free(const hs_alloc *a, void *p);
+/* Gives `p` (NULL is fine) back to `a`. Named apart from the public
+ * hs_free (what hs_job_run allocated, with malloc). */
+void hs_alloc_free(const hs_alloc *a, void *p);
 
 /* The memory cap when the caller gives none: HS_DEFAULT_MAX_HELD
  * (hs_limits.h). */

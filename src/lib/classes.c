@@ -21,9 +21,9 @@ void hs_classes_init(hs_classes *c, const hs_alloc *a)
 void hs_classes_free(hs_classes *c)
 {
     hs_idmap_free(&c->index);
-    hs_free(c->alloc, c->classes);
-    hs_free(c->alloc, c->fields);
-    hs_free(c->alloc, c->runs);
+    hs_alloc_free(c->alloc, c->classes);
+    hs_alloc_free(c->alloc, c->fields);
+    hs_alloc_free(c->alloc, c->runs);
     memset(c, 0, sizeof *c);
 }
 

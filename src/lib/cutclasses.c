@@ -33,7 +33,7 @@ void hs_cut_free(hs_cutclasses *c)
 {
     hs_idmap_free(&c->index);
     if (c->list)
-        hs_free(&c->c->alloc, c->list);
+        hs_alloc_free(&c->c->alloc, c->list);
     c->list = NULL;
 }
 

@@ -203,9 +203,9 @@ void hs_deobf_free(hs_deobf *d)
     hs_idmap_free(&d->renamed);
     hs_idmap_free(&d->fresh);
     hs_idmap_free(&d->reserved);
-    hs_free(a, d->text);
-    hs_free(a, d->scratch);
-    hs_free(a, d->frames);
+    hs_alloc_free(a, d->text);
+    hs_alloc_free(a, d->scratch);
+    hs_alloc_free(a, d->frames);
     hs_names_free(&d->own);
     hs_obf_free(&d->obf);
 }
@@ -355,7 +355,7 @@ static size_t class_original(hs_deobf *d, const char *s, size_t n, hs_status *st
         }
         if (len == 0 || len < d->scratch_cap)
             return len;
-        hs_free(&d->c->alloc, d->scratch);
+        hs_alloc_free(&d->c->alloc, d->scratch);
         d->scratch_cap = len + 64;
         d->scratch = hs_malloc(&d->c->alloc, d->scratch_cap);
         if (!d->scratch) {
@@ -502,7 +502,7 @@ static hs_status frames_of(hs_deobf *d, const char *cls, const char *mth, size_t
             return nomem(d);
         if (n <= d->frames_cap)
             break;
-        hs_free(&d->c->alloc, d->frames);
+        hs_alloc_free(&d->c->alloc, d->frames);
         d->frames = hs_malloc(&d->c->alloc, (n + 8) * sizeof *d->frames);
         d->frames_cap = d->frames ? n + 8 : 0;
         if (!d->frames)
@@ -528,7 +528,7 @@ static hs_status signature(hs_deobf *d, uint8_t *at, const char *sig, size_t sn)
             return nomem(d);
         if (len == 0 || len < d->scratch_cap)
             break;
-        hs_free(&d->c->alloc, d->scratch);
+        hs_alloc_free(&d->c->alloc, d->scratch);
         d->scratch_cap = len + 64;
         if (!(d->scratch = hs_malloc(&d->c->alloc, d->scratch_cap))) {
             d->scratch_cap = 0;

@@ -21,8 +21,8 @@ hs_status hs_enc_init(hs_enc *e, hs_ctx *c, size_t out_buffer, size_t seg_cap)
 void hs_enc_free(hs_enc *e)
 {
     hs_out_free(&e->out);
-    hs_free(&e->c->raw, e->seg);
-    hs_free(&e->c->alloc, e->stage);
+    hs_alloc_free(&e->c->raw, e->seg);
+    hs_alloc_free(&e->c->alloc, e->stage);
     e->seg = e->stage = NULL;
 }
 
@@ -321,7 +321,7 @@ hs_status hs_enc_commit(hs_enc *e)
         return HS_OK;
     e->staging = 0;
     s = out_write(e, e->stage, e->stage_len);
-    hs_free(&e->c->alloc, e->stage);
+    hs_alloc_free(&e->c->alloc, e->stage);
     e->stage = NULL;
     e->stage_len = e->stage_cap = 0;
     e->c->held_total -= e->c->held[HS_HOLD_STAGE];

@@ -215,7 +215,7 @@ void hs_filter_free(hs_filter *f)
     hs_cut_free(&f->cut);
     hs_findings_free(&f->fd);
     hs_deobf_free(&f->deobf);
-    hs_free(&a, f);
+    hs_alloc_free(&a, f);
 }
 
 const hs_error *hs_filter_error(const hs_filter *f)

@@ -34,11 +34,11 @@ void hs_findings_free(hs_findings *fd)
     hs_idmap_free(&fd->class_name);
     hs_idmap_free(&fd->field_at);
     hs_idmap_free(&fd->row_at);
-    hs_free(fd->alloc, fd->fnames);
-    hs_free(fd->alloc, fd->text);
-    hs_free(fd->alloc, fd->rows);
-    hs_free(fd->alloc, fd->out);
-    hs_free(fd->alloc, fd->names);
+    hs_alloc_free(fd->alloc, fd->fnames);
+    hs_alloc_free(fd->alloc, fd->text);
+    hs_alloc_free(fd->alloc, fd->rows);
+    hs_alloc_free(fd->alloc, fd->out);
+    hs_alloc_free(fd->alloc, fd->names);
     fd->fnames = NULL;
     fd->text = NULL;
     fd->rows = NULL;
@@ -315,7 +315,7 @@ hs_status hs_findings_finish(hs_findings *fd, hs_ctx *c)
     fd->out = hs_calloc(fd->alloc, fd->nrows * sizeof *fd->out);
     at = hs_calloc(fd->alloc, fd->nrows * sizeof *at);
     if (!fd->out || !at) {
-        hs_free(fd->alloc, at);
+        hs_alloc_free(fd->alloc, at);
         return nomem(c);
     }
     for (i = 0; i < fd->nrows; i++) {
@@ -330,7 +330,7 @@ hs_status hs_findings_finish(hs_findings *fd, hs_ctx *c)
                 nc *= 2;
             q = hs_realloc(fd->alloc, fd->names, len, nc);
             if (!q) {
-                hs_free(fd->alloc, at);
+                hs_alloc_free(fd->alloc, at);
                 return nomem(c);
             }
             fd->names = q;
@@ -347,7 +347,7 @@ hs_status hs_findings_finish(hs_findings *fd, hs_ctx *c)
     }
     for (i = 0; i < fd->nrows; i++) /* the arena has stopped moving */
         fd->out[i].name = fd->names + at[i];
-    hs_free(fd->alloc, at);
+    hs_alloc_free(fd->alloc, at);
     fd->nout = fd->nrows;
     qsort(fd->out, fd->nout, sizeof *fd->out, by_kind_then_offset);
     return HS_OK;

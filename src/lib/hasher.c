@@ -14,14 +14,15 @@
 #define _POSIX_C_SOURCE 200809L
 #include "hasher.h"
 #include "ring.h"
+#include "hs_limits.h"
 
 #include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SLOTS 4
-#define SLOT_SIZE (512u << 10) /* with the streams' own, 4 MiB in all */
+#define SLOTS HS_HASHER_SLOTS
+#define SLOT_SIZE HS_HASHER_SLOT /* with the streams' own, 4 MiB in all */
 
 struct block {
     unsigned char *buf;

@@ -45,10 +45,10 @@ void hs_histo_free(hs_histo *h)
     hs_idmap_free(&h->rows_at);
     hs_idmap_free(&h->names);
     hs_idmap_free(&h->classes);
-    hs_free(h->alloc, h->rows);
-    hs_free(h->alloc, h->keys);
-    hs_free(h->alloc, h->text);
-    hs_free(h->alloc, h->strs);
+    hs_alloc_free(h->alloc, h->rows);
+    hs_alloc_free(h->alloc, h->keys);
+    hs_alloc_free(h->alloc, h->text);
+    hs_alloc_free(h->alloc, h->strs);
     h->strs = NULL;
     h->rows = NULL;
     h->keys = NULL;
@@ -169,8 +169,8 @@ hs_status hs_histo_prune(hs_histo *h, hs_ctx *c)
             s = nomem(c);
     }
     hs_idmap_free(&last);
-    hs_free(h->alloc, old);
-    hs_free(h->alloc, h->strs);
+    hs_alloc_free(h->alloc, old);
+    hs_alloc_free(h->alloc, h->strs);
     h->strs = NULL;
     h->nstrs = h->strs_cap = 0;
     /* (a failure was recorded where it happened: nomem, or add_text's) */
@@ -310,13 +310,13 @@ hs_status hs_histo_finish(hs_histo *h, hs_ctx *c)
         return nomem(c);
     for (i = 0; i < h->nrows; i++)
         if (name_row(h, c, i, &at[i]) != HS_OK) {
-            hs_free(h->alloc, at);
+            hs_alloc_free(h->alloc, at);
             return nomem(c);
         }
     /* pointers only now: the arena may have moved while it grew */
     for (i = 0; i < h->nrows; i++)
         h->rows[i].name = h->text + at[i];
-    hs_free(h->alloc, at);
+    hs_alloc_free(h->alloc, at);
     qsort(h->rows, h->nrows, sizeof *h->rows, by_bytes);
     empty_cache(h); /* the rows moved */
     return HS_OK;

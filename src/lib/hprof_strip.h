@@ -2,9 +2,10 @@
 /*
  * hprof_strip.h - the hprof-strip library: a single-pass HPROF filter.
  *
- * This is the only public header. A program builds a rule set, creates a
- * filter over it, and runs the filter once over a byte source into a byte
- * sink:
+ * This is the public header: what a program needs (the command's own
+ * calls are apart, in hprof_strip_static.h, for static linking only). A
+ * program builds a rule set, creates a filter over it, and runs the filter
+ * once over a byte source into a byte sink:
  *
  *     hs_rules *rules = hs_rules_create(NULL);
  *     hs_rules_preset(rules, "default", NULL);
@@ -59,6 +60,8 @@
  *  - Counters are added at the end of hs_stats (HS_STATS_COUNTERS_ADDED)
  *    and of the index hs_counter_name counts: an index never changes
  *    meaning.
+ * These rules are this header's; hprof_strip_static.h says what holds of
+ * its calls.
  * tests/lanes/abi.sh builds a program against the 0.1 header
  * (tests/lanes/abi/hprof_strip-0.1.h) and runs it against this library.
  */
@@ -793,10 +796,12 @@ typedef int (*hs_job_progress_fn)(void *ctx, uint64_t in_bytes, uint64_t in_hpro
  * What a run learnt, filled as it goes: its counters, its failure (or
  * salvaged cut), warnings, the input's and output's sizes and SHA-256
  * digests, the histogram and audit findings. hs_job_run fills one the
- * caller made (hs_job.report), which the caller may then add to (its own
- * failure after the run, as the CLI's rename of its output is) and render
- * as the JSON document --stats-file writes (hs_report_json). A report
- * belongs to one run at a time and is not thread-safe. */
+ * caller made (hs_job.report), which the caller then reads, or renders
+ * as the JSON document --stats-file writes (hs_report_json). What the
+ * command adds to a report of its own (a failure after the run, its rule
+ * arguments, its process's times; the document in two parts for a signal
+ * handler) is in hprof_strip_static.h. A report belongs to one run at a
+ * time and is not thread-safe. */
 typedef struct hs_report hs_report; /* opaque */
 
 /* What a message is (hs_message_fn): the run's failure (kept as the
@@ -826,25 +831,6 @@ HS_API void hs_report_free(hs_report *r);
 /* Each message from now on goes to `fn` (NULL: none; the library prints
  * nothing of its own). */
 HS_API void hs_report_set_messages(hs_report *r, hs_message_fn fn, void *ctx);
-/* Records a rule argument for the report's "rules" list, in order: a
- * preset's name (is_file 0) or a rule file's (1). `arg` is not copied: it
- * must outlive the report. At most 64. */
-HS_API void hs_report_note_rules(hs_report *r, int is_file, const char *arg);
-/* Records MESSAGE (printf's format) as the run's failure with status
- * `code`, at the place `where` gives (NULL: none), replacing an earlier
- * one, and returns the exit code of `code` (hs_status_exit). */
-HS_API int hs_report_fail(hs_report *r, hs_status code, const hs_error *where,
-                          const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-/* Records MESSAGE as a warning (at most 16 kept; each said to the hook). */
-HS_API void hs_report_warn(hs_report *r, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
 /* The run's failure (or salvaged cut), or NULL when there is none. Its
  * `message` holds what fits in 320 bytes; hs_report_message has it all. */
 HS_API const hs_error *hs_report_error(const hs_report *r);
@@ -862,10 +848,9 @@ HS_API const char *hs_report_message(const hs_report *r);
  * before a filter ran. */
 HS_API size_t hs_report_stats(const hs_report *r, hs_stats *st, size_t size);
 /* Whether the complete output is under its name: hs_job_run sets it (a
- * good or salvaged run's), a caller that then removes or renames the
- * output says so. */
+ * good or salvaged run's; hs_report_set_output_kept, the command's, when
+ * it then removes or renames the output). */
 HS_API int hs_report_output_kept(const hs_report *r);
-HS_API void hs_report_set_output_kept(hs_report *r, int kept);
 /* Whether a filter ran (the counters are its). */
 HS_API int hs_report_ran(const hs_report *r);
 /* The histogram rows a run with `histogram` kept (names owned by the
@@ -896,38 +881,6 @@ typedef struct {
     char file_sha256[65], hprof_sha256[65];
 } hs_audit_figures;
 HS_API size_t hs_report_audit_figures(const hs_report *r, hs_audit_figures *out, size_t size);
-/* Whether the report is an audit's ("mode": "audit", no output); the job
- * sets it from hs_job.audit, a caller whose run failed before it does. */
-HS_API void hs_report_set_audit(hs_report *r, int audit);
-/* The report's "time": the wall, user and system seconds of the run as the
- * caller counts it (the command's: its whole process); a negative value
- * leaves that one as it is. hs_job_run sets the job's own: its wall time,
- * and the CPU time of the thread that ran it (Linux's RUSAGE_THREAD, so
- * jobs run at once in one process count their own; elsewhere the
- * process's), which leaves out the helper threads (a gzip input's reader,
- * the pager, the hasher, the compressor's workers). */
-HS_API void hs_report_set_times(hs_report *r, double wall, double user, double sys);
-/* A failure of the caller's own that no library status names (the
- * command's --jvm: "jvm-target", "jvm-dump"; a run stopped by a signal:
- * "signal"): recorded as hs_report_fail does, the JSON's error.status
- * `status` (a caller's name, [a-z-]), error.code null, error.retryable
- * `retryable`, error.signal `signal` (NULL: null); hs_report_error's code
- * is HS_OK (no library status), as is the hook's. */
-HS_API void hs_report_fail_other(hs_report *r, const char *status, int retryable,
-                                 const char *signal, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-/* The report as it stands, for a caller that must write it where it may
- * not render it (a signal handler): the document with no exit status and
- * no error, in two parts. The first *head_len bytes end with
- * "exit_status": and the rest starts with the comma after the "error"
- * object: the caller writes the number and the error object (or null)
- * between them. No histogram (it is made at the end). NUL-terminated, to
- * free with hs_free(); NULL when out of memory. */
-HS_API char *hs_report_json_parts(const hs_report *r, const char *in_name,
-                                  const char *out_name, size_t *head_len);
 /* The JSON document of a run that ended with `exit_status` (hs_job_run's
  * return, or the caller's own after it), the one --stats-file writes, the
  * input and output named `in_name` and `out_name` (NULL: null),
@@ -957,7 +910,8 @@ typedef struct {
     const char *rules_text;   /* rule-file text applied after the preset, or NULL */
     size_t rules_len;
     const char *mapping_path; /* an R8/ProGuard mapping.txt (.gz/.zst too), or NULL */
-    hs_compression compress;  /* of the output */
+    hs_compression compress;  /* 0: the output's, which says its own; or the
+                                 output's again (another: HS_EXIT_USAGE) */
     int level;                /* 0: the default */
     int threads;              /* 0: what the cores allow */
     int histogram;            /* non-zero: the class histogram in the report */
@@ -1007,8 +961,9 @@ typedef struct {
  * CLI's exit codes (0 ok, 1 bad input, 2 usage, 3 truncated, 4 I/O, 5 a
  * memory cap, 6 salvaged, 7 audit findings: hprof-strip(1) EXIT STATUS;
  * and 8, HS_EXIT_CANCELLED, when job->progress cancelled it).
- * `out` must have been opened with job->compress (hs_output_open_*; its
- * level is the output's own); job->threads (0: one per core) also decides
+ * `out` is opened by the caller (hs_output_open_*), whose compression and
+ * level are the output's own (job->compress, when not 0, must be the
+ * same; before 0.8 it had to be given); job->threads (0: one per core) also decides
  * whether a gzip input is inflated on a thread of its own. The output is
  * finished (hs_output_finish) after a good run. When `report` is not NULL,
  * *report gets the JSON report of the run, the same document `--stats-file`

@@ -137,4 +137,41 @@
  * It is checked only when the read window moves, never per record. */
 #define HS_PROGRESS_STEP HS_MIB
 
+/* ---- I/O: the threads' blocks, pages, members --------------------------------
+ * (input.c's reader blocks, raw buffer and members' budget are still its
+ * own: RAW_BUFFER, SLOTS, SLOT_SIZE, MAP_STEP, PAR_RAW.) */
+
+/* Uncompressed bytes per gzip member written (output.c): HotSpot's -gz
+ * layout, whose first header's comment says "HPROF BLOCKSIZE=1048576" and
+ * which MAT's chunked reader seeks by, so it is the format's, not a
+ * choice; it is also the block the compressor workers take. */
+#define HS_GZIP_MEMBER HS_MIB
+/* A zstd worker's job at levels up to 5 (output.c says how it was
+ * measured): the speed and size of libzstd's default 8 MiB, a third of its
+ * peak memory. */
+#define HS_ZSTD_JOB (2u * HS_MIB)
+/* The pager (pager.c): how far ahead of the filter a mapped input's pages
+ * are faulted in, far enough that the filter never catches up between two
+ * wake-ups, near enough that the resident set stays a few MiB; the step
+ * the filter wakes the thread at; and how far behind the filter pages may
+ * stay mapped before the filter gives them back itself (its ring holds
+ * BEHIND / STEP wake-ups, so a full ring means exactly that). */
+#define HS_PAGER_AHEAD (2u * HS_MIB)
+#define HS_PAGER_STEP HS_MIB
+#define HS_PAGER_BEHIND (4u * HS_MIB)
+/* The largest page-cache folio with 4 KiB pages (PMD size): a fault maps
+ * its whole folio, so a give-back starts at this boundary below (pager.c). */
+#define HS_FOLIO_MAX (2u * HS_MIB)
+/* The digest thread's slots (hasher.c): 4 MiB in all, enough that the
+ * filter rarely waits for the thread, which hashes about as fast as the
+ * filter filters. */
+#define HS_HASHER_SLOTS 8
+#define HS_HASHER_SLOT (HS_MIB / 2)
+/* The audit's verifier (verify.c): its compressed-read buffer, one read(2)
+ * of 1 MiB as the filter's; and its HPROF window, in which an instance is
+ * classified whole, so none may be larger (a class layout is at most 65535
+ * fields of 8 bytes, 512 KiB, and chains of such classes do not occur). */
+#define HS_VERIFY_RAW_BUFFER HS_MIB
+#define HS_VERIFY_WINDOW (4u * HS_MIB)
+
 #endif

@@ -25,8 +25,8 @@ void hs_idmap_init(hs_idmap *m, const hs_alloc *a)
 
 void hs_idmap_free(hs_idmap *m)
 {
-    hs_free(m->alloc, m->ents);
-    hs_free(m->alloc, m->used);
+    hs_alloc_free(m->alloc, m->ents);
+    hs_alloc_free(m->alloc, m->used);
     m->ents = NULL;
     m->used = NULL;
     m->cap = m->count = 0;
@@ -128,15 +128,15 @@ static hs_status grow(hs_idmap *m)
     ents = hs_malloc(m->alloc, cap * sizeof *ents);
     used = hs_calloc(m->alloc, cap);
     if (!ents || !used) {
-        hs_free(m->alloc, ents);
-        hs_free(m->alloc, used);
+        hs_alloc_free(m->alloc, ents);
+        hs_alloc_free(m->alloc, used);
         return HS_E_NOMEM;
     }
     for (i = 0; i < m->cap; i++)
         if (m->used[i])
             settle(ents, used, cap, m->ents[i]);
-    hs_free(m->alloc, m->ents);
-    hs_free(m->alloc, m->used);
+    hs_alloc_free(m->alloc, m->ents);
+    hs_alloc_free(m->alloc, m->used);
     m->ents = ents;
     m->used = used;
     m->cap = cap;

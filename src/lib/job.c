@@ -521,6 +521,31 @@ static void figures(run *j, int rc)
     }
 }
 
+/* A compression's name in a message ("none", "zstd", "gzip"; the codec
+ * table's), NULL for a number it does not have. */
+static const char *compression_name(int c)
+{
+    return c == HS_COMPRESS_NONE ? "none" : hs_compression_name(c);
+}
+
+/* The output says its compression; the job's `compress`, when a caller
+ * still sets it (0 is the output's), must agree, each named by name. */
+static int check_compression(run *j)
+{
+    const char *asked = compression_name((int)j->job.compress);
+
+    j->format = hs_output_is(j->out);
+    if (j->job.compress == HS_COMPRESS_NONE || (int)j->job.compress == j->format)
+        return EXIT_OK;
+    if (!asked)
+        return hs_report_fail(j->r, HS_E_USAGE, NULL, "the job's compression %d is none of "
+                              "none, zstd and gzip (0: the output's)", (int)j->job.compress);
+    return hs_report_fail(j->r, HS_E_USAGE, NULL,
+                          "the job says compression %s, the output was opened for %s "
+                          "(leave the job's 0: the output's)",
+                          asked, compression_name(j->format));
+}
+
 static int start(run *j)
 {
     if (j->job.threads < 0)
@@ -531,12 +556,9 @@ static int start(run *j)
         j->threads = n > 0 ? (int)n : 1;
     }
     if (j->out) {
-        j->format = hs_output_is(j->out);
-        if ((int)j->job.compress != j->format)
-            return hs_report_fail(j->r, HS_E_USAGE, NULL,
-                                  "the output was opened with another compression than the "
-                                  "job's (%d)",
-                                  (int)j->job.compress);
+        int rc = check_compression(j);
+        if (rc != EXIT_OK)
+            return rc;
     }
     if (hs_input_started(j->in))
         return hs_report_fail(j->r, HS_E_USAGE, NULL,
@@ -639,7 +661,7 @@ HS_API int hs_job_run(const hs_job *job, hs_input *in, hs_output *out, char **re
     return rc;
 }
 
-HS_API void(hs_free)(void *p)
+HS_API void hs_free(void *p)
 {
     free(p);
 }

@@ -159,7 +159,7 @@ static int intern_rehash(hs_mapping *m)
             t[j] = off;
         }
     }
-    hs_free(&m->a, m->intern);
+    hs_alloc_free(&m->a, m->intern);
     m->intern = t;
     m->intern_cap = cap;
     return 0;
@@ -273,7 +273,7 @@ static int grow_class_table(hs_mapping *m)
     t = hs_calloc(&m->a, cap * sizeof *t);
     if (!t)
         return -1;
-    hs_free(&m->a, m->cls_tab);
+    hs_alloc_free(&m->a, m->cls_tab);
     m->cls_tab = t;
     m->cls_cap = cap;
     for (i = 0; i + 1 < m->cls.n; i++) /* all but the newest, which the caller puts */
@@ -351,7 +351,7 @@ static void shrink_class_table(hs_mapping *m)
         return;
     for (i = 0; i < m->cls.n; i++)
         put_class(m, t, cap, 0, i);
-    hs_free(&m->a, m->cls_tab);
+    hs_alloc_free(&m->a, m->cls_tab);
     m->cls_tab = t;
     m->cls_cap = cap;
 }
@@ -876,7 +876,7 @@ hs_mapping_parser *hs_mapping_begin(const char *origin, const hs_alloc *a, uint6
     m = hs_calloc(&raw, sizeof *m);
     if (!m) {
         nomem(&p->ps);
-        hs_free(&raw, p);
+        hs_alloc_free(&raw, p);
         return NULL;
     }
     p->m = p->ps.m = m;
@@ -933,12 +933,12 @@ hs_mapping *hs_mapping_end(hs_mapping_parser *p, int complete)
     m = p->m;
     if (p->status == HS_OK && complete && p->line_len) /* the last line, with no '\n' */
         p->status = whole_line(&p->ps, p->line, p->line_len);
-    hs_free(&m->a, p->line);
+    hs_alloc_free(&m->a, p->line);
     p->line = NULL;
     p->line_cap = p->line_len = 0;
     if (p->status == HS_OK && complete) {
         /* the interning table is only for parsing: give it back first */
-        hs_free(&m->a, m->intern);
+        hs_alloc_free(&m->a, m->intern);
         m->intern = NULL;
         m->intern_cap = m->intern_n = 0;
         vec_trim(m, &m->pool);
@@ -952,7 +952,7 @@ hs_mapping *hs_mapping_end(hs_mapping_parser *p, int complete)
         hs_mapping_free(m);
         m = NULL;
     }
-    hs_free(&raw, p);
+    hs_alloc_free(&raw, p);
     return m;
 }
 
@@ -974,18 +974,18 @@ void hs_mapping_free(hs_mapping *m)
     if (!m)
         return;
     a = m->a;
-    hs_free(&a, m->pool.p);
-    hs_free(&a, m->cls.p);
-    hs_free(&a, m->fld.p);
-    hs_free(&a, m->mth.p);
-    hs_free(&a, m->intern);
-    hs_free(&a, m->cls_tab);
-    hs_free(&a, m->orig_tab);
-    hs_free(&a, m->fld_tab);
-    hs_free(&a, m->mth_tab);
-    hs_free(&a, m->mem_tab);
+    hs_alloc_free(&a, m->pool.p);
+    hs_alloc_free(&a, m->cls.p);
+    hs_alloc_free(&a, m->fld.p);
+    hs_alloc_free(&a, m->mth.p);
+    hs_alloc_free(&a, m->intern);
+    hs_alloc_free(&a, m->cls_tab);
+    hs_alloc_free(&a, m->orig_tab);
+    hs_alloc_free(&a, m->fld_tab);
+    hs_alloc_free(&a, m->mth_tab);
+    hs_alloc_free(&a, m->mem_tab);
     assert(m->meter.live == 0);
-    hs_free(&m->raw, m);
+    hs_alloc_free(&m->raw, m);
 }
 
 size_t hs_mapping_bytes(const hs_mapping *m)

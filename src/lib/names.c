@@ -23,10 +23,10 @@ void hs_names_free(hs_names *t)
     size_t i;
 
     for (i = 0; i < t->n_chunks; i++)
-        hs_free(t->a, t->chunks[i]);
-    hs_free(t->a, t->chunks);
-    hs_free(t->a, t->ents);
-    hs_free(t->a, t->slots);
+        hs_alloc_free(t->a, t->chunks[i]);
+    hs_alloc_free(t->a, t->chunks);
+    hs_alloc_free(t->a, t->ents);
+    hs_alloc_free(t->a, t->slots);
     memset(t, 0, sizeof *t);
 }
 
@@ -88,7 +88,7 @@ static int grow_slots(hs_names *t)
 
     if (!s)
         return -1;
-    hs_free(t->a, old);
+    hs_alloc_free(t->a, old);
     t->slots = s;
     t->slot_cap = cap;
     for (i = 0; i < t->n; i++)

@@ -39,9 +39,9 @@ void hs_obf_free(hs_obf *o)
     hs_names_free(&o->names);
     hs_idmap_free(&o->by_class);
     hs_idmap_free(&o->by_member);
-    hs_free(o->a, o->cls);
-    hs_free(o->a, o->mem);
-    hs_free(o->a, o->buf);
+    hs_alloc_free(o->a, o->cls);
+    hs_alloc_free(o->a, o->mem);
+    hs_alloc_free(o->a, o->buf);
     memset(o, 0, sizeof *o);
 }
 
@@ -612,6 +612,6 @@ hs_status hs_obf_write(const hs_obf *o, const hs_sink *dst)
     }
     flush(w);
     s = w->failed ? HS_E_WRITE : HS_OK;
-    hs_free(o->a, w);
+    hs_alloc_free(o->a, w);
     return s;
 }

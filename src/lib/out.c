@@ -20,7 +20,7 @@ hs_status hs_out_init(hs_out *o, const hs_alloc *a, size_t cap)
 
 void hs_out_free(hs_out *o)
 {
-    hs_free(o->alloc, o->buf);
+    hs_alloc_free(o->alloc, o->buf);
     o->buf = NULL;
 }
 

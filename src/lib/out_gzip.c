@@ -11,6 +11,7 @@
  * bottleneck of the pipeline.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "hs_limits.h"
 #include "output_int.h"
 #include "ring.h"
 
@@ -21,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GZ_BLOCK (1u << 20) /* uncompressed bytes per gzip member */
+#define GZ_BLOCK HS_GZIP_MEMBER /* uncompressed bytes per gzip member */
 
 typedef struct {
     uint8_t *in, *out;

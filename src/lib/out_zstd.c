@@ -6,6 +6,7 @@
  */
 #include "be.h"
 #include "format.h"
+#include "hs_limits.h"
 #include "output_int.h"
 
 #include <stdio.h>
@@ -119,7 +120,7 @@ static int z_open(hs_output *o, int level, int threads)
      * size. Higher levels have larger windows and keep the defaults,
      * favouring ratio. */
     if (threads > 0 && (level <= 5 || z->level_by_dump)) {
-        ZSTD_CCtx_setParameter(z->zc, ZSTD_c_jobSize, 2u << 20);
+        ZSTD_CCtx_setParameter(z->zc, ZSTD_c_jobSize, HS_ZSTD_JOB);
         ZSTD_CCtx_setParameter(z->zc, ZSTD_c_overlapLog, 1);
     }
     return 0;

@@ -5,6 +5,7 @@
  */
 #include "pager.h"
 #include "hs_port.h"
+#include "hs_limits.h"
 #include "ring.h"
 
 #include <assert.h>
@@ -13,14 +14,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* How far ahead of the filter pages are mapped, and in what steps: far
- * enough that the filter never catches up between two wake-ups, near
- * enough that the resident set stays a few MiB. */
-#define AHEAD (2u << 20)
-#define STEP (1u << 20)
-/* How far behind the filter pages may stay mapped before it gives them
- * back itself. */
-#define BEHIND (4u << 20)
+/* How far ahead of the filter pages are mapped, in what steps, and how far
+ * behind it they may stay mapped (hs_limits.h says why). */
+#define AHEAD HS_PAGER_AHEAD
+#define STEP HS_PAGER_STEP
+#define BEHIND HS_PAGER_BEHIND
 /* The filter wakes the thread through a ring (ring.h): block k is "the
  * filter has passed step k" (STEP bytes from where paging began), the
  * filter its producer, the thread its consumer. The filter never waits:
@@ -56,7 +54,7 @@ static size_t page_down(const hs_pager *p, size_t at)
  * mapped for good. So every give-back starts at the folio boundary below:
  * 2 MiB, the largest folio with 4 KiB pages (PMD size). Walking page
  * tables already cleared costs little. */
-#define FOLIO_MAX (2u << 20)
+#define FOLIO_MAX HS_FOLIO_MAX
 
 void hs_pages_give_back(uint8_t *map, size_t from, size_t to)
 {

@@ -29,7 +29,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "hs_limits.h"
-#include "hprof_strip.h"
+#include "report.h" /* hs_report_fail: the static tier, the library defines it */
 #include "ring.h"
 #include "sized.h"
 

@@ -18,7 +18,7 @@ void hs_reader_init(hs_reader *r, const hs_alloc *a, size_t cap, size_t max)
 
 void hs_reader_free(hs_reader *r)
 {
-    hs_free(r->alloc, r->own);
+    hs_alloc_free(r->alloc, r->own);
     r->own = r->buf = NULL;
 }
 

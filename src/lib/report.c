@@ -28,7 +28,7 @@ HS_API const char *hs_basic_type_name(unsigned t)
     return t < HS_TYPE_CODES ? "" : "?";
 }
 
-HS_API void hs_report_note_rules(hs_report *r, int is_file, const char *arg)
+HS_STATIC_API void hs_report_note_rules(hs_report *r, int is_file, const char *arg)
 {
     if (r && r->n_rules < HS_REPORT_MAX_RULES) {
         r->rule_arg[r->n_rules] = arg;
@@ -119,8 +119,8 @@ static void record(hs_report *r, hs_status code, const hs_error *where, hs_messa
     }
 }
 
-HS_API int hs_report_fail(hs_report *r, hs_status code, const hs_error *where, const char *fmt,
-                          ...)
+HS_STATIC_API int hs_report_fail(hs_report *r, hs_status code, const hs_error *where,
+                                 const char *fmt, ...)
 {
     va_list ap;
 
@@ -141,7 +141,7 @@ void hs_report_salvage(hs_report *r, hs_status code, const hs_error *where, cons
     va_end(ap);
 }
 
-HS_API void hs_report_warn(hs_report *r, const char *fmt, ...)
+HS_STATIC_API void hs_report_warn(hs_report *r, const char *fmt, ...)
 {
     char w[sizeof r->warnings[0]];
     va_list ap;
@@ -233,7 +233,7 @@ HS_API int hs_report_output_kept(const hs_report *r)
     return r ? r->output_kept : 0;
 }
 
-HS_API void hs_report_set_output_kept(hs_report *r, int kept)
+HS_STATIC_API void hs_report_set_output_kept(hs_report *r, int kept)
 {
     if (r)
         r->output_kept = kept != 0;
@@ -265,13 +265,13 @@ HS_API int hs_report_audit_verdict(const hs_report *r)
     return r && r->audited ? r->audit_clean != 0 : -1;
 }
 
-HS_API void hs_report_set_audit(hs_report *r, int audit)
+HS_STATIC_API void hs_report_set_audit(hs_report *r, int audit)
 {
     if (r)
         r->audit_run = audit != 0;
 }
 
-HS_API void hs_report_set_times(hs_report *r, double wall, double user, double sys)
+HS_STATIC_API void hs_report_set_times(hs_report *r, double wall, double user, double sys)
 {
     if (!r)
         return;
@@ -283,8 +283,8 @@ HS_API void hs_report_set_times(hs_report *r, double wall, double user, double s
         r->sys = sys;
 }
 
-HS_API void hs_report_fail_other(hs_report *r, const char *status, int retryable,
-                                 const char *signal, const char *fmt, ...)
+HS_STATIC_API void hs_report_fail_other(hs_report *r, const char *status, int retryable,
+                                        const char *signal, const char *fmt, ...)
 {
     va_list ap;
 
@@ -829,8 +829,8 @@ static int write_json(FILE *fp, const hs_report *r, int exit_status, const char 
 
 /* ---- the document, as a caller renders it ----------------------------------- */
 
-HS_API char *hs_report_json_parts(const hs_report *r, const char *in_name, const char *out_name,
-                                  size_t *head_len)
+HS_STATIC_API char *hs_report_json_parts(const hs_report *r, const char *in_name,
+                                         const char *out_name, size_t *head_len)
 {
     char *doc = NULL;
     size_t len = 0;

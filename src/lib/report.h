@@ -14,6 +14,11 @@
 #include <stdio.h>
 
 #include "hprof_strip.h"
+/* the report's calls the command uses (the library defines them all) */
+#ifndef HS_STATIC_LINKING_ONLY
+#define HS_STATIC_LINKING_ONLY
+#endif
+#include "hprof_strip_static.h"
 #include "sha256.h"
 
 /* The command's exit codes (hprof-strip(1), EXIT STATUS), which hs_job_run

@@ -14,7 +14,7 @@
 /* Frees the sort's scratch (see scratch_fit). */
 static void scratch_free(hs_rootq *q)
 {
-    hs_free(q->alloc, q->scratch);
+    hs_alloc_free(q->alloc, q->scratch);
     q->scratch = NULL;
     q->scratch_bytes = 0;
 }
@@ -24,8 +24,8 @@ static void scratch_free(hs_rootq *q)
  * roots taken may still be read. */
 static void block_free(hs_rootq *q)
 {
-    hs_free(q->alloc, q->blk);
-    hs_free(q->alloc, q->wblk);
+    hs_alloc_free(q->alloc, q->blk);
+    hs_alloc_free(q->alloc, q->wblk);
     scratch_free(q);
     q->blk = NULL;
     q->wblk = NULL;
@@ -34,7 +34,7 @@ static void block_free(hs_rootq *q)
 
 static void log_free(hs_rootq *q)
 {
-    hs_free(q->alloc, q->log);
+    hs_alloc_free(q->alloc, q->log);
     q->log = NULL;
     q->log_len = q->log_cap = q->log_ready = 0;
 }
@@ -56,9 +56,9 @@ void hs_rootq_free(hs_rootq *q)
     hs_idmap_free(&q->map);
     hs_idmap_free(&q->dir);
     for (i = 0; i < q->npages; i++)
-        hs_free(q->alloc, q->pages[i]);
-    hs_free(q->alloc, q->pages);
-    hs_free(q->alloc, q->slots);
+        hs_alloc_free(q->alloc, q->pages[i]);
+    hs_alloc_free(q->alloc, q->pages);
+    hs_alloc_free(q->alloc, q->slots);
     block_free(q);
     log_free(q);
     q->log_live = 0;
@@ -232,7 +232,7 @@ static hs_status widen(hs_rootq *q)
         w[k].key = q->blk[k] >> 32;
         w[k].val = (uint32_t)q->blk[k];
     }
-    hs_free(q->alloc, q->blk);
+    hs_alloc_free(q->alloc, q->blk);
     q->blk = NULL;
     q->wblk = w;
     q->wide = 1;
@@ -507,7 +507,7 @@ static hs_status filter_add(hs_rootq *q, uint64_t id)
         if (!fresh)
             return HS_E_NOMEM;
         if (hs_idmap_put(&q->dir, id >> HS_ROOTQ_PAGE_SHIFT, q->npages + 1) != HS_OK) {
-            hs_free(q->alloc, fresh);
+            hs_alloc_free(q->alloc, fresh);
             return HS_E_NOMEM;
         }
         q->pages[q->npages++] = fresh;

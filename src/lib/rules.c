@@ -40,7 +40,7 @@ void hs_rules_free(hs_rules *r)
     if (r) {
         hs_alloc a = r->alloc;
         hs_mapping_free(r->mapping);
-        hs_free(&a, r);
+        hs_alloc_free(&a, r);
     }
 }
 
@@ -296,7 +296,7 @@ hs_status hs_rules_mapping_read(hs_rules *r, const hs_source *src, uint64_t max_
                                             max_held ? max_held : HS_DEFAULT_MAX_HELD, &e)
                          : NULL;
     if (!p) {
-        hs_free(&r->alloc, buf);
+        hs_alloc_free(&r->alloc, buf);
         if (!buf && !src->data)
             hs_fail_plain(&e, HS_E_NOMEM, "%s: out of memory reading the mapping", origin);
         return take_mapping(r, NULL, &e, origin, err);
@@ -315,7 +315,7 @@ hs_status hs_rules_mapping_read(hs_rules *r, const hs_source *src, uint64_t max_
         hs_fail_plain(&e, HS_E_READ, "%s: %s", origin,
                       got < 0 ? "reading the mapping failed"
                               : "the read callback returned more bytes than asked for");
-    hs_free(&r->alloc, buf);
+    hs_alloc_free(&r->alloc, buf);
     return take_mapping(r, hs_mapping_end(p, got == 0), &e, origin, err);
 }
 

@@ -66,12 +66,12 @@ void hs_scrub_free(hs_scrub *sc)
     hs_idmap_free(&sc->keep_field_names);
     hs_idmap_free(&sc->keep_classes);
     hs_idmap_free(&sc->waiting);
-    hs_free(a, sc->masks);
+    hs_alloc_free(a, sc->masks);
     sc->masks = NULL;
-    hs_free(a, sc->own_names);
+    hs_alloc_free(a, sc->own_names);
     sc->own_names = NULL;
-    hs_free(a, sc->holds);
-    hs_free(a, sc->pending);
+    hs_alloc_free(a, sc->holds);
+    hs_alloc_free(a, sc->pending);
     sc->holds = NULL;
     sc->pending = NULL;
 }
@@ -364,11 +364,11 @@ hs_status hs_scrub_class_dump(hs_scrub *sc, hs_strings *s, hs_enc *e, size_t siz
         st = hs_enc_sub_end(e);
     if (st == HS_OK && names)
         st = hs_findings_fields(sc->fd, e->c, id, names, n);
-    hs_free(&e->c->alloc, names);
+    hs_alloc_free(&e->c->alloc, names);
     if (tp != types)
-        hs_free(&e->c->alloc, tp);
+        hs_alloc_free(&e->c->alloc, tp);
     if (kp != keep)
-        hs_free(&e->c->alloc, kp);
+        hs_alloc_free(&e->c->alloc, kp);
     HS_TRY(st);
     HS_TRY(hs_hold(e->c, HS_HOLD_CLASSES, hs_classes_bytes(&sc->classes)));
     return class_arrived(sc, s, e, id);
@@ -550,7 +550,7 @@ static hs_status write_held(hs_scrub *sc, hs_strings *s, hs_enc *e, const held *
         st = hs_enc_sub_end(e);
     hs_enc_set_heap(e, save_heap, save_name);
     sc->pending_count--;
-    hs_free(&e->c->alloc, copy);
+    hs_alloc_free(&e->c->alloc, copy);
     return st;
 }
 

@@ -21,7 +21,7 @@ void hs_strtab_init(hs_strtab *t, const hs_alloc *a)
 void hs_strtab_free(hs_strtab *t)
 {
     hs_idmap_free(&t->map);
-    hs_free(t->alloc, t->arena);
+    hs_alloc_free(t->alloc, t->arena);
     t->arena = NULL;
 }
 
@@ -72,7 +72,7 @@ static void compact(hs_strtab *t)
         to += 4 + (size_t)n;
     }
     memcpy(t->arena, tmp, to);
-    hs_free(t->alloc, tmp);
+    hs_alloc_free(t->alloc, tmp);
     t->len = to;
     t->dead = 0;
 }

@@ -45,11 +45,10 @@
 #include <isa-l/igzip_lib.h>
 #include <zstd.h>
 
-#define RAW_BUF HS_MIB
-/* The HPROF reader's window: an instance is classified whole in it, so
- * no instance may be larger (a class layout is at most 65535 fields of 8
- * bytes, 512 KiB, and chains of such classes do not occur). */
-#define HP_BUF (4u * HS_MIB)
+#define RAW_BUF HS_VERIFY_RAW_BUFFER
+/* The HPROF reader's window: an instance is classified whole in it
+ * (hs_limits.h). */
+#define HP_BUF HS_VERIFY_WINDOW
 #define NO_TEXT UINT32_MAX
 /* HotSpot's -gz dumps: the first member's comment (documented layout). */
 static const char g_hotspot_comment[] = "HPROF BLOCKSIZE=1048576";
@@ -1497,16 +1496,16 @@ static void release(V *v)
     hs_idmap_free(&v->used);
     hs_idmap_free(&v->class_of);
     hs_idmap_free(&v->load_of);
-    hs_free(&v->a, v->strings);
-    hs_free(&v->a, v->texts);
-    hs_free(&v->a, v->classes);
-    hs_free(&v->a, v->fields);
-    hs_free(&v->a, v->flat);
-    hs_free(&v->a, v->values);
-    hs_free(&v->a, v->loads);
-    hs_free(&v->a, v->held);
-    hs_free(&v->a, v->rows);
-    hs_free(&v->a, v->names);
+    hs_alloc_free(&v->a, v->strings);
+    hs_alloc_free(&v->a, v->texts);
+    hs_alloc_free(&v->a, v->classes);
+    hs_alloc_free(&v->a, v->fields);
+    hs_alloc_free(&v->a, v->flat);
+    hs_alloc_free(&v->a, v->values);
+    hs_alloc_free(&v->a, v->loads);
+    hs_alloc_free(&v->a, v->held);
+    hs_alloc_free(&v->a, v->rows);
+    hs_alloc_free(&v->a, v->names);
     free(v->raw);
     free(v->hp);
     free(v->gz);

@@ -34,6 +34,7 @@ MAJOR=${VERSION%%.*}
 (cd "$D" && find . ! -type d | sort) >"$T/files"
 sort >"$T/want" <<EOF
 ./opt/hs/inc/hprof_strip.h
+./opt/hs/inc/hprof_strip_static.h
 ./opt/hs/lib64/libhprofstrip.a
 ./opt/hs/lib64/libhprofstrip.so
 ./opt/hs/lib64/libhprofstrip.so.$MAJOR
@@ -51,18 +52,22 @@ same_lists "$T/want" "$T/files" "installed files"
 "$D/opt/hs/sbin/hprof-strip" --version >"$T/out" 2>&1; rc=$?
 expect_rc 0 "installed CLI"
 
-# soname, and the exported symbols are the header's functions, no more, no less
+# soname, and the exported symbols are the headers' functions, no more, no
+# less: hprof_strip.h's, and hprof_strip_static.h's (exported for the
+# programs built against the 0.6 and 0.7 headers, which declared them)
 objdump -p "$L/libhprofstrip.so.$VERSION" >"$T/dyn"
 expect_grep "SONAME  *libhprofstrip.so.$MAJOR\$" "$T/dyn" "soname"
 nm -D --defined-only "$L/libhprofstrip.so.$VERSION" | awk '{print $3}' | sort >"$T/exported"
 # function declarations: top-level lines (no indent, no typedef) naming hs_x(
-sed -n '/^[A-Za-z]/{/^typedef/d; s/^.*[ *]\(hs_[a-z0-9_]*\)(.*/\1/p;}' src/lib/hprof_strip.h |
-    sort >"$T/declared"
+sed -n '/^[A-Za-z]/{/^typedef/d; s/^.*[ *]\(hs_[a-z0-9_]*\)(.*/\1/p;}' src/lib/hprof_strip.h \
+    src/lib/hprof_strip_static.h | sort >"$T/declared"
 [ -s "$T/declared" ] && ok || bad "no functions found in hprof_strip.h"
-same_lists "$T/declared" "$T/exported" "exported symbols vs hprof_strip.h"
-grep '^[A-Za-z].*[ *]hs_[a-z0-9_]*(' src/lib/hprof_strip.h | grep -v '^typedef' |
-    grep -v '^HS_API ' >"$T/unmarked"
-[ -s "$T/unmarked" ] && bad "declared without HS_API: $(cat "$T/unmarked")" || ok
+same_lists "$T/declared" "$T/exported" "exported symbols vs the headers"
+for h in hprof_strip:HS_API hprof_strip_static:HS_STATIC_API; do
+    grep '^[A-Za-z].*[ *]hs_[a-z0-9_]*(' "src/lib/${h%:*}.h" | grep -v '^typedef' |
+        grep -v "^${h#*:} " >"$T/unmarked"
+    [ -s "$T/unmarked" ] && bad "${h%:*}.h: declared without ${h#*:}: $(cat "$T/unmarked")" || ok
+done
 
 # pkg-config over the staged copy (the sysroot maps its paths into DESTDIR)
 PKG_CONFIG_PATH=$L/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D
@@ -95,14 +100,74 @@ objdump -p "$T/strip_shared1" | grep -q "NEEDED  *libhprofstrip.so.$MAJOR\$" && 
     bad "shared example does not need libhprofstrip.so.$MAJOR"
 LD_LIBRARY_PATH=$L ldd "$T/strip_shared1" | grep -q "=> $L/libhprofstrip.so.$MAJOR " && ok ||
     bad "shared example does not load the installed library"
-# static: the archive linked in (-Bstatic around -lhprofstrip), the rest of
-# Libs.private as the system has it (Debian ships no libisal.a, so a fully
-# static program cannot be made here)
-LIBS_STATIC=$(echo "$LIBS_STATIC" | sed 's/-lhprofstrip/-Wl,-Bstatic -lhprofstrip -Wl,-Bdynamic/')
+# static: the archive linked in (-l:libhprofstrip.a, as hprof_strip(3)
+# says), the rest of Libs.private as the system has it (Debian ships no
+# libisal.a, so a fully static program cannot be made here)
+LIBS_STATIC=$(echo "$LIBS_STATIC" | sed 's/-lhprofstrip/-l:libhprofstrip.a/')
 # shellcheck disable=SC2086
 $CC $W $CFLAGS_PC examples/strip_file.c -o "$T/strip_static" $LIBS_STATIC 2>"$T/err"; rc=$?
 expect_rc 0 "example, static"; [ "$rc" -eq 0 ] || cat "$T/err" >&2
 objdump -p "$T/strip_static" | grep -q "NEEDED.*libhprofstrip" && bad "static example is dynamic" || ok
+
+# The link lines the manual (LINKING) and the README give, each run as
+# written on a small program of the static header's calls (prog.c): the
+# installed library through pkg-config, and the build tree's archive. A
+# line naming libhprofstrip.a makes a program that needs no libhprofstrip.so.
+cat >"$T/prog.c" <<'EOF'
+#define HS_STATIC_LINKING_ONLY
+#include <hprof_strip_static.h>
+#include <stdio.h>
+#include <string.h>
+
+int main(void)
+{
+    hs_report *r = hs_report_create();
+    char *doc;
+    int rc;
+
+    if (!r)
+        return 1;
+    rc = hs_report_fail(r, HS_E_TRUNCATED, NULL, "cut at byte %d", 42);
+    doc = hs_report_json(r, rc, NULL, NULL);
+    if (!doc || !strstr(doc, "cut at byte 42"))
+        return 1;
+    printf("%d %s\n", rc, hs_version());
+    hs_free(doc);
+    hs_report_free(r);
+    return 0;
+}
+EOF
+{
+    sed -n '/^\.SH LINKING/,/^\.SH EX/p' man/hprof_strip.3 | sed -n 's/\\-/-/g; /^cc prog\.c /p'
+    sed -n '/^```/,/^```/{/^cc prog\.c /p;}' README.md
+} >"$T/lines"
+grep -q -- '-l:libhprofstrip\.a' "$T/lines" && ok || bad "no static link line in the manual or README"
+grep -q ' build/libhprofstrip\.a' "$T/lines" && ok || bad "no build-tree link line in the README"
+n=0
+while read -r line; do
+    n=$((n + 1))
+    rm -f "$T/prog$n"
+    # the documented line with the program's path and its output's name
+    # put in, from the top of the tree (the build-tree line's paths), over the
+    # staged install (pkg-config's variables above)
+    (eval "$(echo "$line" | sed "s|prog\.c|$T/prog.c -o $T/prog$n|")") >"$T/err" 2>&1; rc=$?
+    expect_rc 0 "documented line: $line"; [ "$rc" -eq 0 ] || { cat "$T/err" >&2; continue; }
+    out=$(LD_LIBRARY_PATH=$L "$T/prog$n" 2>&1)
+    [ "$out" = "3 $VERSION" ] && ok || bad "documented line: $line: the program says '$out'"
+    case $line in
+    *libhprofstrip.a*)
+        objdump -p "$T/prog$n" | grep -q "NEEDED.*libhprofstrip" &&
+            bad "documented line: $line: the program needs libhprofstrip.so" || ok ;;
+    esac
+done <"$T/lines"
+[ "$n" -ge 4 ] && ok || bad "only $n documented link lines found"
+# the static header is for a program that says so: without
+# HS_STATIC_LINKING_ONLY it does not compile
+printf '#include <hprof_strip_static.h>\nint main(void) { return 0; }\n' >"$T/nodef.c"
+# shellcheck disable=SC2086
+$CC $W $CFLAGS_PC -c "$T/nodef.c" -o "$T/nodef.o" 2>"$T/err" &&
+    bad "hprof_strip_static.h compiles without HS_STATIC_LINKING_ONLY" || ok
+expect_grep "HS_STATIC_LINKING_ONLY" "$T/err" "the static header's #error"
 
 # same bytes as the CLI, every fixture, every preset
 for f in fixtures/*.hprof; do
@@ -168,6 +233,9 @@ if command -v c++ >/dev/null 2>&1; then
     printf '#include <hprof_strip.h>\nint main() { return hs_rules_create(nullptr) ? 0 : 1; }\n' |
         c++ -std=c++11 -Wall -Wextra -Werror $CFLAGS_PC -x c++ -fsyntax-only - 2>"$T/err"; rc=$?
     expect_rc 0 "header in C++"; [ "$rc" -eq 0 ] || cat "$T/err" >&2
+    printf '#define HS_STATIC_LINKING_ONLY\n#include <hprof_strip_static.h>\nint main() { hs_report_set_audit(nullptr, 1); return 0; }\n' |
+        c++ -std=c++11 -Wall -Wextra -Werror $CFLAGS_PC -x c++ -fsyntax-only - 2>"$T/err"; rc=$?
+    expect_rc 0 "static header in C++"; [ "$rc" -eq 0 ] || cat "$T/err" >&2
 fi
 
 # hprof_strip(3): formats without warnings, names every function, status and

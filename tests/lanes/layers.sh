@@ -6,8 +6,9 @@
 # Then the boundary between the library (src/lib) and the command-line tool
 # (src/cli), from the sources and from the objects: no src/lib file includes
 # a src/cli header; a src/cli file includes no src/lib header but
-# hprof_strip.h; and no src/cli object uses a library symbol that
-# hprof_strip.h does not declare. What the CLI still takes from the
+# hprof_strip.h and hprof_strip_static.h (the command's own calls, for
+# static linking); and no src/cli object uses a library symbol that these
+# two do not declare. What the CLI still takes from the
 # library's insides is listed, each with what is to become of it, in
 # tests/lanes/layers-cli.txt: a use not listed there fails, and so does a listed
 # one that is gone (the list only shrinks).
@@ -75,15 +76,23 @@ ok
 
 for f in src/cli/*.c src/cli/*.h; do
     for h in $(includes "$f"); do
-        [ -e "src/lib/$h" ] && [ ! -e "src/cli/$h" ] && [ "$h" != hprof_strip.h ] || continue
+        case $h in hprof_strip.h | hprof_strip_static.h) continue ;; esac
+        [ -e "src/lib/$h" ] && [ ! -e "src/cli/$h" ] || continue
         echo "include ${f#src/} $h" >>"$T/seen"
     done
 done
 
-# what the public header declares (as tests/lanes/install.sh reads it)
-sed -n '/^[A-Za-z]/{/^typedef/d; s/^.*[ *]\(hs_[a-z0-9_]*\)(.*/\1/p;}' src/lib/hprof_strip.h |
-    sort -u >"$T/public"
+# what the two headers declare (as tests/lanes/install.sh reads them)
+sed -n '/^[A-Za-z]/{/^typedef/d; s/^.*[ *]\(hs_[a-z0-9_]*\)(.*/\1/p;}' src/lib/hprof_strip.h \
+    src/lib/hprof_strip_static.h | sort -u >"$T/public"
 [ -s "$T/public" ] && ok || bad "no function found in src/lib/hprof_strip.h"
+# each call in one of them only (the command's own are not public too)
+for h in hprof_strip hprof_strip_static; do
+    sed -n '/^[A-Za-z]/{/^typedef/d; s/^.*[ *]\(hs_[a-z0-9_]*\)(.*/\1/p;}' "src/lib/$h.h" |
+        sort -u >"$T/$h.calls"
+done
+comm -12 "$T/hprof_strip.calls" "$T/hprof_strip_static.calls" >"$T/both"
+[ -s "$T/both" ] && bad "declared in both headers: $(tr '\n' ' ' <"$T/both")" || ok
 for o in "$build"/lib/*.o; do nm -g --defined-only "$o"; done | awk 'NF == 3 {print $3}' |
     sort -u >"$T/libsyms"
 for src in src/cli/*.c; do
@@ -99,9 +108,9 @@ comm -13 "$T/seen" "$T/ledger" >"$T/gone"
 if [ -s "$T/new" ]; then
     while read -r what file name; do
         if [ "$what" = include ]; then
-            bad "src/$file includes the library's $name: the CLI sees hprof_strip.h only"
+            bad "src/$file includes the library's $name: the CLI sees hprof_strip.h and hprof_strip_static.h only"
         else
-            bad "$file uses $name, which hprof_strip.h does not declare (the CLI calls the public API)"
+            bad "$file uses $name, which neither hprof_strip.h nor hprof_strip_static.h declares (the CLI calls the library's API)"
         fi
     done <"$T/new"
 else

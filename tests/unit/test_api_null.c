@@ -3,8 +3,8 @@
  * test_api_null.c - every public call that takes a pointer takes NULL for
  * it (issue #51, 14): a table with a row per call, each row run as a test
  * of its own (a crash fails that row alone), and a check that the table
- * lists every call of src/lib/hprof_strip.h with a pointer parameter, so a
- * call added later without a row fails here.
+ * lists every call of src/lib/hprof_strip.h and hprof_strip_static.h with
+ * a pointer parameter, so a call added later without a row fails here.
  */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
@@ -15,9 +15,11 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "hprof_strip.h"
+#define HS_STATIC_LINKING_ONLY
+#include "hprof_strip_static.h"
 
 #define HEADER "src/lib/hprof_strip.h"
+#define STATIC_HEADER "src/lib/hprof_strip_static.h"
 
 /* Valid objects for the arguments that are not the NULL under test. */
 static hs_rules *R;
@@ -380,45 +382,52 @@ static int in_table(const char *name)
     return 0;
 }
 
-/* The header's declarations: "HS_API type name(params);", the parameters
+/* A header's declarations: "MARKER type name(params);", the parameters
  * maybe over several lines. Each with a '*' in its parameters (a pointer,
- * a callback) must have a row. */
-Test(api_null, the_table_lists_every_call_with_a_pointer)
+ * a callback) must have a row; adds to *calls and *with_pointer. */
+static void check_header(const char *header, const char *marker, size_t *calls,
+                         size_t *with_pointer)
 {
-    size_t len, calls = 0, with_pointer = 0;
-    char *text = (char *)load_file(HEADER, &len), *p;
+    size_t len;
+    char *text = (char *)load_file(header, &len), *p;
 
-    cr_assert(text, "cannot read %s", HEADER);
-    for (p = text; (p = strstr(p, "\nHS_API ")) != NULL; p++) {
+    cr_assert(text, "cannot read %s", header);
+    for (p = text; (p = strstr(p, marker)) != NULL; p++) {
         char *open = strchr(p, '('), *close, *name, *end;
         char saved;
 
-        /* `void(hs_free)(void *p)`: the name may be in parentheses */
-        if (open && open[1] == 'h' && (end = strchr(open, ')')) && end[1] == '(') {
-            name = open + 1;
-            open = end + 1;
-        } else {
-            for (end = open; end > p && isspace((unsigned char)end[-1]); end--)
-                ;
-            for (name = end; name > p && (isalnum((unsigned char)name[-1]) || name[-1] == '_');
-                 name--)
-                ;
-        }
+        cr_assert(open, "a declaration without its parameters at %.60s", p + 1);
+        for (end = open; end > p && isspace((unsigned char)end[-1]); end--)
+            ;
+        for (name = end; name > p && (isalnum((unsigned char)name[-1]) || name[-1] == '_'); name--)
+            ;
         close = strstr(open, ");");
-        cr_assert(open && close, "a declaration without its parameters at %.60s", p + 1);
-        calls++;
+        cr_assert(close, "a declaration without its parameters at %.60s", p + 1);
+        (*calls)++;
         saved = *close;
         *close = 0;
         if (strchr(open, '*')) {
             char fn[64];
             snprintf(fn, sizeof fn, "%.*s", (int)(end - name), name);
-            with_pointer++;
+            (*with_pointer)++;
             cr_expect(in_table(fn), "%s takes a pointer and has no row in the table", fn);
         }
         *close = saved;
     }
-    cr_assert_geq(calls, 80, "the header's calls were not found (%zu)", calls);
+    free(text);
+}
+
+/* Both headers: the public one and the command's (hprof_strip_static.h). */
+Test(api_null, the_table_lists_every_call_with_a_pointer)
+{
+    size_t calls = 0, with_pointer = 0, public_calls;
+
+    check_header(HEADER, "\nHS_API ", &calls, &with_pointer);
+    public_calls = calls;
+    check_header(STATIC_HEADER, "\nHS_STATIC_API ", &calls, &with_pointer);
+    cr_assert_geq(public_calls, 70, "the header's calls were not found (%zu)", public_calls);
+    cr_assert_geq(calls - public_calls, 8, "the static header's calls were not found (%zu)",
+                  calls - public_calls);
     cr_assert_eq(with_pointer, N_ROWS, "%zu calls take a pointer, the table has %zu rows",
                  with_pointer, N_ROWS);
-    free(text);
 }

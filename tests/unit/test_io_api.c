@@ -788,6 +788,49 @@ Test(io_api, job_runs_like_the_filter_and_reports)
     fixture_free(&fx);
 }
 
+/* The output says its compression: a job that leaves its own 0 takes the
+ * output's (before, it was a usage error), and one that says another is
+ * told both by name (before: "another compression than the job's (1)"). */
+Test(io_api, job_takes_the_compression_from_the_output)
+{
+    static const struct {
+        hs_compression job;
+        int rc;
+        const char *says;
+    } cases[] = {
+        {HS_COMPRESS_NONE, 0, "\"compression\":\"zstd\""},
+        {HS_COMPRESS_ZSTD, 0, "\"compression\":\"zstd\""},
+        {HS_COMPRESS_GZIP, 2, "the job says compression gzip, the output was opened for zstd"},
+        {(hs_compression)7, 2, "the job's compression 7 is none of none, zstd and gzip"},
+    };
+    fixture fx;
+    size_t i;
+
+    fixture_make(&fx);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mem_sink sink = {NULL, 0, 0, 0};
+        hs_job job;
+        hs_input *in = hs_input_open_memory(fx.bytes[PLAIN], fx.len[PLAIN], NULL);
+        hs_output *out = hs_output_open_write(mem_write, &sink, HS_COMPRESS_ZSTD, 0, 1, NULL);
+        char *report;
+        int rc;
+
+        cr_assert(in && out);
+        memset(&job, 0, sizeof job);
+        job.size = sizeof job;
+        job.compress = cases[i].job;
+        rc = hs_job_run(&job, in, out, &report);
+        cr_expect_eq(rc, cases[i].rc, "job compress %d: %.400s", (int)cases[i].job, report);
+        cr_expect(has(report, cases[i].says), "job compress %d: %.600s", (int)cases[i].job,
+                  report);
+        hs_free(report);
+        hs_input_close(in);
+        hs_output_close(out);
+        free(sink.data);
+    }
+    fixture_free(&fx);
+}
+
 Test(io_api, job_audit_gives_the_verdict)
 {
     fixture fx;

@@ -18,7 +18,9 @@
 #include <time.h>
 
 #include "helpers.h"
-#include "hprof_strip.h"
+/* the command's report calls too (the suite links libhprofstrip.a) */
+#define HS_STATIC_LINKING_ONLY
+#include "hprof_strip_static.h"
 #include "hs_port.h"
 
 #define DUMP "fixtures/jvm17-64bit.hprof"
