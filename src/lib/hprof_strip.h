@@ -80,10 +80,10 @@ extern "C" {
  * number grows with each release that adds calls, the major one (the
  * soname's) would only with a break. */
 #define HS_VERSION_MAJOR 0
-#define HS_VERSION_MINOR 7
+#define HS_VERSION_MINOR 8
 #define HS_VERSION_PATCH 0
 #define HS_VERSION_NUMBER (HS_VERSION_MAJOR * 10000 + HS_VERSION_MINOR * 100 + HS_VERSION_PATCH)
-#define HS_VERSION_STRING "0.7.0"
+#define HS_VERSION_STRING "0.8.0"
 
 /* Marks the library's exported functions. The shared library is built with
  * -fvisibility=hidden, so these are its only dynamic symbols and the core's

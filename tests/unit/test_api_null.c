@@ -194,6 +194,51 @@ ROW(hs_output_finish)
 }
 ROW(hs_output_written) { cr_assert_eq(hs_output_written(NULL), 0); }
 ROW(hs_output_close) { hs_output_close(NULL); }
+ROW(hs_sniff)
+{
+    cr_assert_eq(hs_sniff(NULL, 0), HS_COMPRESS_NONE);
+    cr_assert_eq(hs_sniff(NULL, 16), HS_COMPRESS_NONE);
+}
+ROW(hs_compression_of_name) { cr_assert_eq(hs_compression_of_name(NULL), -1); }
+ROW(hs_compression_of_path)
+{
+    size_t k = 7;
+    cr_assert_eq(hs_compression_of_path(NULL, NULL), HS_COMPRESS_NONE);
+    cr_assert_eq(hs_compression_of_path(NULL, &k), HS_COMPRESS_NONE);
+    cr_assert_eq(k, 0);
+}
+ROW(hs_compression_levels)
+{
+    cr_assert_eq(hs_compression_levels(HS_COMPRESS_ZSTD, NULL, NULL), 0);
+    cr_assert_eq(hs_compression_levels(-1, NULL, NULL), -1);
+}
+ROW(hs_push_new)
+{
+    hs_error e;
+    cr_assert_null(hs_push_new(NULL, NULL, NULL, NULL));
+    cr_assert_null(hs_push_new(NULL, NULL, NULL, &e));
+    cr_assert_eq(e.code, HS_E_USAGE);
+}
+ROW(hs_push_write) { cr_assert_eq(hs_push_write(NULL, NULL, 0), HS_E_USAGE); }
+ROW(hs_push_try_write)
+{
+    size_t taken = 9;
+    cr_assert_eq(hs_push_try_write(NULL, NULL, 0, NULL), HS_E_USAGE);
+    cr_assert_eq(hs_push_try_write(NULL, NULL, 0, &taken), HS_E_USAGE);
+    cr_assert_eq(taken, 0);
+}
+ROW(hs_push_try_end) { cr_assert_eq(hs_push_try_end(NULL), -1); }
+ROW(hs_push_fd) { cr_assert_eq(hs_push_fd(NULL), -1); }
+ROW(hs_push_done) { cr_assert_eq(hs_push_done(NULL), 1); }
+ROW(hs_push_finish)
+{
+    static char x[] = "x";
+    char *rep = x;
+    cr_assert_eq(hs_push_finish(NULL, NULL), HS_EXIT_USAGE);
+    cr_assert_eq(hs_push_finish(NULL, &rep), HS_EXIT_USAGE);
+    cr_assert_null(rep);
+}
+ROW(hs_push_free) { hs_push_free(NULL); }
 ROW(hs_output_open_ex)
 {
     hs_output_params p = {sizeof p, HS_COMPRESS_NONE, 0, 0, 1};
@@ -349,6 +394,9 @@ static const row g_rows[] = {
     R_(hs_report_audit_figures),
     R_(hs_report_set_audit), R_(hs_report_set_times), R_(hs_report_fail_other),
     R_(hs_report_json_parts), R_(hs_report_json), R_(hs_job_run), R_(hs_free),
+    R_(hs_sniff), R_(hs_compression_of_name), R_(hs_compression_of_path),
+    R_(hs_compression_levels), R_(hs_push_new), R_(hs_push_write), R_(hs_push_try_write),
+    R_(hs_push_try_end), R_(hs_push_fd), R_(hs_push_done), R_(hs_push_finish), R_(hs_push_free),
 };
 #define N_ROWS (sizeof g_rows / sizeof g_rows[0])
 
