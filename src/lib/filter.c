@@ -374,16 +374,18 @@ static hs_status read_header(F *f)
     f->c.st.hprof_version = (uint64_t)v;
     for (i = 0; i < 256; i++)
         f->sub_size[i] = (uint8_t)hs_sub_fixed_size(i, idsize);
+    /* --to-jvm alone on a JVM's dump: nothing to convert, the layout kept;
+     * decided before the heap decoder and its fast path set up for it */
+    if (f->caps.reencode_for_jvm && v != 3) {
+        f->caps.reencode = 0;
+        hs_enc_keep_layout(&f->enc);
+    }
     HS_TRY(hs_heap_init(f));
     /* ART writes STRINGs on demand (see strrec.c) */
     f->str.on_demand = v == 3;
     if (f->caps.deobf)
         HS_TRY(hs_deobf_start(&f->deobf, v));
 
-    if (f->caps.reencode_for_jvm && v != 3) { /* a JVM's: nothing to convert */
-        f->caps.reencode = 0;
-        hs_enc_keep_layout(&f->enc);
-    }
     /* A re-encoded heap dump is written as HEAP_DUMP_SEGMENTs, which only
      * 1.0.2 (and Android's 1.0.3) define; --to-jvm makes 1.0.3 into 1.0.2. */
     if ((f->enc.reencode && v < 2) || (f->c.opt.to_jvm && v == 3)) {

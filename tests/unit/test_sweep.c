@@ -427,9 +427,31 @@ static size_t cut_at(const input *in, uint64_t seed, size_t i)
     return base + (step ? (size_t)(h % step) : 0);
 }
 
+/* The dumps a sweep reads: dump_paths_sampled(), or, when the sample holds
+ * none the sweep takes (HS_TEST_DUMPS=1 may pick only the 500 MB one, over
+ * SWEEP_MAX_BYTES), the first of all the dumps that it does take, so that a
+ * sampled run still sweeps one. */
+static const char *const *sweep_list(void)
+{
+    static const char *one[2];
+    const char *const *sampled = dump_paths_sampled(), *const *q;
+    size_t size;
+
+    for (q = sampled; *q; q++)
+        if ((size = probe_size(*q)) > 0 && size <= SWEEP_MAX_BYTES)
+            return sampled;
+    for (q = dump_paths(); *q; q++)
+        if ((size = probe_size(*q)) > 0 && size <= SWEEP_MAX_BYTES) {
+            cr_log_info("sweep: the sample holds no dump of 64 MB or less: %s instead", *q);
+            one[0] = *q;
+            return one;
+        }
+    return sampled;
+}
+
 static void sweep_cuts(unsigned shard)
 {
-    const char *const *pp = dump_paths_sampled();
+    const char *const *pp = sweep_list();
     uint64_t seen[128];
     size_t n_seen = 0, dumps = 0;
     tally t;
@@ -499,7 +521,7 @@ static size_t flip_at(const input *in, uint64_t seed, size_t i, unsigned *bit)
 
 static void sweep_flips(unsigned shard)
 {
-    const char *const *pp = dump_paths_sampled();
+    const char *const *pp = sweep_list();
     uint64_t seen[128];
     size_t n_seen = 0, dumps = 0;
     tally t;
