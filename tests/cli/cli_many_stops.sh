@@ -148,7 +148,9 @@ done_feeding
 D=$T/refused
 fresh "$D"
 "$BIN" -q --stats-file "$T/old.jsonl" "$IN/a.hprof" "$IN/c.hprof" -o "$D" 2>/dev/null
-for args in "-o $T/missing" "-o $IN/a.hprof" "- -o $D" "--audit -o $D" \
+# (a -o DIR that is missing is made, as mkdir -p would; one under a file
+# cannot be)
+for args in "-o $IN/a.hprof/sub" "-o $IN/a.hprof" "- -o $D" "--audit -o $D" \
     "--obfuscate-names $T/names.txt -o $D"; do
     cp "$T/old.jsonl" "$T/r.jsonl"
     rc=0
