@@ -408,8 +408,11 @@ HS_API int hs_push_fd(hs_push *p)
             }
             p->notify[0] = fds[0];
             p->notify[1] = fds[1];
-            if (p->done) /* ended before the pipe was there to tell it */
-                poke(p);
+            /* whatever came before the pipe was there to tell it (a block
+             * given back after a try armed, the end) is said now: the first
+             * wait returns at once and the caller looks again (a wake-up
+             * with nothing new costs one more try; one lost is a hang) */
+            poke(p);
         }
     }
     fd = p->notify[0];
