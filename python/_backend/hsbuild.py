@@ -95,13 +95,20 @@ def _c_root():
 
 
 def _make_variable(makefile, name):
-    """The words of `NAME = ...` in the Makefile (continuation lines joined)."""
-    with open(makefile, encoding="utf-8") as f:
-        text = f.read().replace("\\\n", " ")
-    m = re.search(rf"^{name}\s*=(.*)$", text, re.M)
-    if not m:
-        raise RuntimeError(f"{makefile} sets no {name}")
-    return m.group(1).split()
+    """The words of the Makefile's variable NAME, as make expands it (CORE_SRC
+    names the I/O files through src/lib/io.mk's functions, which only make
+    reads right)."""
+    root = os.path.dirname(os.path.abspath(makefile))
+    cmd = ["make", "-s", "--no-print-directory", "-C", root, "-f", os.path.basename(makefile),
+           "--eval", f"hsbuild-print: ; @echo $({name})", "hsbuild-print"]
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except OSError as e:
+        raise RuntimeError(f"hsbuild: building the library needs make: {e}") from e
+    words = p.stdout.split()
+    if p.returncode != 0 or not words:
+        raise RuntimeError(f"{makefile} sets no {name}: {p.stderr.strip()}")
+    return words
 
 
 def _soname_major(root):
@@ -242,10 +249,12 @@ def _c_members():
     root = _c_root()
     if root is None:
         return []
-    members = [(f"{CSRC}/Makefile", os.path.join(root, "Makefile"))]
+    # the Makefile and what it includes (make expands CORE_SRC from them)
+    members = [(f"{CSRC}/Makefile", os.path.join(root, "Makefile")),
+               (f"{CSRC}/tests/fuzz/fuzz.mk", os.path.join(root, "tests", "fuzz", "fuzz.mk"))]
     lib = os.path.join(root, "src", "lib")
     for name in sorted(os.listdir(lib)):
-        if name.endswith((".c", ".h")):
+        if name.endswith((".c", ".h", ".mk")):
             members.append((f"{CSRC}/src/lib/{name}", os.path.join(lib, name)))
     return members
 
