@@ -413,8 +413,7 @@ static int names_a_dump(const char *path)
 {
     size_t n = strlen(path);
 
-    return ends_with(path, n, ".hprof") || ends_with(path, n, ".gz") ||
-           ends_with(path, n, ".zst") || ends_with(path, n, ".zstd");
+    return ends_with(path, n, ".hprof") || hs_compression_of_path(path, NULL) != HS_COMPRESS_NONE;
 }
 
 /* -o DIR that is not there is made, as `mkdir -p` would, parents and all:
