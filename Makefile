@@ -38,7 +38,7 @@ BIN ?= hprof-strip
 # output on threads, the pager, the digest thread) below the filter,
 # which names a compressed source by the codec table.
 include src/lib/io.mk
-CORE_SRC = src/lib/port.c src/lib/sha256.c src/lib/alloc.c src/lib/privmap.c src/lib/fail.c $(HS_IO_SRC) src/lib/format.c src/lib/idmap.c \
+CORE_SRC = src/lib/port.c src/lib/sha256.c src/lib/alloc.c src/lib/fail.c $(HS_IO_SRC) src/lib/format.c src/lib/idmap.c \
            src/lib/names.c src/lib/strtab.c src/lib/rootq.c src/lib/classes.c src/lib/classdump.c \
            src/lib/mapping.c src/lib/reader.c src/lib/out.c src/lib/rules.c src/lib/rulefile.c \
            src/lib/ctx.c src/lib/findings.c src/lib/encoder.c src/lib/cutclasses.c src/lib/strrec.c \
@@ -294,7 +294,7 @@ test-tsan: test-deps
 	$(MAKE) CC=clang BUILD=build-tsan BIN=build-tsan/hprof-strip CFLAGS="-O1 -g -fsanitize=thread" \
 	    LDFLAGS="-fsanitize=thread" build-tsan/hprof-strip
 	sh tests/lanes/tsan.sh build-tsan/hprof-strip
-	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib $(HS_IO_SRC) src/lib/privmap.c src/lib/sha256.c src/lib/port.c \
+	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib $(HS_IO_SRC) src/lib/sha256.c src/lib/port.c \
 	    tests/fuzz/fuzz_gzip.c tests/fuzz/replay.c -o build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_LIBS)
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/fuzz_replay_gzip $(FUZZ_GZIP_SEEDS) $(FUZZ_GZIP_REGRESS)
 	clang -std=c11 -D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=thread -Isrc/lib tests/unit/tsan_shared_rules.c \

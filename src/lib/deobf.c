@@ -56,7 +56,6 @@
 #include "be.h"
 #include "classdump.h"
 #include "format.h"
-#include "privmap.h"
 
 #define MAX_HELD_NAME HS_NAME_TEXT_MAX /* no class or member name is longer */
 
@@ -281,7 +280,7 @@ static long read_lent(void *ctx, void *buf, size_t cap)
     return (long)n;
 }
 
-void hs_deobf_source(hs_deobf *d, const hs_source *in, hs_source *out)
+void hs_deobf_source(hs_deobf *d, const hs_source *in, int writable, hs_source *out)
 {
     *out = *in;
     if (!in->data && !in->borrow)
@@ -289,7 +288,7 @@ void hs_deobf_source(hs_deobf *d, const hs_source *in, hs_source *out)
     /* A file input.c mapped (privately) is patched where it lies: only the
      * pages of the records renamed are copied, on write, where copying all
      * of it cost up to a third more CPU on a small-object dump (issue #38). */
-    if (in->data && hs_privmap_writable(in->data, in->size))
+    if (in->data && writable)
         return;
     d->user = *in;
     d->user_pos = 0;

@@ -14,7 +14,8 @@
  * (hs_deobf_heap_start) and each CLASS_DUMP (hs_deobf_class_dump). The
  * records are patched where they lie in the read window, which is why a
  * zero-copy source is read through a copy (hs_deobf_source) when a mapping
- * is given (a file mapped by input.c is patched in place, privately).
+ * is given (a file mapped by input.c is patched in place, privately, when
+ * the input says it may be: hs_input_writable).
  * The how and why are at the top of deobf.c.
  */
 #ifndef HS_DEOBF_H
@@ -84,11 +85,11 @@ hs_status hs_deobf_start(hs_deobf *d, int version);
 
 /* A zero-copy source `in` (data or lent blocks) becomes a read source over
  * it in `out` (the window is patched in place; the source's bytes are not
- * ours to write), unless its data is a file input.c mapped privately and
- * could make writable (privmap.h): that is read and patched in
- * place, copied on write a page at a time. Any other source is copied as
- * it is. */
-void hs_deobf_source(hs_deobf *d, const hs_source *in, hs_source *out);
+ * ours to write), unless `writable` says its data may be written: a file
+ * input.c mapped privately and made writable (hs_input_writable), which is
+ * read and patched in place, copied on write a page at a time. Any other
+ * source is copied as it is. */
+void hs_deobf_source(hs_deobf *d, const hs_source *in, int writable, hs_source *out);
 
 /* The STRING record `id` with text p[n]: fails when the id is one already
  * given to an original name; keeps the text when the mapping may need it. */

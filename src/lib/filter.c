@@ -4,6 +4,7 @@
  * top-level record loop. Heap-dump records go to heap.c; what is written
  * goes through the encoder (encoder.c).
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "be.h"
 #include "codec.h"
 #include "core.h"
+#include "filter.h"
 #include "sized.h"
 
 /* the buffers' sizes: hs_limits.h */
@@ -897,7 +899,24 @@ static hs_status finish_findings(F *f)
     return hs_findings_finish(&f->fd, &f->c);
 }
 
-static hs_status filter_run(F *f, const hs_source *src, const hs_sink *dst)
+/* May a run that patches names write `src`'s data where it lies? Only
+ * when it is the bytes of `in`, and the input says they may be written
+ * (hs_input_writable); asked only then, as making a mapping writable has
+ * a cost. Else they are read through a copy. */
+static int may_patch(const hs_source *src, hs_input *in)
+{
+    uint64_t size = 0;
+    const void *data;
+
+    if (!in || !src->data)
+        return 0;
+    data = hs_input_data(in, &size);
+    assert(data == src->data && size == src->size); /* hs_filter_run_on's rule */
+    (void)data;
+    return hs_input_writable(in);
+}
+
+static hs_status filter_run(F *f, const hs_source *src, hs_input *in, const hs_sink *dst)
 {
     hs_source copy;
     hs_status s;
@@ -918,7 +937,7 @@ static hs_status filter_run(F *f, const hs_source *src, const hs_sink *dst)
         return HS_E_USAGE;
     }
     if (f->caps.deobf) { /* names are patched in the window: see deobf.h */
-        hs_deobf_source(&f->deobf, src, &copy);
+        hs_deobf_source(&f->deobf, src, may_patch(src, in), &copy);
         src = &copy;
     }
     if (hs_reader_start(&f->c.rd, src) != HS_OK)
@@ -951,10 +970,10 @@ static hs_status filter_run(F *f, const hs_source *src, const hs_sink *dst)
     return s;
 }
 
-hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
+hs_status hs_filter_run_on(hs_filter *f, const hs_source *src, hs_input *in, const hs_sink *dst)
 {
     const int first = f && !f->ran;
-    hs_status s = filter_run(f, src, dst);
+    hs_status s = filter_run(f, src, in, dst);
 
     if (first && f->ran && f->progress) { /* the run's last word */
         hs_stats st;
@@ -962,6 +981,21 @@ hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
         (void)f->progress(f->progress_ctx, st.bytes_in, st.bytes_out);
     }
     return s;
+}
+
+hs_status hs_filter_run(hs_filter *f, const hs_source *src, const hs_sink *dst)
+{
+    /* a caller's source: its bytes are never written */
+    return hs_filter_run_on(f, src, NULL, dst);
+}
+
+hs_status hs_filter_run_input(hs_filter *f, hs_input *in, const hs_sink *dst)
+{
+    /* the usage errors before the source is made, which starts the input's
+     * threads */
+    if (!f || !in || !dst || !dst->write)
+        return HS_E_USAGE;
+    return hs_filter_run_on(f, hs_input_source(in), in, dst);
 }
 
 hs_status hs_filter_obfuscation_map(const hs_filter *f, const hs_sink *dst)

@@ -657,6 +657,15 @@ HS_API const hs_source *hs_input_source(hs_input *in);
  * neither (all in the caller's thread, as the CLI's -T 1), 2 or more both.
  * A negative count reads as 0. The first of the two calls decides. */
 HS_API const hs_source *hs_input_source_ex(hs_input *in, int threads);
+/* hs_filter_run over hs_input_source(in) (0.8; hs_input_source_ex's
+ * source when that was made first), the same bytes out, with one gain:
+ * where the filter patches names (a mapping, obfuscate_names), a plain
+ * file the input mapped is patched where it lies, privately (a page
+ * written is copied on write; the file never changes), where any other
+ * source is read through a copy (a caller's memory, hs_input_open_memory's
+ * included, is never written). HS_E_USAGE for a NULL `f`, `in` or `dst`,
+ * a sink with no write, and as hs_filter_run. */
+HS_API hs_status hs_filter_run_input(hs_filter *f, hs_input *in, const hs_sink *dst);
 /* What the input is: HS_COMPRESS_NONE, _ZSTD or _GZIP (-1 for NULL). */
 HS_API int hs_input_compression(const hs_input *in);
 /* The input's own bytes taken so far (0.3), for progress: read from the

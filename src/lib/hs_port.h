@@ -28,7 +28,7 @@
 void hs_port_advise_sequential(void *map, size_t len);
 /* The pages of map[0..len) (page-aligned start) are done with: let them go
  * now. On Linux they leave the resident set at once, and a private
- * mapping's written pages lose what was written (privmap.h). */
+ * mapping's written pages lose what was written (hs_input_writable). */
 void hs_port_drop_pages(void *map, size_t len);
 /* Faults in the whole pages inside p[0..n) ahead of their first writes,
  * where the system can; only a hint. */

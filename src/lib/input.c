@@ -29,7 +29,7 @@
  * A regular file is mapped instead of read, which saves copying every
  * byte through read(2), often the largest single cost of a run. A plain
  * one the filter walks in place (hs_source.data: a mapping may patch it,
- * privately, privmap.h); a compressed one is
+ * privately, hs_input_writable); a compressed one is
  * decoded in place, its whole file the compressed buffer (raw_mapped). As
  * the reading moves on, the pages behind it are unmapped (hs_input_window,
  * hs_in_map_done), so memory stays flat; with hs_input_start_thread a pager
@@ -73,20 +73,6 @@ static void try_map(hs_input *in, int fd)
     in->kept = in->map_skip / in->page * in->page;
     /* read-ahead in large steps: the pages are used once, in order */
     hs_port_advise_sequential(in->map, in->map_len);
-}
-
-/* A plain mapped file becomes one the filter may write (privmap.h). */
-static void known_map(hs_input *in)
-{
-    if (!in->map || in->lent_map || in->codec || in->raw_mapped)
-        return;
-    in->pm.map = in->map;
-    in->pm.len = in->map_len;
-    in->pm.data = in->map + in->map_skip;
-    in->pm.size = in->map_len - in->map_skip;
-    in->pm.writable = 0;
-    hs_privmap_add(&in->pm);
-    in->pm_known = 1;
 }
 
 /* When the first bytes are those of a format a dump arrives in that is not
@@ -148,17 +134,13 @@ static int open_input(hs_input *in)
 int hs_input_open(hs_input **out, int fd)
 {
     hs_input *in = calloc(1, sizeof *in);
-    int rc;
 
     *out = in;
     if (!in)
         return -1;
     in->fd = fd;
     try_map(in, fd);
-    rc = open_input(in);
-    if (rc == 0)
-        known_map(in);
-    return rc;
+    return open_input(in);
 }
 
 int hs_input_open_with(hs_input **out, long (*rd)(void *ctx, void *buf, size_t cap), void *ctx,
@@ -295,6 +277,22 @@ const void *hs_input_data(const hs_input *in, uint64_t *size)
     return hs_input_mapped(in, size);
 }
 
+int hs_input_writable(hs_input *in)
+{
+    /* only a plain file mapped here: memory lent by the caller is the
+     * caller's, a compressed file is the decoder's, and a hashed input is
+     * hashed from its pages after the filter has been through them */
+    if (!in->map || in->lent_map || in->codec || in->hash)
+        return 0;
+    /* once, on the filter's first asking: PROT_WRITE makes a private
+     * mapping count in full against the system's commit limit, which a
+     * run that writes nothing need not. ENOMEM (a strict limit, a file
+     * larger than memory): left read-only, and read by copy */
+    if (!in->writable && mprotect(in->map, in->map_len, PROT_READ | PROT_WRITE) == 0)
+        in->writable = 1;
+    return in->writable;
+}
+
 void hs_input_window(void *ctx, uint64_t done, uint64_t next)
 {
     hs_input *in = ctx;
@@ -313,13 +311,9 @@ void hs_input_hash(hs_input *in, hs_hasher *h)
 {
     assert(!in->hash && in->out_total == 0 && !in->threaded);
     /* hashed as its pages are given back, after the filter: kept as read
-     * (a mapping then reads it through a copy) */
-    if (in->pm_known) {
-        int was = hs_privmap_remove(&in->pm);
-        assert(!was); /* no filter has run on it yet */
-        (void)was;
-        in->pm_known = 0;
-    }
+     * (hs_input_writable says no from now on; a mapping then reads it
+     * through a copy) */
+    assert(!in->writable); /* no filter has run on it yet */
     in->hash = h;
     if (in->map) {
         in->map_hashed = in->map_skip;
@@ -446,8 +440,6 @@ void hs_input_close(hs_input *in)
         free(in->slot[i].buf);
     if (in->codec)
         in->codec->dec->close(in);
-    if (in->pm_known)
-        (void)hs_privmap_remove(&in->pm);
     if (in->map && !in->lent_map) {
         hs_pager_stop(in->pager);
         munmap(in->map, in->map_len);

@@ -53,6 +53,17 @@ const void *hs_input_data(const hs_input *in, uint64_t *size);
 /* The input file when it is mapped, plain or compressed (from where the
  * input starts), else NULL: what a SIGBUS address is looked up in. */
 const void *hs_input_mapped(const hs_input *in, uint64_t *size);
+/* For a filter that patches the input's bytes in place (a mapping's or
+ * --obfuscate-names' names, deobf.h): 1 when hs_input_data's bytes are now
+ * writable, a plain file mapped here, privately (a page written is copied
+ * on write; the file never changes); 0 when they must stay as read, read
+ * through a copy: memory the caller lent, a compressed input, a hashed one
+ * (hs_input_hash: hashed from its pages after the filter), or when the
+ * system will not commit what a written private mapping may take. Pages
+ * given back (hs_input_window, the pager: MADV_DONTNEED) lose what was
+ * written to them: a filter writes only where it has not given back yet.
+ * Once it said 1, the input is not to be hashed. */
+int hs_input_writable(hs_input *in);
 /* hs_source.window for mapped input: gives back the pages before `done`. */
 void hs_input_window(void *ctx, uint64_t done, uint64_t next);
 /* Damage in the compressed layer. The decompressed stream then ends

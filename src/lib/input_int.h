@@ -31,7 +31,6 @@
 #include "hprof_strip.h"
 #include "input.h"
 #include "pager.h"
-#include "privmap.h"
 #include "ring.h"
 
 /* The buffer of compressed bytes when they are read (a mapped file is its
@@ -105,11 +104,9 @@ struct hs_input {
      * before their pages are given back) and the dump decompressed */
     hs_hasher *hash;
     size_t map_hashed;
-    /* a plain file's mapping, known to privmap.c until it is unmapped or
-     * hashed: a mapping (deobf.c) may then make it writable and patch it
-     * in place, privately */
-    hs_privmap pm;
-    int pm_known;
+    /* the mapping made writable for a filter that patches names in place,
+     * privately (hs_input_writable) */
+    int writable;
     uint64_t file_pos;    /* hs_input_read_file: the next file byte it gives */
 };
 

@@ -20,6 +20,7 @@
  * --obfuscate-names file (finished) as hooks.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "filter.h"
 #include "hasher.h"
 #include "hs_port.h"
 #include "hs_limits.h"
@@ -318,7 +319,8 @@ static int filter(run *j)
     } else {
         dst = *hs_output_sink(j->out);
     }
-    s = hs_filter_run(j->filter, src, &dst);
+    /* the input's mapping patched in place, when it may be (filter.h) */
+    s = hs_filter_run_on(j->filter, src, j->in, &dst);
     e = hs_filter_error(j->filter);
     if (s == HS_E_MALFORMED || s == HS_E_UNSUPPORTED)
         hs_input_drain(j->in);

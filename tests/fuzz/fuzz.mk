@@ -96,7 +96,7 @@ HS_IO_DIR ?= $(FUZZ_SRC_DIR)
 ifndef HS_IO_SRC
 include $(FUZZ_SRC_DIR)/io.mk
 endif
-FUZZ_INPUT_UNITS := $(basename $(notdir $(HS_IO_SRC))) privmap sha256 port
+FUZZ_INPUT_UNITS := $(basename $(notdir $(HS_IO_SRC))) sha256 port
 FUZZ_INPUT_LIBS ?= -lisal -lzstd -lpthread
 FUZZ_OBJ := $(FUZZ_LIB_OBJ) \
             $(FUZZ_OUT)/fuzz/fuzz_filter.o

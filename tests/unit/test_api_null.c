@@ -101,6 +101,16 @@ ROW(hs_filter_run)
     cr_assert_eq(hs_filter_run(F, NULL, &k), HS_E_USAGE);
     cr_assert_eq(hs_filter_run(F, hs_input_source(I), NULL), HS_E_USAGE);
 }
+ROW(hs_filter_run_input)
+{
+    hs_sink k = {mem_write, &S}, none = {NULL, NULL};
+    cr_assert_eq(hs_filter_run_input(NULL, I, &k), HS_E_USAGE);
+    cr_assert_eq(hs_filter_run_input(F, NULL, &k), HS_E_USAGE);
+    cr_assert_eq(hs_filter_run_input(F, I, NULL), HS_E_USAGE);
+    cr_assert_eq(hs_filter_run_input(F, I, &none), HS_E_USAGE);
+    /* none of them ran the filter */
+    cr_assert_neq(hs_filter_run_input(F, I, &k), HS_E_USAGE);
+}
 ROW(hs_filter_cancel) { hs_filter_cancel(NULL); }
 ROW(hs_filter_set_progress)
 {
@@ -375,7 +385,7 @@ static const row g_rows[] = {
     R_(hs_rules_create), R_(hs_rules_free), R_(hs_rules_preset), R_(hs_preset_summary),
     R_(hs_rules_parse), R_(hs_rules_print), R_(hs_rules_mapping), R_(hs_rules_mapping_read),
     R_(hs_rules_mapping_file), R_(hs_filter_create), R_(hs_filter_create_ex), R_(hs_filter_free),
-    R_(hs_filter_run), R_(hs_filter_cancel), R_(hs_filter_set_progress), R_(hs_filter_error),
+    R_(hs_filter_run), R_(hs_filter_run_input), R_(hs_filter_cancel), R_(hs_filter_set_progress), R_(hs_filter_error),
     R_(hs_filter_warning), R_(hs_filter_obfuscation_map), R_(hs_filter_stats),
     R_(hs_filter_stats_ex), R_(hs_counter_index), R_(hs_filter_counter),
     R_(hs_filter_histogram), R_(hs_filter_findings), R_(hs_input_open_path),

@@ -5,7 +5,8 @@
  * and both spellings (HotSpot's com/ex/a, ART's com.ex.a[]), the fresh ids
  * and their collisions with the input's, the counters a caller warns from,
  * max_held counting the mapping, zero-copy input left untouched (a file
- * input.c maps is patched in place, privately: the file keeps its bytes),
+ * input.c maps is patched in place, privately, by a run on the input:
+ * hs_filter_run_input and hs_job_run; the file keeps its bytes),
  * and the API around it (hs_rules_mapping, the rule-file directive).
  */
 #define _DEFAULT_SOURCE /* mkstemp */
@@ -18,7 +19,7 @@
 #include "hasher.h"
 #include "helpers.h"
 #include "input.h"
-#include "privmap.h"
+#include "sha256.h"
 
 #define MAP                                                                          \
     "# compiler: R8\n"                                                               \
@@ -415,73 +416,160 @@ static hs_input *mapped_input(const dump *d, char path[sizeof TMP_TEMPLATE])
     return in;
 }
 
-/* A file input.c mapped is patched where it lies (hs_privmap_writable: the
- * copy cost up to a third more CPU, issue #38), privately: the output is
- * the one a read source gets, and the file keeps its bytes. Memory a
- * caller lends, and a hashed input, are never written (read by copy). */
+/* A run over `in` (hs_filter_run_input when `on_input`, else hs_filter_run
+ * over its source, as a caller's source) with MAP: its output must be
+ * `want`'s. */
+static void run_on(hs_input *in, int on_input, const run_result *want)
+{
+    hs_rules *r = rules_with("privacy", MAP);
+    hs_filter *f = hs_filter_create(r, NULL, NULL);
+    mem_sink sink = {NULL, 0, 0, 0};
+    hs_sink k = {mem_write, &sink};
+    hs_status s;
+
+    cr_assert_not_null(f);
+    s = on_input ? hs_filter_run_input(f, in, &k) : hs_filter_run(f, hs_input_source(in), &k);
+    cr_assert_eq(s, HS_OK, "%s", hs_filter_error(f)->message);
+    cr_expect(sink.len == want->out_len && memcmp(sink.data, want->out, want->out_len) == 0,
+              "the same bytes as through a read source");
+    hs_filter_free(f);
+    hs_rules_free(r);
+    free(sink.data);
+}
+
+/* The input's bytes in place, as mapped (or lent), still there after the
+ * run: a dump of a few hundred bytes is one page, never given back. */
+static const void *in_place(hs_input *in, size_t len)
+{
+    uint64_t size = 0;
+    const void *data = hs_input_data(in, &size);
+
+    cr_assert_not_null(data, "read in place");
+    cr_assert_eq(size, len);
+    return data;
+}
+
+/* A file input.c mapped is patched where it lies by a run on the input
+ * (hs_filter_run_input: copying it all cost up to a third more CPU, issue
+ * #38), privately: the output is the one a read source gets, and the file
+ * keeps its bytes. The same input given to hs_filter_run as a source, the
+ * caller's memory, and a hashed input are never written (read by copy). */
 Test(deobf, mapped_file_patched_in_place_privately)
 {
     char path[sizeof TMP_TEMPLATE];
     dump d;
     run_result want;
-    hs_input *in, *mem;
-    hs_rules *r = rules_with("privacy", MAP);
-    mem_sink sink = {NULL, 0, 0, 0};
-    hs_sink k = {mem_write, &sink};
-    const hs_source *src;
-    hs_filter *f;
-    uint64_t size = 0;
-    const void *data;
+    hs_input *in;
     size_t len;
-    uint8_t *after;
+    uint8_t *after, *copy;
 
     build(&d, 4, 1, 5, 0, 0);
     want = run_map(&d, "privacy", MAP, NULL, 7);
     cr_assert_eq(want.status, HS_OK, "%s", want.err.message);
+
     in = mapped_input(&d, path);
-    src = hs_input_source(in);
-    cr_assert_not_null(src->data, "a regular file is read in place");
-    f = hs_filter_create(r, NULL, NULL);
-    cr_assert_eq(hs_filter_run(f, src, &k), HS_OK, "%s", hs_filter_error(f)->message);
-    cr_expect(sink.len == want.out_len && memcmp(sink.data, want.out, want.out_len) == 0,
-              "the same bytes as through a read source");
-    /* patched where it lies, not in a copy (a few hundred bytes: one page,
-     * never given back) */
-    cr_expect(memcmp(src->data, d.p, d.len) != 0, "the names were patched in the mapping");
-    cr_expect_eq(hs_privmap_writable(src->data, src->size), 1);
-    cr_expect_eq(hs_privmap_writable(src->data, src->size - 1), 0, "not the whole input");
-    hs_filter_free(f);
-    data = src->data;
-    size = src->size;
+    run_on(in, 1, &want);
+    cr_expect(memcmp(in_place(in, d.len), d.p, d.len) != 0, "the names patched in the mapping");
     hs_input_close(in);
-    cr_expect_eq(hs_privmap_writable(data, size), 0, "closed: no longer known");
     after = load_file(path, &len);
     cr_expect(len == d.len && memcmp(after, d.p, d.len) == 0, "the file is as it was");
     free(after);
-
-    /* the caller's memory: never ours to write */
-    mem = hs_input_open_memory(d.p, d.len, NULL);
-    cr_assert_not_null(mem);
-    data = hs_input_data(mem, &size);
-    cr_assert_not_null(data);
-    cr_expect_eq(hs_privmap_writable(data, size), 0, "memory lent by the caller");
-    hs_input_close(mem);
-
-    /* hashed as its pages are given back (the report's SHA-256): left as read */
     unlink(path);
+
+    /* a source the caller hands in: its bytes are not the filter's */
+    in = mapped_input(&d, path);
+    run_on(in, 0, &want);
+    cr_expect(memcmp(in_place(in, d.len), d.p, d.len) == 0, "hs_filter_run: read by copy");
+    hs_input_close(in);
+    unlink(path);
+
+    /* the caller's memory: never ours to write, on the input or not */
+    copy = malloc(d.len);
+    cr_assert_not_null(copy);
+    memcpy(copy, d.p, d.len);
+    in = hs_input_open_memory(copy, d.len, NULL);
+    cr_assert_not_null(in);
+    cr_expect_eq(hs_input_writable(in), 0, "memory lent by the caller");
+    run_on(in, 1, &want);
+    cr_expect(memcmp(copy, d.p, d.len) == 0, "the caller's memory as it was");
+    hs_input_close(in);
+    free(copy);
+
+    /* hashed as its pages are given back (the report's SHA-256), after the
+     * filter: left as read */
     in = mapped_input(&d, path);
     {
         hs_hasher *h = hs_hasher_start(0);
         cr_assert_not_null(h);
         hs_input_hash(in, h);
-        data = hs_input_data(in, &size);
-        cr_expect_eq(hs_privmap_writable(data, size), 0, "a hashed input");
+        cr_expect_eq(hs_input_writable(in), 0, "a hashed input");
+        run_on(in, 1, &want);
+        cr_expect(memcmp(in_place(in, d.len), d.p, d.len) == 0, "a hashed input as read");
+        hs_input_hash_end(in, d.len);
         hs_input_close(in);
         hs_hasher_free(h);
     }
     unlink(path);
-    free(sink.data);
-    hs_rules_free(r);
+    run_result_free(&want);
+    dg_free(&d);
+}
+
+/* The CLI's run (hs_job_run, --mapping) patches a mapped input in place,
+ * as hs_filter_run_input does; with a report, whose SHA-256 of the input
+ * is taken from the pages the filter went through, it leaves them as read,
+ * and the digest is the file's. */
+Test(deobf, job_patches_in_place_unless_hashed)
+{
+    char path[sizeof TMP_TEMPLATE], map_path[] = "/tmp/hs-test-deobf-map-XXXXXX";
+    dump d;
+    run_result want;
+    int fd, hashed;
+
+    build(&d, 8, 0, 5, 0, 0);
+    want = run_map(&d, "privacy", MAP, NULL, 7);
+    cr_assert_eq(want.status, HS_OK, "%s", want.err.message);
+    fd = mkstemp(map_path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, MAP, strlen(MAP)), (ssize_t)strlen(MAP));
+    close(fd);
+    for (hashed = 0; hashed < 2; hashed++) {
+        hs_job job;
+        mem_sink sink = {NULL, 0, 0, 0};
+        hs_output *out = hs_output_open_write(mem_write, &sink, HS_COMPRESS_NONE, 0, 1, NULL);
+        hs_input *in = mapped_input(&d, path);
+        char *report = NULL, hex[HS_SHA256_HEX], want_sha[32 + HS_SHA256_HEX];
+        uint8_t digest[HS_SHA256_BYTES];
+        hs_sha256 sha;
+        int rc;
+
+        cr_assert_not_null(out);
+        memset(&job, 0, sizeof job);
+        job.size = sizeof job;
+        job.preset = "privacy";
+        job.mapping_path = map_path;
+        job.threads = 1;
+        rc = hs_job_run(&job, in, out, hashed ? &report : NULL);
+        cr_assert_eq(rc, 0, "%.400s", report ? report : "");
+        cr_expect(sink.len == want.out_len && memcmp(sink.data, want.out, want.out_len) == 0,
+                  "the same bytes as through a read source");
+        if (!hashed) {
+            cr_expect(memcmp(in_place(in, d.len), d.p, d.len) != 0, "patched in the mapping");
+        } else {
+            cr_expect(memcmp(in_place(in, d.len), d.p, d.len) == 0, "hashed: left as read");
+            hs_sha256_init(&sha);
+            hs_sha256_update(&sha, d.p, d.len);
+            hs_sha256_final(&sha, digest);
+            hs_sha256_hex(digest, hex);
+            snprintf(want_sha, sizeof want_sha, "\"sha256\":{\"file\":\"%s\"", hex);
+            cr_expect(report && strstr(report, want_sha), "the file's digest: %.600s", report);
+        }
+        hs_free(report);
+        hs_input_close(in);
+        hs_output_close(out);
+        free(sink.data);
+        unlink(path);
+    }
+    unlink(map_path);
     run_result_free(&want);
     dg_free(&d);
 }

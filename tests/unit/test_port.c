@@ -199,7 +199,7 @@ Test(port, page_size_is_the_systems)
 
 /* A private mapping of a file, its first page written: dropped, Linux's
  * page reads the file again; the fallback's hint destroys nothing. Both
- * are what privmap.h allows for. */
+ * are what hs_input_writable (input.h) allows for. */
 Test(port, dropped_pages_forget_private_writes_on_linux_only)
 {
     size_t page = hs_port_page_size();
