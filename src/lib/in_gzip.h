@@ -13,9 +13,6 @@
 
 #include "input_int.h"
 
-/* The compressed bytes the members' inflater holds ahead: a few members. */
-#define HS_MEMBERS_RAW (4u << 20)
-
 typedef struct {
     struct inflate_state st; /* the streaming inflater's */
     struct inflate_state *helper; /* the second members worker's: HotSpot's -gz */

@@ -89,11 +89,13 @@ static size_t member_end(const hs_input *in, size_t at)
 }
 
 /* See above: every try inflates the member again, so input made of such
- * bytes costs a few members' work, then goes to the streaming path. 8 tries,
- * and one more per 64 MiB of input. */
+ * bytes costs a few members' work, then goes to the streaming path
+ * (hs_limits.h: HS_MEMBERS_TRIES, and one more per HS_MEMBERS_TRY_SPAN of
+ * input). */
 static int may_try_another_header(hs_input *in)
 {
-    return ++((hs_gunzip *)in->dec)->false_headers <= 8 + (hs_in_raw_at(in) >> 26);
+    return ++((hs_gunzip *)in->dec)->false_headers <=
+           HS_MEMBERS_TRIES + hs_in_raw_at(in) / HS_MEMBERS_TRY_SPAN;
 }
 
 /* A member as it goes through the ring: what the reader thread gives a

@@ -35,23 +35,9 @@
 #include "privmap.h"
 #include "ring.h"
 
-/* The buffer of compressed bytes when they are read (a mapped file is its
- * own buffer). */
-#define HS_IN_RAW_BUFFER (1u << 20)
-/* Decompressed blocks between the reader thread and the filter: enough to
- * ride out a slow member or a burst of filter work, 5 MiB in all. The
- * filter blocks while the compressor's workers catch up (-z), and the
- * inflater, the thread a run waits on, must not run out of room then:
- * -z on a 1 GB gzip dump is 3 % faster with 5 slots than with 4. 6 were no
- * faster than 5 and took the peak RSS of --zstd=3 on a jcmd -gz dump to
- * 32.5 MiB on a busy machine; 5 stay under 29.1 MiB (bench/RESULTS.md).
- * The filter takes them in place (hs_input_borrow) or by copy
- * (hs_input_read). */
-#define HS_IN_SLOTS 5
-#define HS_IN_SLOT_SIZE (1u << 20)
-/* How many bytes a mapped compressed input decodes between two
- * hs_in_map_done calls of its own (without a pager). */
-#define HS_IN_MAP_STEP (1u << 20)
+/* Its sizes (the raw buffer, the reader thread's blocks, the mapped
+ * step, the HotSpot members' budget) are hs_limits.h's. */
+#include "hs_limits.h"
 
 /* A block's buffer; which blocks are filled, and how many bytes each
  * holds, the ring says (its status: bytes, or the read's end: 0 the end,
