@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hprof_strip.h"
+
 struct hs_input;
 struct hs_output;
 
@@ -28,8 +30,8 @@ struct hs_output;
  * which holds at least the sniffed ones when open is called) and gives
  * decompressed ones. Its state is in->dec, its own. */
 typedef struct {
-    /* Sets up: 0, or -1 (out of memory, a read failure said in in->err). */
-    int (*open)(struct hs_input *in);
+    /* Sets up: HS_OK, HS_E_NOMEM, or HS_E_READ (said in in->fault). */
+    hs_status (*open)(struct hs_input *in);
     /* As hs_source.read: bytes (> 0), 0 at the end or at damage (said by
      * hs_in_damaged), -1 on a read error. */
     long (*read)(struct hs_input *in, uint8_t *buf, size_t cap);
@@ -48,11 +50,13 @@ typedef struct {
  * hs_out_put (output_int.h). Its state is o->enc, its own. */
 typedef struct {
     /* `level`: in the row's range, or HS_OUTPUT_LEVEL_DEFAULT; `threads`
-     * as hs_output_open. 0, or -1 (o->err says why, or out of memory). */
-    int (*open)(struct hs_output *o, int level, int threads);
-    int (*write)(struct hs_output *o, const uint8_t *p, size_t len);
-    /* Ends the compressed stream and writes everything out: 0 or -1. */
-    int (*end)(struct hs_output *o);
+     * as hs_output_open. HS_OK, or why not (o->fault says it, or out of
+     * memory). */
+    hs_status (*open)(struct hs_output *o, int level, int threads);
+    /* HS_OK, or HS_E_WRITE (o->fault says why). */
+    hs_status (*write)(struct hs_output *o, const uint8_t *p, size_t len);
+    /* Ends the compressed stream and writes everything out: as write. */
+    hs_status (*end)(struct hs_output *o);
     void (*free)(struct hs_output *o);
 } hs_encoder;
 

@@ -127,7 +127,10 @@ HS_API unsigned hs_version_number(void);
 /* Everything known about the first error a filter met. */
 typedef struct {
     hs_status code;
-    uint64_t offset;        /* input byte where the problem was found */
+    uint64_t offset;        /* input byte where the problem was found (a
+                               .gz or .zst's compressed byte for damage in
+                               it), or UINT64_MAX when it has none (a failed
+                               read or write, a bad argument) */
     uint64_t record_offset; /* start of the enclosing top-level record, or
                                UINT64_MAX outside any record */
     int tag;                /* top-level tag of that record, or -1 */

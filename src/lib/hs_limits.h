@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * hs_limits.h - the library core's sizes and caps, in one place, each with
- * why it is what it is. (Not "limits.h": that is the C library's.)
+ * hs_limits.h - the library's sizes and caps, the core's and its I/O's, in
+ * one place, each with why it is what it is. (Not "limits.h": that is the
+ * C library's.)
  *
- * Three kinds. Buffers, whose size is a trade-off (bigger: fewer calls per
+ * Four kinds. Buffers, whose size is a trade-off (bigger: fewer calls per
  * byte; smaller: less memory, more in cache) or a bound of the format.
  * Caps on what one record can make the filter hold or look at: the input
  * decides lengths, so none of them may size an allocation unchecked (the
- * whole of what is held is then metered under hs_options.max_held). And
- * the few fixed-size tables a run reports through.
+ * whole of what is held is then metered under hs_options.max_held). The
+ * few fixed-size tables a run reports through. And the I/O's: the input's
+ * and the output's buffers, the blocks its threads hand on, the pages
+ * they keep.
  *
  * hprof_strip.h and hprof_strip.3 state some of these to callers (1 MiB
  * window, segment and output buffer, the 4 MiB window, no STRING over
@@ -137,9 +140,47 @@
  * It is checked only when the read window moves, never per record. */
 #define HS_PROGRESS_STEP HS_MIB
 
-/* ---- I/O: the threads' blocks, pages, members --------------------------------
- * (input.c's reader blocks, raw buffer and members' budget are still its
- * own: RAW_BUFFER, SLOTS, SLOT_SIZE, MAP_STEP, PAR_RAW.) */
+/* ---- I/O: the threads' blocks, pages, members -------------------------------- */
+
+/* The input's buffer of compressed bytes when they are read (a mapped file
+ * is its own buffer): one read(2) of 1 MiB, as the filter's window. A gzip
+ * member header must fit it whole (in_gzip_stream.c: one longer, all name
+ * or comment, is corrupt), in a mapped file too, so that a file reads as
+ * the same file piped in. */
+#define HS_IN_RAW_BUFFER HS_MIB
+/* Decompressed blocks between the reader thread and the filter: enough to
+ * ride out a slow member or a burst of filter work, 5 MiB in all. The
+ * filter blocks while the compressor's workers catch up (-z), and the
+ * inflater, the thread a run waits on, must not run out of room then:
+ * -z on a 1 GB gzip dump is 3 % faster with 5 slots than with 4. 6 were no
+ * faster than 5 and took the peak RSS of --zstd=3 on a jcmd -gz dump to
+ * 32.5 MiB on a busy machine; 5 stay under 29.1 MiB (bench/RESULTS.md).
+ * The filter takes them in place (hs_input_borrow) or by copy
+ * (hs_input_read). A block is HotSpot's -gz block (1 MiB, its comment's
+ * BLOCKSIZE): a member inflates into one, so a first header that says
+ * more is not taken for HotSpot's (in_gzip_members.c). */
+#define HS_IN_SLOTS 5
+#define HS_IN_SLOT_SIZE HS_MIB
+/* How many bytes a mapped compressed input decodes between two
+ * hs_in_map_done calls of its own (without a pager): the pages behind are
+ * read once, and giving them back each MiB keeps no more of them resident. */
+#define HS_IN_MAP_STEP HS_MIB
+/* The compressed bytes HotSpot's members are looked for in ahead
+ * (in_gzip_members.c): the reader's buffer grows to this, and a mapped file
+ * is scanned no further for the next header. A member compresses to at
+ * most about its 1 MiB (heap dumps to half of it or less: the bench's), so
+ * 4 MiB holds a few members, the HS_IN_SLOTS out at once among them as they
+ * usually compress; a member whose end is not in it is not HotSpot's, and
+ * goes to the streaming inflater. */
+#define HS_MEMBERS_RAW (4u * HS_MIB)
+/* Header-like bytes inside a member (a header's first four bytes turn up
+ * about once in 2 GB of compressed data) make it end early: it is tried
+ * again up to the next header along, each try a member's work again. Input
+ * made of such bytes gets this many tries, and one more per
+ * HS_MEMBERS_TRY_SPAN of compressed input (real dumps meet one in
+ * gigabytes), then goes to the streaming inflater: same bytes, one core. */
+#define HS_MEMBERS_TRIES 8u
+#define HS_MEMBERS_TRY_SPAN ((uint64_t)64 << 20)
 
 /* Uncompressed bytes per gzip member written (output.c): HotSpot's -gz
  * layout, whose first header's comment says "HPROF BLOCKSIZE=1048576" and

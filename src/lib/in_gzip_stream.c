@@ -66,34 +66,31 @@ static size_t header_len(const uint8_t *p, size_t n)
  * isal_inflate, reading more (the pieces of a pipe may end anywhere). ISA-L
  * 2.30 resumes a header cut inside its name, comment or extra field with
  * flags it never set, and so misreads what follows: measured, valid input
- * came out "corrupt" (tests/fuzz/fuzz_gzip.c). 1, also when the input ends
- * first (isal_inflate then reports it cut), -1 on a read error, -2 when no
- * header fits the buffer (hs_in_damaged()). */
-static int whole_header(hs_input *in)
+ * came out "corrupt" (tests/fuzz/fuzz_gzip.c). HS_OK, also when the input
+ * ends first (isal_inflate then reports it cut), HS_E_READ, or
+ * HS_E_MALFORMED when no header fits the buffer (hs_in_damaged()). */
+static hs_status whole_header(hs_input *in)
 {
     /* A mapped file holds any header whole: the buffer's limit applies all
      * the same, so that a file reads as the same file piped in would. */
     if (in->raw_mapped && in->raw_len - in->raw_pos > HS_IN_RAW_BUFFER &&
-        !header_len(in->raw + in->raw_pos, HS_IN_RAW_BUFFER)) {
-        hs_in_damaged(in, HS_DAMAGE_CORRUPT, "gzip", "a member header too long to hold");
-        return -2;
-    }
+        !header_len(in->raw + in->raw_pos, HS_IN_RAW_BUFFER))
+        return hs_in_damaged(in, HS_DAMAGE_CORRUPT, "gzip", "a member header too long to hold");
     while (!header_len(in->raw + in->raw_pos, in->raw_len - in->raw_pos) && !in->raw_eof) {
         hs_in_raw_to_front(in);
-        if (in->raw_len == in->raw_cap) {
-            hs_in_damaged(in, HS_DAMAGE_CORRUPT, "gzip", "a member header too long to hold");
-            return -2;
-        }
-        if (hs_in_raw_append(in) != 0)
-            return -1;
+        if (in->raw_len == in->raw_cap)
+            return hs_in_damaged(in, HS_DAMAGE_CORRUPT, "gzip",
+                                 "a member header too long to hold");
+        if (hs_in_raw_append(in) != HS_OK)
+            return HS_E_READ;
     }
-    return 1;
+    return HS_OK;
 }
 
 /* Reads past the zero bytes at raw_pos: 1 when they run to the end of the
  * input (said in in->warning), 0 when another byte follows them (raw_pos
- * at it), -1 on a read error. A mapped file's pages are given back as the
- * zeros are passed: padding may be long. */
+ * at it), HS_E_READ. A mapped file's pages are given back as the zeros are
+ * passed: padding may be long. */
 static int zero_tail(hs_input *in)
 {
     uint64_t from = hs_in_raw_at(in);
@@ -109,8 +106,8 @@ static int zero_tail(hs_input *in)
             hs_in_map_done(in, in->map_skip + in->raw_pos, HS_IN_MAP_STEP);
         if (in->raw_eof)
             break;
-        if (hs_in_raw_fill(in) < 0)
-            return -1;
+        if (hs_in_raw_fill(in) != HS_OK)
+            return HS_E_READ;
     }
     snprintf(in->warning, sizeof in->warning,
              "%llu zero bytes after the last gzip member, from compressed byte %llu, ignored",
@@ -119,12 +116,13 @@ static int zero_tail(hs_input *in)
 }
 
 /* Starts the next gzip member at the next byte, its header whole: 1, or 0
- * when the input ends there (also in zero bytes: zero_tail), -1 on a read
- * error, -2 on damage. */
+ * when the input ends there (also in zero bytes: zero_tail), else
+ * HS_E_READ, or the damage's status (hs_in_damaged()). */
 static int next_member(hs_input *in)
 {
     hs_gunzip *z = in->dec;
     int more = hs_in_raw_more(in, 1, "gzip", "member");
+    hs_status s;
 
     if (more <= 0)
         return more;
@@ -132,18 +130,15 @@ static int next_member(hs_input *in)
         if ((more = zero_tail(in)) != 0)
             return more == 1 ? 0 : more;
         /* not padding, then (nor a member after it: gzip -d neither) */
-        hs_in_damaged(in, HS_DAMAGE_CORRUPT, "gzip", "unexpected bytes after a gzip member");
-        return -2;
+        return hs_in_damaged(in, HS_DAMAGE_CORRUPT, "gzip", "unexpected bytes after a gzip member");
     }
     /* another member follows: it must be gzip too */
-    if (in->raw[in->raw_pos] != 0x1f) {
-        hs_in_damaged(in, HS_DAMAGE_CORRUPT, "gzip", "unexpected bytes after a gzip member");
-        return -2;
-    }
+    if (in->raw[in->raw_pos] != 0x1f)
+        return hs_in_damaged(in, HS_DAMAGE_CORRUPT, "gzip", "unexpected bytes after a gzip member");
     isal_inflate_reset(&z->st);
     z->st.crc_flag = ISAL_GZIP;
     z->member_done = 0;
-    return whole_header(in);
+    return (s = whole_header(in)) == HS_OK ? 1 : s;
 }
 
 static long gzip_read(hs_input *in, uint8_t *buf, size_t cap)
@@ -154,9 +149,10 @@ static long gzip_read(hs_input *in, uint8_t *buf, size_t cap)
     int r;
 
     do { /* until some output, or the end */
+        /* a damage ends the bytes (0); a read error is -1 */
         if (z->member_done && (r = next_member(in)) <= 0)
-            return r == -2 ? 0 : r;
-        if (in->raw_pos == in->raw_len && !in->raw_eof && hs_in_raw_fill(in) < 0)
+            return r == HS_E_READ ? -1 : 0;
+        if (in->raw_pos == in->raw_len && !in->raw_eof && hs_in_raw_fill(in) != HS_OK)
             return -1;
         g->next_in = in->raw + in->raw_pos;
         /* a mapped file may hold more than avail_in counts */
@@ -185,17 +181,18 @@ static long gzip_read(hs_input *in, uint8_t *buf, size_t cap)
 }
 
 
-static int gzip_open(hs_input *in)
+static hs_status gzip_open(hs_input *in)
 {
     hs_gunzip *z = calloc(1, sizeof *z);
 
     if (!z)
-        return -1;
+        return HS_E_NOMEM;
     in->dec = z;
     isal_inflate_init(&z->st);
     z->st.crc_flag = ISAL_GZIP;
-    /* the whole first header now: HotSpot's comment is in it */
-    return whole_header(in) == -1 ? -1 : 0;
+    /* the whole first header now: HotSpot's comment is in it (a damage is
+     * said at the first read) */
+    return whole_header(in) == HS_E_READ ? HS_E_READ : HS_OK;
 }
 
 /* Members are handed out of the buffer, a few at a time, when the input is
@@ -206,7 +203,7 @@ static void gzip_before_thread(hs_input *in)
     hs_gunzip *z = in->dec;
 
     if (in->raw_total == in->raw_len && (z->block = hs_members_block(in->raw, in->raw_len)) != 0 &&
-        hs_in_raw_grow(in, HS_MEMBERS_RAW) == 0)
+        hs_in_raw_grow(in, HS_MEMBERS_RAW) == HS_OK)
         z->helper = malloc(sizeof *z->helper);
 }
 

@@ -17,17 +17,17 @@ typedef struct {
     size_t zret; /* the last ZSTD_decompressStream result: 0 at a frame end */
 } unzstd;
 
-static int zstd_open(hs_input *in)
+static hs_status zstd_open(hs_input *in)
 {
     unzstd *z = calloc(1, sizeof *z);
 
     if (!z)
-        return -1;
+        return HS_E_NOMEM;
     in->dec = z;
     if (!(z->zd = ZSTD_createDStream()))
-        return -1;
+        return HS_E_NOMEM;
     z->zret = 1;
-    return 0;
+    return HS_OK;
 }
 
 static long zstd_read(hs_input *in, uint8_t *buf, size_t cap)
@@ -38,10 +38,10 @@ static long zstd_read(hs_input *in, uint8_t *buf, size_t cap)
     while (o.pos == 0) { /* until some output, or the end */
         ZSTD_inBuffer i;
         int more = hs_in_raw_more(in, z->zret == 0, "zstd", "frame");
-        if (more == -2)
+        if (more == HS_E_READ)
+            return -1;
+        if (more <= 0) /* the end, or a cut: the bytes end */
             return 0;
-        if (more <= 0)
-            return more;
         i.src = in->raw;
         i.size = in->raw_len;
         i.pos = in->raw_pos;

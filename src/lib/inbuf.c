@@ -39,12 +39,11 @@ ssize_t hs_in_read_some(hs_input *in, void *buf, size_t n)
     return got;
 }
 
-/* A read failed: keeps why for hs_input_error; -1. */
-int hs_in_read_failed(hs_input *in)
+/* A read failed: keeps why for hs_input_error; HS_E_READ. No offset: the
+ * read failed, not a byte of the input. */
+hs_status hs_in_read_failed(hs_input *in)
 {
-    in->err_no = errno;
-    snprintf(in->err, sizeof in->err, "reading failed: %s", strerror(errno));
-    return -1;
+    return hs_io_error(&in->fault, HS_E_READ, UINT64_MAX, "reading failed: %s", strerror(errno));
 }
 
 /* `n` compressed bytes were read after raw_len (none: the input ended). */
@@ -58,16 +57,16 @@ void hs_in_raw_got(hs_input *in, size_t n)
     in->raw_total += n;
 }
 
-/* Reads compressed bytes after raw_len, as many as the buffer holds: 0, or
- * -1 on a read error (hs_in_read_failed). */
-int hs_in_raw_append(hs_input *in)
+/* Reads compressed bytes after raw_len, as many as the buffer holds: HS_OK,
+ * or HS_E_READ (hs_in_read_failed). */
+hs_status hs_in_raw_append(hs_input *in)
 {
     ssize_t n = hs_in_read_some(in, in->raw + in->raw_len, in->raw_cap - in->raw_len);
 
     if (n < 0)
         return hs_in_read_failed(in);
     hs_in_raw_got(in, (size_t)n);
-    return 0;
+    return HS_OK;
 }
 
 /* Moves the bytes not decoded yet to the front of the buffer, to make room
@@ -85,22 +84,22 @@ size_t hs_in_raw_to_front(hs_input *in)
 }
 
 /* Grows the buffer to `cap` bytes for what must be held ahead (a mapped
- * file holds everything already): 0, or -1 when it cannot. */
-int hs_in_raw_grow(hs_input *in, size_t cap)
+ * file holds everything already): HS_OK, or HS_E_NOMEM. */
+hs_status hs_in_raw_grow(hs_input *in, size_t cap)
 {
     uint8_t *bigger;
 
     if (in->raw_mapped)
-        return 0;
+        return HS_OK;
     if (!(bigger = realloc(in->raw, cap)))
-        return -1;
+        return HS_E_NOMEM;
     in->raw = bigger;
     in->raw_cap = cap;
-    return 0;
+    return HS_OK;
 }
 
-/* Refills the buffer once all of it is decoded: 0, or -1 on a read error. */
-int hs_in_raw_fill(hs_input *in)
+/* Refills the buffer once all of it is decoded: HS_OK, or HS_E_READ. */
+hs_status hs_in_raw_fill(hs_input *in)
 {
     in->raw_pos = 0;
     in->raw_len = 0;
@@ -168,42 +167,47 @@ long hs_in_read_plain(hs_input *in, uint8_t *buf, size_t cap)
     } else {
         n = hs_in_read_some(in, buf, cap); /* then straight into the caller's buffer */
     }
-    if (n < 0)
-        return hs_in_read_failed(in);
+    if (n < 0) {
+        hs_in_read_failed(in);
+        return -1; /* as hs_source.read */
+    }
     if (in->hash)
         hs_hasher_put(in->hash, HS_HASH_IN_FILE, buf, (size_t)n);
     in->raw_total += (uint64_t)n;
     return (long)n;
 }
 
-/* The compressed layer is hs_in_damaged: keeps what for the CLI, and ends the
+/* The compressed layer is damaged at the next compressed byte: keeps what
+ * for the CLI, the offset in the record as in the message, and ends the
  * decompressed stream here (the bytes before stay good). */
-void hs_in_damaged(hs_input *in, enum hs_input_damage d, const char *format, const char *what)
+hs_status hs_in_damaged(hs_input *in, enum hs_input_damage d, const char *format, const char *what)
 {
-    snprintf(in->err, sizeof in->err, "%s data is %s at compressed byte %llu (%s)", format,
-             d == HS_DAMAGE_TRUNCATED ? "truncated" : "corrupt", (unsigned long long)hs_in_raw_at(in),
-             what);
+    uint64_t at = hs_in_raw_at(in);
+
     in->damage = d;
+    return hs_io_error(&in->fault, d == HS_DAMAGE_TRUNCATED ? HS_E_TRUNCATED : HS_E_MALFORMED, at,
+                       "%s data is %s at compressed byte %llu (%s)", format,
+                       d == HS_DAMAGE_TRUNCATED ? "truncated" : "corrupt", (unsigned long long)at,
+                       what);
 }
 
 /* Makes compressed bytes available: 1 when there are some, 0 at the end of
- * the input when it ends between two `unit`s (`between`), -1 on a read
- * error, -2 when it ends inside one (then hs_in_damaged()). */
+ * the input when it ends between two `unit`s (`between`), else HS_E_READ,
+ * or HS_E_TRUNCATED when it ends inside one (then hs_in_damaged()). */
 int hs_in_raw_more(hs_input *in, int between, const char *format, const char *unit)
 {
     char what[64];
 
     if (in->raw_pos < in->raw_len)
         return 1;
-    if (!in->raw_eof && hs_in_raw_fill(in) < 0)
-        return -1;
+    if (!in->raw_eof && hs_in_raw_fill(in) != HS_OK)
+        return HS_E_READ;
     if (!in->raw_eof)
         return 1;
     if (between)
         return 0;
     snprintf(what, sizeof what, "the input ends inside a %s", unit);
-    hs_in_damaged(in, HS_DAMAGE_TRUNCATED, format, what);
-    return -2;
+    return hs_in_damaged(in, HS_DAMAGE_TRUNCATED, format, what);
 }
 
 /* Block k, holding `len` bytes (or the end), to the caller: its slot is

@@ -76,29 +76,29 @@ static void try_map(hs_input *in, int fd)
 }
 
 /* When the first bytes are those of a format a dump arrives in that is not
- * read here (`c`, the codec they name), says so in in->err, with the
+ * read here (`c`, the codec they name), says so in in->fault, with the
  * command that gets the dump out: 1, else 0. */
 static int foreign(hs_input *in, const hs_codec *c)
 {
     if (!c || c->dec)
         return 0;
-    snprintf(in->err, sizeof in->err, "this is %s, not a heap dump; decompress it first: %s",
-             c->what, c->how);
+    hs_io_error(&in->fault, HS_E_UNSUPPORTED, UINT64_MAX,
+                "this is %s, not a heap dump; decompress it first: %s", c->what, c->how);
     return 1;
 }
 
-static int sniff(hs_input *in)
+static hs_status sniff(hs_input *in)
 {
     /* the first read decides; a pipe may give fewer bytes at first */
     while (in->raw_len < 8 && !in->raw_eof)
-        if (hs_in_raw_append(in) != 0)
-            return -1;
-    return 0;
+        if (hs_in_raw_append(in) != HS_OK)
+            return HS_E_READ;
+    return HS_OK;
 }
 
 /* Tells the format of what `in` was set up to read (a mapped file or
  * memory, else its descriptor or callback): as hs_input_open returns. */
-static int open_input(hs_input *in)
+static hs_status open_input(hs_input *in)
 {
     const hs_codec *c;
 
@@ -107,9 +107,9 @@ static int open_input(hs_input *in)
         size_t n = in->map_len - in->map_skip;
         c = hs_codec_sniff(p, n);
         if (foreign(in, c))
-            return -2;
+            return HS_E_UNSUPPORTED;
         if (!c)
-            return 0; /* plain: read in place */
+            return HS_OK; /* plain: read in place */
         /* the whole file is read already, as it were */
         in->raw = p;
         in->raw_len = in->raw_cap = in->raw_total = n;
@@ -117,41 +117,41 @@ static int open_input(hs_input *in)
     } else {
         in->raw = malloc(HS_IN_RAW_BUFFER);
         if (!in->raw)
-            return -1;
+            return HS_E_NOMEM;
         in->raw_cap = HS_IN_RAW_BUFFER;
-        if (sniff(in) != 0)
-            return -1;
+        if (sniff(in) != HS_OK)
+            return HS_E_READ;
         c = hs_codec_sniff(in->raw, in->raw_len);
         if (foreign(in, c))
-            return -2;
+            return HS_E_UNSUPPORTED;
         if (!c)
-            return 0;
+            return HS_OK;
     }
     in->codec = c;
     return c->dec->open(in);
 }
 
-int hs_input_open(hs_input **out, int fd)
+hs_status hs_input_open(hs_input **out, int fd)
 {
     hs_input *in = calloc(1, sizeof *in);
 
     *out = in;
     if (!in)
-        return -1;
+        return HS_E_NOMEM;
     in->fd = fd;
     try_map(in, fd);
     return open_input(in);
 }
 
-int hs_input_open_with(hs_input **out, long (*rd)(void *ctx, void *buf, size_t cap), void *ctx,
-                       const void *data, size_t size)
+hs_status hs_input_open_with(hs_input **out, long (*rd)(void *ctx, void *buf, size_t cap),
+                             void *ctx, const void *data, size_t size)
 {
     hs_input *in = calloc(1, sizeof *in);
     long page = sysconf(_SC_PAGESIZE);
 
     *out = in;
     if (!in)
-        return -1;
+        return HS_E_NOMEM;
     in->fd = -1;
     if (data && size) {
         /* read in place as a mapped file is, its pages left alone */
@@ -365,7 +365,14 @@ int hs_input_shrank(const hs_input *in)
 
 const char *hs_input_error(const hs_input *in)
 {
-    return in && hs_in_settled(in) && in->err[0] ? in->err : NULL;
+    const hs_error *e = hs_input_fault(in);
+
+    return e ? e->message : NULL;
+}
+
+const hs_error *hs_input_fault(const hs_input *in)
+{
+    return in && hs_in_settled(in) && in->fault.code != HS_OK ? &in->fault : NULL;
 }
 
 const char *hs_input_warning(const hs_input *in)
@@ -409,8 +416,10 @@ long hs_input_read_file(void *ctx, void *buf, size_t cap)
     }
     if (in->raw_eof)
         return 0;
-    if ((n = hs_in_read_some(in, buf, cap)) < 0)
-        return hs_in_read_failed(in);
+    if ((n = hs_in_read_some(in, buf, cap)) < 0) {
+        hs_in_read_failed(in);
+        return -1; /* as hs_source.read */
+    }
     if (n == 0)
         in->raw_eof = 1;
     in->raw_total += (uint64_t)n;

@@ -14,17 +14,17 @@
 
 typedef struct hs_input hs_input;
 
-/* Reads the first bytes of `fd` to choose the format. Returns 0, -1 (out
- * of memory, or a read failure described by hs_input_error), or -2 when
+/* Reads the first bytes of `fd` to choose the format. Returns HS_OK,
+ * HS_E_NOMEM, HS_E_READ (said by hs_input_fault), or HS_E_UNSUPPORTED when
  * the input is a format not read here (zip, xz, bzip2, lz4, 7z), which
- * hs_input_error names with the command that extracts the dump. `*in` is
+ * hs_input_fault names with the command that extracts the dump. `*in` is
  * set either way and must be closed. */
-int hs_input_open(hs_input **in, int fd);
+hs_status hs_input_open(hs_input **in, int fd);
 /* The same over a read callback (as hs_source.read), or over memory when
  * `data` and `size` are given (read in place as a mapped file is, none of
  * its pages given back). */
-int hs_input_open_with(hs_input **in, long (*rd)(void *ctx, void *buf, size_t cap), void *ctx,
-                       const void *data, size_t size);
+hs_status hs_input_open_with(hs_input **in, long (*rd)(void *ctx, void *buf, size_t cap),
+                             void *ctx, const void *data, size_t size);
 /* The descriptor is the input's own: hs_input_close closes it. */
 void hs_input_own_fd(hs_input *in);
 /* True once anything was read, or hs_input_source was called: too late
@@ -36,7 +36,7 @@ const hs_source *hs_input_source_threads(hs_input *in, int threaded);
 long hs_input_read(void *ctx, void *buf, size_t cap);
 /* Decompresses a gzip input on a thread of its own, ahead of the reads,
  * so that it runs beside the filter (5 MiB of buffers; HotSpot's -gz
- * members two at a time, on a second thread), and gives the page-table
+ * members two at a time, on two threads more), and gives the page-table
  * work of a mapped file, plain or compressed, to a pager thread (pager.h).
  * Returns 0, or -1 when the thread could not be started (the input is then
  * read as before). Before the first read only. */
@@ -80,8 +80,14 @@ uint64_t hs_input_paired_members(const hs_input *in);
 /* hs_input_shrank, hs_input_dump_bytes, hs_input_drain and
  * hs_input_warning are public (hprof_strip.h), with hs_input_damaged,
  * the damage below as a status. */
-/* What failed, naming the layer ("gzip data is truncated ..."), or NULL. */
+/* What failed, naming the layer ("gzip data is truncated ..."), or NULL:
+ * hs_input_fault's message. */
 const char *hs_input_error(const hs_input *in);
+/* What failed as the core says it (ioerr.h): the status (HS_E_READ,
+ * HS_E_UNSUPPORTED, HS_E_TRUNCATED or HS_E_MALFORMED for a damaged
+ * compressed layer), the compressed byte of a damage as its offset
+ * (UINT64_MAX: none), the message; or NULL. */
+const hs_error *hs_input_fault(const hs_input *in);
 /* Bytes read from the file descriptor so far (compressed ones included),
  * or, mapped, the bytes the filter (or the decompressor) is done with. */
 uint64_t hs_input_raw_bytes(const hs_input *in);

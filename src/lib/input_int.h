@@ -6,8 +6,8 @@
  *   inbuf.c            the bytes as read: the descriptor, the callback or
  *                      the mapping, the compressed buffer, plain reads,
  *                      damage
- *   in_gzip_members.c  HotSpot's -gz members, two at a time (on the reader
- *                      thread)
+ *   in_gzip_members.c  HotSpot's -gz members, two at a time (two workers
+ *                      the reader thread feeds through a ring)
  *   in_gzip_stream.c   gzip members, streaming (ISA-L)
  *   in_zstd.c          zstd frames (libzstd)
  *   inthread.c         the reader thread, on the ring (ring.h)
@@ -30,26 +30,13 @@
 #include "hasher.h"
 #include "hprof_strip.h"
 #include "input.h"
+#include "ioerr.h"
 #include "pager.h"
 #include "ring.h"
 
-/* The buffer of compressed bytes when they are read (a mapped file is its
- * own buffer). */
-#define HS_IN_RAW_BUFFER (1u << 20)
-/* Decompressed blocks between the reader thread and the filter: enough to
- * ride out a slow member or a burst of filter work, 5 MiB in all. The
- * filter blocks while the compressor's workers catch up (-z), and the
- * inflater, the thread a run waits on, must not run out of room then:
- * -z on a 1 GB gzip dump is 3 % faster with 5 slots than with 4. 6 were no
- * faster than 5 and took the peak RSS of --zstd=3 on a jcmd -gz dump to
- * 32.5 MiB on a busy machine; 5 stay under 29.1 MiB (bench/RESULTS.md).
- * The filter takes them in place (hs_input_borrow) or by copy
- * (hs_input_read). */
-#define HS_IN_SLOTS 5
-#define HS_IN_SLOT_SIZE (1u << 20)
-/* How many bytes a mapped compressed input decodes between two
- * hs_in_map_done calls of its own (without a pager). */
-#define HS_IN_MAP_STEP (1u << 20)
+/* Its sizes (the raw buffer, the reader thread's blocks, the mapped
+ * step, the HotSpot members' budget) are hs_limits.h's. */
+#include "hs_limits.h"
 
 /* A block's buffer; which blocks are filled, and how many bytes each
  * holds, the ring says (its status: bytes, or the read's end: 0 the end,
@@ -76,8 +63,9 @@ struct hs_input {
     int raw_eof;
     int raw_mapped;       /* raw is the mapped file, all of it: nothing is read */
     uint64_t raw_total;   /* bytes read from fd (mapped: the file's) */
-    int err_no;           /* errno of a failed read */
-    char err[200];        /* what failed, for the message */
+    hs_error fault;       /* what failed (code HS_OK: nothing), for the
+                             message; offset: the compressed byte, or
+                             UINT64_MAX (ioerr.h) */
     char warning[160];    /* what was read past, for the message */
     enum hs_input_damage damage; /* the compressed data ended early or is corrupt */
     uint64_t out_total;   /* decompressed bytes given out */
@@ -116,22 +104,22 @@ struct hs_input {
  * whose count past `n` is a failure (it wrote past the buffer, or counts
  * wrong), as hs_source.read's is. */
 ssize_t hs_in_read_some(hs_input *in, void *buf, size_t n);
-/* A read failed: keeps why for hs_input_error; -1. */
-int hs_in_read_failed(hs_input *in);
+/* A read failed: keeps why for hs_input_error; HS_E_READ. */
+hs_status hs_in_read_failed(hs_input *in);
 /* `n` compressed bytes were read after raw_len (none: the input ended). */
 void hs_in_raw_got(hs_input *in, size_t n);
-/* Reads compressed bytes after raw_len, as many as the buffer holds: 0, or
- * -1 on a read error. */
-int hs_in_raw_append(hs_input *in);
+/* Reads compressed bytes after raw_len, as many as the buffer holds: HS_OK,
+ * or HS_E_READ. */
+hs_status hs_in_raw_append(hs_input *in);
 /* Moves the bytes not decoded yet to the front of the buffer, to make room
  * after them (hs_in_raw_at() stays what it was); returns how far they
  * moved. */
 size_t hs_in_raw_to_front(hs_input *in);
 /* Grows the buffer to `cap` bytes for what must be held ahead (a mapped
- * file holds everything already): 0, or -1 when it cannot. */
-int hs_in_raw_grow(hs_input *in, size_t cap);
-/* Refills the buffer once all of it is decoded: 0, or -1 on a read error. */
-int hs_in_raw_fill(hs_input *in);
+ * file holds everything already): HS_OK, or HS_E_NOMEM. */
+hs_status hs_in_raw_grow(hs_input *in, size_t cap);
+/* Refills the buffer once all of it is decoded: HS_OK, or HS_E_READ. */
+hs_status hs_in_raw_fill(hs_input *in);
 /* The offset of the next compressed byte to decode. */
 uint64_t hs_in_raw_at(const hs_input *in);
 /* Compressed bytes taken in: read from fd, or, mapped, decoded. */
@@ -140,13 +128,13 @@ uint64_t hs_in_raw_taken(const hs_input *in);
  * (and maps the next ones), or, without one, this thread does once `step`
  * bytes of them have gathered. */
 void hs_in_map_done(hs_input *in, size_t at, size_t step);
-/* The compressed layer is damaged: keeps what for the CLI, and ends the
- * decompressed stream here (the bytes before stay good). `format`: the
- * codec's name. */
-void hs_in_damaged(hs_input *in, enum hs_input_damage d, const char *format, const char *what);
+/* The compressed layer is damaged at the next compressed byte: keeps what
+ * for the CLI, and ends the decompressed stream here (the bytes before stay
+ * good). `format`: the codec's name. HS_E_TRUNCATED or HS_E_MALFORMED. */
+hs_status hs_in_damaged(hs_input *in, enum hs_input_damage d, const char *format, const char *what);
 /* Makes compressed bytes available: 1 when there are some, 0 at the end of
- * the input when it ends between two `unit`s (`between`), -1 on a read
- * error, -2 when it ends inside one (then damaged). */
+ * the input when it ends between two `unit`s (`between`), else why not:
+ * HS_E_READ, or HS_E_TRUNCATED when it ends inside one (then damaged). */
 int hs_in_raw_more(hs_input *in, int between, const char *format, const char *unit);
 /* A plain input's bytes: the sniffed prefix, then the descriptor's, the
  * callback's or the memory's. */

@@ -19,7 +19,7 @@ long hs_in_decode(hs_input *in, uint8_t *buf, size_t cap)
 
     if (in->damage)
         return 0; /* the end of what could be decompressed */
-    if (in->err[0])
+    if (in->fault.code != HS_OK)
         return -1;
     if (!in->codec)
         return hs_in_read_plain(in, buf, cap);

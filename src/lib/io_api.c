@@ -13,6 +13,7 @@
 #include "output.h"
 #include "sized.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
@@ -22,35 +23,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void hs_io_fail(hs_error *err, hs_status code, const char *fmt, ...)
+/* hs_input_open's failure `r` for `in`, said with `name` (NULL: none) in
+ * front, at the input's offset when it has one. Closes `in`; returns NULL. */
+static hs_input *open_failed(hs_input *in, hs_status r, const char *name, hs_error *err)
 {
-    va_list ap;
+    const hs_error *e = in ? hs_input_fault(in) : NULL;
+    const char *why = e ? e->message : "out of memory";
+    uint64_t at = e ? e->offset : UINT64_MAX;
 
-    if (!err)
-        return;
-    memset(err, 0, sizeof *err);
-    err->code = code;
-    err->offset = 0;
-    err->record_offset = UINT64_MAX;
-    err->tag = err->subtag = -1;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
-
-/* What hs_input_open's -1 or -2 means for `in`, said with `name` (NULL:
- * none) in front. Closes `in`; returns NULL. */
-static hs_input *open_failed(hs_input *in, int r, const char *name, hs_error *err)
-{
-    const char *why = in ? hs_input_error(in) : NULL;
-    hs_status code = r == -2 ? HS_E_UNSUPPORTED : why ? HS_E_READ : HS_E_NOMEM;
-
-    if (!why)
-        why = "out of memory";
+    assert(r != HS_OK && (e || r == HS_E_NOMEM));
     if (name)
-        hs_io_fail(err, code, "%s: %s", name, why);
+        hs_io_error(err, r, at, "%s: %s", name, why);
     else
-        hs_io_fail(err, code, "%s", why);
+        hs_io_error(err, r, at, "%s", why);
     hs_input_close(in);
     return NULL;
 }
@@ -59,7 +44,8 @@ HS_API hs_input *hs_input_open_path(const char *path, hs_error *err)
 {
     hs_input *in = NULL;
     struct stat st;
-    int fd, r;
+    int fd;
+    hs_status r;
 
     if (!path) {
         hs_io_fail(err, HS_E_USAGE, "hs_input_open_path: no path");
@@ -79,20 +65,20 @@ HS_API hs_input *hs_input_open_path(const char *path, hs_error *err)
         hs_input_own_fd(in);
     else
         close(fd);
-    return r == 0 ? in : open_failed(in, r, path, err);
+    return r == HS_OK ? in : open_failed(in, r, path, err);
 }
 
 HS_API hs_input *hs_input_open_fd(int fd, hs_error *err)
 {
     hs_input *in = NULL;
-    int r;
+    hs_status r;
 
     if (fd < 0) {
         hs_io_fail(err, HS_E_USAGE, "hs_input_open_fd: descriptor %d", fd);
         return NULL;
     }
     r = hs_input_open(&in, fd);
-    return r == 0 ? in : open_failed(in, r, NULL, err);
+    return r == HS_OK ? in : open_failed(in, r, NULL, err);
 }
 
 /* An empty input in memory: no map to make of it. */
@@ -107,7 +93,7 @@ static long read_nothing(void *ctx, void *buf, size_t cap)
 HS_API hs_input *hs_input_open_memory(const void *data, size_t size, hs_error *err)
 {
     hs_input *in = NULL;
-    int r;
+    hs_status r;
 
     if (!data && size) {
         hs_io_fail(err, HS_E_USAGE, "hs_input_open_memory: no data for %zu bytes", size);
@@ -115,21 +101,21 @@ HS_API hs_input *hs_input_open_memory(const void *data, size_t size, hs_error *e
     }
     r = size ? hs_input_open_with(&in, NULL, NULL, data, size)
              : hs_input_open_with(&in, read_nothing, NULL, NULL, 0);
-    return r == 0 ? in : open_failed(in, r, NULL, err);
+    return r == HS_OK ? in : open_failed(in, r, NULL, err);
 }
 
 HS_API hs_input *hs_input_open_read(long (*read)(void *ctx, void *buf, size_t cap), void *ctx,
                                     hs_error *err)
 {
     hs_input *in = NULL;
-    int r;
+    hs_status r;
 
     if (!read) {
         hs_io_fail(err, HS_E_USAGE, "hs_input_open_read: no read callback");
         return NULL;
     }
     r = hs_input_open_with(&in, read, ctx, NULL, 0);
-    return r == 0 ? in : open_failed(in, r, NULL, err);
+    return r == HS_OK ? in : open_failed(in, r, NULL, err);
 }
 
 HS_API uint64_t hs_input_bytes_read(const hs_input *in)
@@ -162,7 +148,7 @@ static hs_output *open_output(int fd, int (*write)(void *ctx, const void *buf, s
     }
     if (!as_given && level == 0)
         level = HS_OUTPUT_LEVEL_DEFAULT;
-    if (hs_output_open(&o, fd, c, level, threads) != 0) {
+    if (hs_output_open(&o, fd, c, level, threads) != HS_OK) {
         hs_io_fail(err, HS_E_NOMEM, "cannot start the compressor: %s",
                    o ? hs_output_error(o) : "out of memory");
         hs_output_free(o);
@@ -230,7 +216,7 @@ HS_API hs_status hs_output_finish(hs_output *out, hs_error *err)
         hs_io_fail(err, HS_E_USAGE, "hs_output_finish: no output");
         return HS_E_USAGE;
     }
-    if (hs_output_end(out) != 0) {
+    if (hs_output_end(out) != HS_OK) {
         hs_io_fail(err, HS_E_WRITE, "writing the output failed: %s", hs_output_error(out));
         return HS_E_WRITE;
     }
@@ -276,9 +262,13 @@ HS_API hs_status hs_rules_mapping_input(hs_rules *rules, hs_input *in, uint64_t 
     memset(&e, 0, sizeof e);
     errno = 0;
     s = hs_rules_mapping_read(rules, &src, max_held, origin, &e);
-    if (s == HS_E_READ)
-        hs_io_fail(&e, s, "mapping %s: %s", origin,
-                   hs_input_error(in) ? hs_input_error(in) : strerror(errno ? errno : EIO));
+    if (s == HS_E_READ) {
+        /* a cut or corrupt .gz says at which compressed byte, as the
+         * message does */
+        const hs_error *why = hs_input_fault(in);
+        hs_io_error(&e, s, why ? why->offset : UINT64_MAX, "mapping %s: %s", origin,
+                    why ? why->message : strerror(errno ? errno : EIO));
+    }
     if (err && s != HS_OK)
         *err = e;
     return s;

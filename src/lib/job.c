@@ -324,7 +324,7 @@ static int filter(run *j)
     e = hs_filter_error(j->filter);
     if (s == HS_E_MALFORMED || s == HS_E_UNSUPPORTED)
         hs_input_drain(j->in);
-    finished = (s == HS_OK || s == HS_SALVAGED) && (!j->out || hs_output_end(j->out) == 0);
+    finished = (s == HS_OK || s == HS_SALVAGED) && (!j->out || hs_output_end(j->out) == HS_OK);
     /* the figures as they stand before a word is said: a message hook may
      * publish the report (the CLI's, ending quietly on a closed pipe) */
     counts(j, (s == HS_OK || s == HS_SALVAGED) && finished ? EXIT_OK : EXIT_IO);

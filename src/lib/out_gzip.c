@@ -52,7 +52,7 @@ typedef struct {
 #define GZ_FCOMMENT 0x10 /* RFC 1952's FLG bit */
 #define GZ_HEADER 10
 
-static int gz_write_member(hs_output *o, const uint8_t *m, size_t n)
+static hs_status gz_write_member(hs_output *o, const uint8_t *m, size_t n)
 {
     gz_out *g = o->enc;
     uint8_t head[GZ_HEADER];
@@ -65,10 +65,17 @@ static int gz_write_member(hs_output *o, const uint8_t *m, size_t n)
     memcpy(head, m, GZ_HEADER);
     head[3] |= GZ_FCOMMENT;
     g->member_written = 1;
-    if (hs_out_put(o, head, GZ_HEADER) != 0 ||
-        hs_out_put(o, GZ_COMMENT, sizeof GZ_COMMENT) != 0) /* with its NUL */
-        return -1;
+    if (hs_out_put(o, head, GZ_HEADER) != HS_OK ||
+        hs_out_put(o, GZ_COMMENT, sizeof GZ_COMMENT) != HS_OK) /* with its NUL */
+        return HS_E_WRITE;
     return hs_out_put(o, m + GZ_HEADER, n - GZ_HEADER);
+}
+
+/* A block the compressor could not take (libdeflate gives 0 bytes only
+ * when its bound is short, or a worker had no compressor). */
+static hs_status gz_failed(hs_output *o)
+{
+    return hs_io_error(&o->fault, HS_E_WRITE, UINT64_MAX, "gzip compression failed");
 }
 
 static void *gz_worker(void *arg)
@@ -91,7 +98,7 @@ static void *gz_worker(void *arg)
 }
 
 /* Writes the oldest block once compressed, and gives its slot back. */
-static int gz_write_oldest(hs_output *o)
+static hs_status gz_write_oldest(hs_output *o)
 {
     gz_out *g = o->enc;
     unsigned k;
@@ -100,25 +107,23 @@ static int gz_write_oldest(hs_output *o)
 
     /* only gz_free stops the ring, after the last write */
     if (hs_ring_take(g->ring, &k, &got) != 0) {
-        snprintf(o->err, sizeof o->err, "gzip compression failed");
-        return -1;
+        return gz_failed(o);
     }
     s = &g->slots[k % g->nslots];
     assert(s->in_len && (size_t)got == s->out_len);
     if (got == 0) {
-        snprintf(o->err, sizeof o->err, "gzip compression failed");
-        return -1;
+        return gz_failed(o);
     }
-    if (gz_write_member(o, s->out, s->out_len) != 0)
-        return -1;
+    if (gz_write_member(o, s->out, s->out_len) != HS_OK)
+        return HS_E_WRITE;
     s->in_len = 0;
     hs_ring_release(g->ring);
-    return 0;
+    return HS_OK;
 }
 
 /* Hands the block being filled to the workers and moves to the next one,
  * writing the oldest first when every slot is taken. */
-static int gz_submit(hs_output *o)
+static hs_status gz_submit(hs_output *o)
 {
     gz_out *g = o->enc;
     gz_slot *s = &g->slots[g->fill % g->nslots];
@@ -128,21 +133,21 @@ static int gz_submit(hs_output *o)
                                               libdeflate_gzip_compress_bound(g->inline_c,
                                                                              GZ_BLOCK));
         if (s->out_len == 0) {
-            snprintf(o->err, sizeof o->err, "gzip compression failed");
-            return -1;
+            return gz_failed(o);
         }
         s->in_len = 0;
         return gz_write_member(o, s->out, s->out_len);
     }
     assert(s->in_len > 0);
     hs_ring_post(g->ring, g->fill++, (long)s->in_len);
-    if (hs_ring_held(g->ring) == g->nslots && gz_write_oldest(o) != 0)
-        return -1;
-    /* the caller alone releases: the next slot is free now, no wait */
-    return hs_ring_room(g->ring, g->fill);
+    if (hs_ring_held(g->ring) == g->nslots && gz_write_oldest(o) != HS_OK)
+        return HS_E_WRITE;
+    /* the caller alone releases: the next slot is free now, no wait (the
+     * ring stops only in gz_free) */
+    return hs_ring_room(g->ring, g->fill) == 0 ? HS_OK : gz_failed(o);
 }
 
-static int gz_write(hs_output *o, const uint8_t *p, size_t len)
+static hs_status gz_write(hs_output *o, const uint8_t *p, size_t len)
 {
     gz_out *g = o->enc;
     while (len) {
@@ -154,20 +159,20 @@ static int gz_write(hs_output *o, const uint8_t *p, size_t len)
         s->in_len += k;
         p += k;
         len -= k;
-        if (s->in_len == GZ_BLOCK && gz_submit(o) != 0)
-            return -1;
+        if (s->in_len == GZ_BLOCK && gz_submit(o) != HS_OK)
+            return HS_E_WRITE;
     }
-    return 0;
+    return HS_OK;
 }
 
-static int gz_open(hs_output *o, int level, int threads)
+static hs_status gz_open(hs_output *o, int level, int threads)
 {
     gz_out *g = calloc(1, sizeof *g);
     unsigned i;
     int t;
 
     if (!g)
-        return -1;
+        return HS_E_NOMEM;
     o->enc = g;
     g->level = level == HS_OUTPUT_LEVEL_DEFAULT ? 1 : level;
     g->nthreads = threads;
@@ -175,38 +180,38 @@ static int gz_open(hs_output *o, int level, int threads)
     g->nslots = g->nthreads <= 1 ? 1 : 2 * (unsigned)g->nthreads;
     g->slots = calloc(g->nslots, sizeof *g->slots);
     if (!g->slots)
-        return -1;
+        return HS_E_NOMEM;
     g->inline_c = libdeflate_alloc_compressor(g->level);
     if (!g->inline_c)
-        return -1;
+        return HS_E_NOMEM;
     for (i = 0; i < g->nslots; i++) {
         g->slots[i].in = malloc(GZ_BLOCK);
         g->slots[i].out = malloc(libdeflate_gzip_compress_bound(g->inline_c, GZ_BLOCK));
         if (!g->slots[i].in || !g->slots[i].out)
-            return -1;
+            return HS_E_NOMEM;
     }
     if (g->nthreads <= 1)
-        return 0;
+        return HS_OK;
     g->threads = calloc((size_t)g->nthreads, sizeof *g->threads);
     if (!g->threads || !(g->ring = hs_ring_new(g->nslots, 1)))
-        return -1;
+        return HS_E_NOMEM;
     for (t = 0; t < g->nthreads; t++)
         if (pthread_create(&g->threads[t], NULL, gz_worker, g) != 0) {
             g->nthreads = t;
-            return -1;
+            return HS_E_NOMEM;
         }
-    return 0;
+    return HS_OK;
 }
 
-static int gz_finish(hs_output *o)
+static hs_status gz_finish(hs_output *o)
 {
     gz_out *g = o->enc;
-    if (g->slots[g->fill % g->nslots].in_len && gz_submit(o) != 0)
-        return -1;
+    if (g->slots[g->fill % g->nslots].in_len && gz_submit(o) != HS_OK)
+        return HS_E_WRITE;
     while (g->ring && hs_ring_held(g->ring))
-        if (gz_write_oldest(o) != 0)
-            return -1;
-    return 0;
+        if (gz_write_oldest(o) != HS_OK)
+            return HS_E_WRITE;
+    return HS_OK;
 }
 
 static void gz_free(hs_output *o)

@@ -21,13 +21,12 @@ typedef struct {
     int level_by_dump; /* the level waits for the first bytes */
 } zstd_out;
 
-static int z_check(hs_output *o, size_t r)
+static hs_status z_check(hs_output *o, size_t r)
 {
-    if (ZSTD_isError(r)) {
-        snprintf(o->err, sizeof o->err, "zstd compression failed: %s", ZSTD_getErrorName(r));
-        return -1;
-    }
-    return 0;
+    if (ZSTD_isError(r))
+        return hs_io_error(&o->fault, HS_E_WRITE, UINT64_MAX, "zstd compression failed: %s",
+                           ZSTD_getErrorName(r));
+    return HS_OK;
 }
 
 /* Why the level depends on the id size: measured with zstd 1.5.4 on what
@@ -52,45 +51,45 @@ int hs_output_dump_level(const void *head, size_t n)
     return hs_be32(nul + 1) == 8 ? 1 : 3;
 }
 
-static int z_set_level(hs_output *o, int level)
+static hs_status z_set_level(hs_output *o, int level)
 {
     zstd_out *z = o->enc;
     z->level_by_dump = 0;
     return z_check(o, ZSTD_CCtx_setParameter(z->zc, ZSTD_c_compressionLevel, level));
 }
 
-static int z_stream(hs_output *o, const void *p, size_t len, ZSTD_EndDirective mode)
+static hs_status z_stream(hs_output *o, const void *p, size_t len, ZSTD_EndDirective mode)
 {
     zstd_out *z = o->enc;
     ZSTD_inBuffer in = {p, len, 0};
 
     /* The filter writes the dump's header first, and in one piece: it is
      * buffered (out.c) and far smaller than the buffer. */
-    if (z->level_by_dump && z_set_level(o, hs_output_dump_level(p, len)) != 0)
-        return -1;
+    if (z->level_by_dump && z_set_level(o, hs_output_dump_level(p, len)) != HS_OK)
+        return HS_E_WRITE;
 
     for (;;) {
         ZSTD_outBuffer out = {z->zbuf, z->zbuf_cap, 0};
         size_t left = ZSTD_compressStream2(z->zc, &out, &in, mode);
-        if (z_check(o, left) != 0 || hs_out_put(o, z->zbuf, out.pos) != 0)
-            return -1;
+        if (z_check(o, left) != HS_OK || hs_out_put(o, z->zbuf, out.pos) != HS_OK)
+            return HS_E_WRITE;
         if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size)
-            return 0;
+            return HS_OK;
     }
 }
 
-static int z_open(hs_output *o, int level, int threads)
+static hs_status z_open(hs_output *o, int level, int threads)
 {
     zstd_out *z = calloc(1, sizeof *z);
 
     if (!z)
-        return -1;
+        return HS_E_NOMEM;
     o->enc = z;
     z->zc = ZSTD_createCCtx();
     z->zbuf_cap = ZSTD_CStreamOutSize();
     z->zbuf = malloc(z->zbuf_cap);
     if (!z->zc || !z->zbuf)
-        return -1;
+        return HS_E_NOMEM;
     /* The frame ends with a checksum of its content (XXH64), as zstd(1)
      * writes by default: without it one flipped bit in a literal passes
      * `zstd -t` and decompresses to other bytes with no error. With
@@ -100,12 +99,12 @@ static int z_open(hs_output *o, int level, int threads)
      * to 0.25 s: the default preset's output is mostly zeroed payload,
      * which zstd compresses at several GB/s, so the hash is a visible
      * share of it), -p none -z within noise (392 and 399 ms). */
-    if (z_check(o, ZSTD_CCtx_setParameter(z->zc, ZSTD_c_checksumFlag, 1)) != 0)
-        return -1;
+    if (z_check(o, ZSTD_CCtx_setParameter(z->zc, ZSTD_c_checksumFlag, 1)) != HS_OK)
+        return o->fault.code;
     if (level == HS_OUTPUT_LEVEL_DEFAULT)
         z->level_by_dump = 1;
-    else if (z_set_level(o, level) != 0)
-        return -1;
+    else if (z_set_level(o, level) != HS_OK)
+        return o->fault.code;
     /* Workers make compression asynchronous even with one of them; an old
      * libzstd built without threads says no, and then it runs inline. */
     if (threads > 0)
@@ -123,15 +122,15 @@ static int z_open(hs_output *o, int level, int threads)
         ZSTD_CCtx_setParameter(z->zc, ZSTD_c_jobSize, HS_ZSTD_JOB);
         ZSTD_CCtx_setParameter(z->zc, ZSTD_c_overlapLog, 1);
     }
-    return 0;
+    return HS_OK;
 }
 
-static int z_write(hs_output *o, const uint8_t *p, size_t len)
+static hs_status z_write(hs_output *o, const uint8_t *p, size_t len)
 {
     return z_stream(o, p, len, ZSTD_e_continue);
 }
 
-static int z_end(hs_output *o)
+static hs_status z_end(hs_output *o)
 {
     return z_stream(o, NULL, 0, ZSTD_e_end);
 }

@@ -12,20 +12,19 @@
 #include <string.h>
 #include <unistd.h>
 
-int hs_out_put(hs_output *o, const void *buf, size_t len)
+hs_status hs_out_put(hs_output *o, const void *buf, size_t len)
 {
     const uint8_t *p = buf;
 
     if (o->wr && len) {
         if (o->wr(o->wr_ctx, buf, len) != 0) {
             o->err_no = 0;
-            snprintf(o->err, sizeof o->err, "the write callback failed");
-            return -1;
+            return hs_io_error(&o->fault, HS_E_WRITE, UINT64_MAX, "the write callback failed");
         }
         if (o->hash)
             hs_hasher_put(o->hash, HS_HASH_OUT_FILE, buf, len);
         o->written += (uint64_t)len;
-        return 0;
+        return HS_OK;
     }
     while (len) {
         ssize_t n = write(o->fd, p, len);
@@ -33,8 +32,7 @@ int hs_out_put(hs_output *o, const void *buf, size_t len)
             if (errno == EINTR)
                 continue;
             o->err_no = errno;
-            snprintf(o->err, sizeof o->err, "%s", strerror(errno));
-            return -1;
+            return hs_io_error(&o->fault, HS_E_WRITE, UINT64_MAX, "%s", strerror(errno));
         }
         if (o->hash)
             hs_hasher_put(o->hash, HS_HASH_OUT_FILE, p, (size_t)n);
@@ -42,5 +40,5 @@ int hs_out_put(hs_output *o, const void *buf, size_t len)
         len -= (size_t)n;
         o->written += (uint64_t)n;
     }
-    return 0;
+    return HS_OK;
 }

@@ -9,33 +9,38 @@
 #include <assert.h>
 #include <stdlib.h>
 
-int hs_output_open(hs_output **out, int fd, int compression, int level, int threads)
+hs_status hs_output_open(hs_output **out, int fd, int compression, int level, int threads)
 {
     hs_output *o = calloc(1, sizeof *o);
 
     *out = o;
     if (!o)
-        return -1;
+        return HS_E_NOMEM;
     o->fd = fd;
     o->codec = hs_codec_of(compression);
     assert(o->codec || compression == HS_COMPRESS_NONE);
-    return o->codec ? o->codec->enc->open(o, level, threads) : 0;
+    return o->codec ? o->codec->enc->open(o, level, threads) : HS_OK;
 }
 
 int hs_output_write(void *ctx, const void *buf, size_t len)
 {
     hs_output *o = ctx;
 
-    if (!o->codec)
-        return hs_out_put(o, buf, len);
-    if (o->hash)
-        hs_hasher_put(o->hash, HS_HASH_OUT_DUMP, buf, len);
-    return o->codec->enc->write(o, buf, len);
+    hs_status s;
+
+    if (!o->codec) {
+        s = hs_out_put(o, buf, len);
+    } else {
+        if (o->hash)
+            hs_hasher_put(o->hash, HS_HASH_OUT_DUMP, buf, len);
+        s = o->codec->enc->write(o, buf, len);
+    }
+    return s == HS_OK ? 0 : -1; /* as hs_sink.write */
 }
 
-int hs_output_end(hs_output *o)
+hs_status hs_output_end(hs_output *o)
 {
-    return o->codec ? o->codec->enc->end(o) : 0;
+    return o->codec ? o->codec->enc->end(o) : HS_OK;
 }
 
 void hs_output_set_writer(hs_output *o, int (*wr)(void *ctx, const void *buf, size_t len),
@@ -62,7 +67,7 @@ int hs_output_is(const hs_output *o)
 
 HS_API const char *hs_output_error(const hs_output *o)
 {
-    return o && o->err[0] ? o->err : "unknown error";
+    return o && o->fault.code != HS_OK ? o->fault.message : "unknown error";
 }
 
 HS_API int hs_output_errno(const hs_output *o)

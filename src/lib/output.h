@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hprof_strip.h"
+
 typedef struct hs_output hs_output;
 
 /* No level given: the format's own. gzip's is 1; zstd's the dump's header
@@ -26,12 +28,14 @@ int hs_output_dump_level(const void *head, size_t n);
 /* `compression`: an hs_compression. `level`: the format's level, or
  * HS_OUTPUT_LEVEL_DEFAULT.
  * `threads`: compression workers (0 or 1: compress in the caller's thread
- * for gzip; zstd takes 0 as inline, n as n workers). Returns 0, or -1 with
+ * for gzip; zstd takes 0 as inline, n as n workers). Returns HS_OK, or why
+ * not (HS_E_NOMEM; a compressor's refusal said by hs_output_error) with
  * `*out` set (close it). */
-int hs_output_open(hs_output **out, int fd, int compression, int level, int threads);
+hs_status hs_output_open(hs_output **out, int fd, int compression, int level, int threads);
 int hs_output_write(void *ctx, const void *buf, size_t len);
-/* Ends the compressed stream and writes everything out. 0 or -1. */
-int hs_output_end(hs_output *o);
+/* Ends the compressed stream and writes everything out: HS_OK, or
+ * HS_E_WRITE (hs_output_error says why). */
+hs_status hs_output_end(hs_output *o);
 /* Writes through `wr` (as hs_sink.write) instead of the descriptor.
  * Before the first write. */
 void hs_output_set_writer(hs_output *o, int (*wr)(void *ctx, const void *buf, size_t len),

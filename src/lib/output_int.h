@@ -15,6 +15,7 @@
 #include "codec.h"
 #include "hasher.h"
 #include "hprof_strip.h"
+#include "ioerr.h"
 #include "output.h"
 
 struct hs_output {
@@ -25,14 +26,14 @@ struct hs_output {
     hs_sink sink; /* hs_output_sink's */
     const hs_codec *codec; /* NULL: plain */
     void *enc;             /* the codec's encoder's state */
-    char err[200];
+    hs_error fault; /* what failed (code HS_OK: nothing); no offset (ioerr.h) */
     int err_no; /* errno of the failed write, 0 for other failures */
     uint64_t written; /* bytes written to fd */
     hs_hasher *hash; /* hs_output_hash */
 };
 
-/* Writes all of buf[0..len) out (and hashes it as written): 0, or -1 with
- * o->err (and o->err_no) set. */
-int hs_out_put(hs_output *o, const void *buf, size_t len);
+/* Writes all of buf[0..len) out (and hashes it as written): HS_OK, or
+ * HS_E_WRITE with o->fault (and o->err_no) set. */
+hs_status hs_out_put(hs_output *o, const void *buf, size_t len);
 
 #endif

@@ -735,6 +735,42 @@ Test(io_api, mapping_from_a_path_and_from_an_input)
     hs_rules_free(rules);
 }
 
+/* The I/O's errors say their place as the core's do: UINT64_MAX where
+ * there is none (a path not there, a zip), and a cut .gz mapping the
+ * compressed byte its message names. */
+Test(io_api, io_error_offsets_are_none_or_the_compressed_byte)
+{
+    static const char zip[] = "PK\x03\x04 then a zip archive, not a dump";
+    static const char line[] = "com.example.Original -> a.a:\n    int count -> a\n";
+    size_t n = 0, gn, i;
+    char *map = malloc(200 * sizeof line);
+    uint8_t *gz;
+    const char *at;
+    hs_rules *rules = hs_rules_create(NULL);
+    hs_input *in;
+    hs_error err;
+
+    cr_assert_null(hs_input_open_path("/nonexistent/dump.hprof", &err));
+    cr_assert_eq(err.offset, UINT64_MAX, "%llu", (unsigned long long)err.offset);
+    cr_assert_null(hs_input_open_memory(zip, sizeof zip, &err));
+    cr_assert_eq(err.offset, UINT64_MAX, "%llu", (unsigned long long)err.offset);
+    cr_assert_not_null(map);
+    for (i = 0; i < 200; i++, n += sizeof line - 1)
+        memcpy(map + n, line, sizeof line - 1);
+    gz = gzip_bytes((const uint8_t *)map, n, &gn);
+    in = hs_input_open_memory(gz, gn / 2, NULL);
+    cr_assert_eq(hs_rules_mapping_input(rules, in, 0, "mem", &err), HS_E_READ, "%s", err.message);
+    at = strstr(err.message, "compressed byte ");
+    cr_assert_not_null(at, "%s", err.message);
+    cr_assert_eq(err.offset, strtoull(at + 16, NULL, 10), "%llu: %s",
+                 (unsigned long long)err.offset, err.message);
+    cr_assert(err.offset > 0 && err.offset <= gn / 2, "%s", err.message);
+    hs_input_close(in);
+    free(gz);
+    free(map);
+    hs_rules_free(rules);
+}
+
 /* ---- hs_job_run ------------------------------------------------------------ */
 
 static int has(const char *doc, const char *what)
