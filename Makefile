@@ -202,10 +202,13 @@ check: $(BUILD)/libhprofstrip.so
 # the tests together still read every dump; cli_cuts.sh cuts each
 # compressed dump at TEST_CUTS places (of 20). Every check still runs;
 # make test-long runs the sweeps whole.
-TEST_DUMPS ?= 2
+TEST_DUMPS ?= 1
 TEST_CUTS ?= 4
 test: export HS_TEST_DUMPS = $(TEST_DUMPS)
 test: export CLI_CUTS_N = $(TEST_CUTS)
+# tests/cli/cli_destroy.sh: half its 96 cases (each option against each
+# target once, with -f or without); make test-long runs them all
+test: export DESTROY_CASES = even
 
 # The whole suite: warnings as errors, Criterion suites, CLI checks, the
 # outputs checked by parsers nobody here wrote (hprof-conv, VisualVM), the
@@ -246,9 +249,12 @@ LONG_DUMPS ?= 0
 LONG_CUTS ?= 20
 LONG_LIST = bounds/real_*|core/histogram_adds_up|oracle/jvm7_agent_*|oracle/jvm17_*|oracle/android_*|fastpath/same_bytes_and_stats_on_every_dump_and_preset|identity/*|lent/every_dump_every_preset|oracle/every_dump_sampled|presets/default_on_every_dump|privacy/every_dump|runs/same_bytes_and_counters_as_the_slow_path|salvage/corpus_cuts|sweep/*|zero_copy/never_reads_what_it_gave_back
 LONG_TESTS = @($(LONG_LIST))
-LONG_SCRIPTS = ext/analyzers ext/histogram ext/external cli/audit_corpus cli/cli_obfuscate
+LONG_SCRIPTS = ext/analyzers ext/histogram ext/external cli/audit_corpus cli/cli_obfuscate cli/cli_destroy
+# cli_destroy.sh's cases: all, or the half make test does not run (odd: CI)
+LONG_DESTROY ?= all
 test-long: export HS_TEST_DUMPS = $(LONG_DUMPS)
 test-long: export CLI_CUTS_N = $(LONG_CUTS)
+test-long: export DESTROY_CASES = $(LONG_DESTROY)
 test-long: test-deps
 	$(MAKE) $(BIN) $(TEST_BIN) $(CUTCHECK) $(FRESH_DUMP) $(ART_DUMP)
 	$(TIMED) $(TEST_BIN) --jobs 2 --filter '$(LONG_TESTS)'
@@ -311,7 +317,8 @@ test-tsan: test-deps
 # The suite built with the POSIX fallbacks of the Linux-only calls forced
 # on (HS_PORT_POSIX=1), in its own build tree: what a build on macOS or a
 # BSD would run. The Criterion suites (tests/unit/test_port.c checks each
-# fallback) with one real dump per long sweep, and the CLI checks whose
+# fallback) but the long sweeps (LONG_TESTS: the same library code on more
+# dumps, which no fallback touches; gcc's make test runs them), and the CLI checks whose
 # paths the fallbacks change: output put in place (rename), pipes, many
 # files at once (memory files, cores), mapped and gzip input (page hints,
 # scheduling). Then tests/lanes/port_calls.sh: under strace, this build makes none
@@ -319,7 +326,7 @@ test-tsan: test-deps
 POSIX_SCRIPTS ?= cli cli_input cli_formats cli_safety cli_files cli_many cli_many_stops cli_report
 test-posix: test-deps $(BIN)
 	HS_TEST_DUMPS=1 $(MAKE) HS_PORT_POSIX=1 BUILD=build-posix BIN=build-posix/hprof-strip \
-	    EXTRA_CFLAGS=-Werror CHECK_SCRIPTS="$(POSIX_SCRIPTS)" check
+	    EXTRA_CFLAGS=-Werror CHECK_SCRIPTS="$(POSIX_SCRIPTS)" TEST_FILTER='!($(LONG_LIST))' check
 	$(TIMED) sh tests/lanes/port_calls.sh ./$(BIN) linux
 	$(TIMED) sh tests/lanes/port_calls.sh build-posix/hprof-strip posix
 

@@ -26,7 +26,6 @@ set -u
 BIN=${1:-./hprof-strip}
 NAME=audit_adversarial
 . "$(dirname "$0")/../lib.sh"
-PY=/usr/bin/python3 # Debian's: no version manager's shim
 SCAN="$PY $TESTS/cli/plantscan.py"
 # tools/plantdump.c: the build's beside BIN (make check builds it), else
 # build/'s, else built here

@@ -18,7 +18,6 @@ set -u
 BIN=${1:-./hprof-strip}
 NAME=audit_corpus
 . "$(dirname "$0")/../lib.sh"
-PY=/usr/bin/python3 # Debian's: no version manager's shim
 SCAN="$PY $TESTS/cli/hprofscan.py"
 MAP=$TESTS/data/deobf/jvm17-r8.map
 

@@ -48,8 +48,6 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 }
 ulimit -c 0 2>/dev/null # SIGQUIT dumps core by default
 # the system's Python: a version manager's shim takes a second to start
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 # signum NAME: the number of SIGNAME (dash's kill -l maps numbers to names)
 signum() {
     i=1

@@ -11,8 +11,6 @@ BIN=${1:-./hprof-strip}
 NAME=cli_many
 . "$(dirname "$0")/../lib.sh"
 
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 FIX=fixtures
 IN=$T/in
 mkdir "$IN"

@@ -13,8 +13,6 @@ BIN=${1:-./hprof-strip}
 NAME=cli_many_stops
 . "$(dirname "$0")/../lib.sh"
 
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 FIX=fixtures
 IN=$T/in
 mkdir "$IN"

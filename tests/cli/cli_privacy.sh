@@ -15,7 +15,6 @@ BIN=${1:-./hprof-strip}
 NAME=cli_privacy
 . "$(dirname "$0")/../lib.sh"
 # the interpreter itself: a version manager's shim costs a second a call
-PY=$(python3 -c 'import sys; print(sys.executable)')
 PLANT="$PY $TESTS/cli/privacy/plant.py"
 
 # names PLACES JSON: the audit's JSON names each place plant.py printed

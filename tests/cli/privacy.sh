@@ -21,7 +21,6 @@ if ! java tests/cli/privacy/Secrets.java "$T/secrets.hprof" >"$T/java.log" 2>&1;
     exit
 fi
 inputs="$T/secrets.hprof"
-PY=$(python3 -c 'import sys; print(sys.executable)') # not a version manager's shim
 PLANT="$PY $TESTS/cli/privacy/plant.py"
 if have_artdump && "$ARTDUMP" "$T/secrets.hprof" "$T/secrets-art.hprof" >"$T/artdump.log" 2>&1; then
     inputs="$inputs $T/secrets-art.hprof"
