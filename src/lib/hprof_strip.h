@@ -1012,6 +1012,12 @@ HS_API hs_status hs_status_of_exit(int exit_code);
  * below 4 and "?" past 11. */
 HS_API const char *hs_basic_type_name(unsigned type);
 
+/* The name of an Android heap, a HEAP_DUMP_INFO's heap id, as the report's
+ * "heap" and the command's histogram write it (0.8): "app" for 'A',
+ * "zygote" for 'Z', "image" for 'I', "default" for 0 (the heap a segment
+ * starts in), "other" for any other id. */
+HS_API const char *hs_heap_name(uint32_t heap);
+
 /* ---- the push API: a dump handed in as it arrives (0.8) ------------------- */
 
 /* For a dump that comes in pieces the caller is handed (an upload's body,
