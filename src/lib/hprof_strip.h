@@ -622,13 +622,20 @@ typedef enum { HS_COMPRESS_NONE = 0, HS_COMPRESS_ZSTD = 1, HS_COMPRESS_GZIP = 2 
  * *suffix_len (may be NULL; 0 for none); hs_compression_suffix: the
  * suffix an output gets (".gz", ".zst"), NULL for none.
  * hs_compression_levels: the range of levels hs_output_open_* take (the
- * command's -z and --gzip ranges): 0, or -1 for none. */
+ * command's -z and --gzip ranges): 0, or -1 for none.
+ * hs_compression_foreign_of_path: the name of a compression this library
+ * does not write when a file name's suffix says one (0.8): "bzip2" (.bz2),
+ * "xz" (.xz), "lzma" (.lzma), "lz4" (.lz4), "lzip" (.lz), "zip" (.zip),
+ * "7-Zip" (.7z), "brotli" (.br), "compress" (.Z), "snappy" (.sz); NULL
+ * for any other name (.gz and .zst ones too), so that a program need not
+ * write plain HPROF under such a name. */
 HS_API int hs_sniff(const void *head, size_t n);
 HS_API const char *hs_compression_name(int c);
 HS_API int hs_compression_of_name(const char *name);
 HS_API int hs_compression_of_path(const char *path, size_t *suffix_len);
 HS_API const char *hs_compression_suffix(int c);
 HS_API int hs_compression_levels(int c, int *min, int *max);
+HS_API const char *hs_compression_foreign_of_path(const char *path);
 
 typedef struct hs_input hs_input; /* opaque */
 

@@ -20,6 +20,7 @@
  * --obfuscate-names file (finished) as hooks.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "codec.h"
 #include "hasher.h"
 #include "hs_port.h"
 #include "hs_limits.h"
@@ -521,18 +522,11 @@ static void figures(run *j, int rc)
     }
 }
 
-/* A compression's name in a message ("none", "zstd", "gzip"; the codec
- * table's), NULL for a number it does not have. */
-static const char *compression_name(int c)
-{
-    return c == HS_COMPRESS_NONE ? "none" : hs_compression_name(c);
-}
-
 /* The output says its compression; the job's `compress`, when a caller
  * still sets it (0 is the output's), must agree, each named by name. */
 static int check_compression(run *j)
 {
-    const char *asked = compression_name((int)j->job.compress);
+    const char *asked = hs_codec_name((int)j->job.compress);
 
     j->format = hs_output_is(j->out);
     if (j->job.compress == HS_COMPRESS_NONE || (int)j->job.compress == j->format)
@@ -543,7 +537,7 @@ static int check_compression(run *j)
     return hs_report_fail(j->r, HS_E_USAGE, NULL,
                           "the job says compression %s, the output was opened for %s "
                           "(leave the job's 0: the output's)",
-                          asked, compression_name(j->format));
+                          asked, hs_codec_name(j->format));
 }
 
 static int start(run *j)
