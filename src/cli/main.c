@@ -207,7 +207,8 @@ static int add_rules(hs_rules *rules, int is_file, const char *arg)
     s = hs_rules_parse(rules, text, len, arg, &err);
     free(text);
     if (s != HS_OK) /* a bad line, a preset it names that does not exist: usage */
-        return hs_report_fail(g_report, HS_E_USAGE, NULL, "%s", err.message);
+        return hs_report_fail(g_report, HS_E_USAGE, NULL, "%s",
+                              hs_rules_message(rules) ? hs_rules_message(rules) : err.message);
     return HS_EXIT_OK;
 }
 

@@ -257,6 +257,14 @@ HS_API hs_status hs_rules_mapping_read(hs_rules *rules, const hs_source *src, ui
  * hands its text to hs_rules_mapping. NULL when nothing waits. */
 HS_API const char *hs_rules_mapping_file(const hs_rules *rules);
 
+/* The whole message of the failure of the last call on `rules` that takes
+ * an hs_error (hs_rules_preset, _parse, _mapping, _mapping_read,
+ * _mapping_path, _mapping_input), given or not (0.8): hs_error's message
+ * is its first 319 bytes, cut when it names a longer path. NULL when that
+ * call succeeded, or when there was no memory for it (err's message is
+ * then the one). Valid until the next such call or hs_rules_free. */
+HS_API const char *hs_rules_message(const hs_rules *rules);
+
 /* ---- filter -------------------------------------------------------------- */
 
 /* A store for instances held back while their class dump is awaited

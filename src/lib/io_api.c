@@ -7,10 +7,12 @@
  * read through them.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "fail.h"
 #include "hprof_strip.h"
 #include "input.h"
 #include "ioerr.h"
 #include "output.h"
+#include "rules.h"
 #include "sized.h"
 
 #include <errno.h>
@@ -55,22 +57,27 @@ static hs_input *open_failed(hs_input *in, int r, const char *name, hs_error *er
     return NULL;
 }
 
-HS_API hs_input *hs_input_open_path(const char *path, hs_error *err)
+/* hs_input_open_path, with the errno of an open that failed in *sys
+ * (0 for another failure), for a caller that says it whole. */
+static hs_input *open_path(const char *path, hs_error *err, int *sys)
 {
     hs_input *in = NULL;
     struct stat st;
     int fd, r;
 
+    *sys = 0;
     if (!path) {
         hs_io_fail(err, HS_E_USAGE, "hs_input_open_path: no path");
         return NULL;
     }
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-        hs_io_fail(err, HS_E_READ, "%s: %s", path, strerror(errno));
+        *sys = errno;
+        hs_io_fail(err, HS_E_READ, "%s: %s", path, strerror(*sys));
         return NULL;
     }
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         close(fd);
+        *sys = EISDIR;
         hs_io_fail(err, HS_E_READ, "%s: %s", path, strerror(EISDIR));
         return NULL;
     }
@@ -80,6 +87,13 @@ HS_API hs_input *hs_input_open_path(const char *path, hs_error *err)
     else
         close(fd);
     return r == 0 ? in : open_failed(in, r, path, err);
+}
+
+HS_API hs_input *hs_input_open_path(const char *path, hs_error *err)
+{
+    int sys;
+
+    return open_path(path, err, &sys);
 }
 
 HS_API hs_input *hs_input_open_fd(int fd, hs_error *err)
@@ -276,9 +290,11 @@ HS_API hs_status hs_rules_mapping_input(hs_rules *rules, hs_input *in, uint64_t 
     memset(&e, 0, sizeof e);
     errno = 0;
     s = hs_rules_mapping_read(rules, &src, max_held, origin, &e);
-    if (s == HS_E_READ)
-        hs_io_fail(&e, s, "mapping %s: %s", origin,
-                   hs_input_error(in) ? hs_input_error(in) : strerror(errno ? errno : EIO));
+    if (s == HS_E_READ) {
+        const char *why = hs_input_error(in) ? hs_input_error(in) : strerror(errno ? errno : EIO);
+        hs_io_fail(&e, s, "mapping %s: %s", origin, why);
+        hs_keep_whole(&rules->message, &rules->alloc, "mapping %s: %s", origin, why);
+    }
     if (err && s != HS_OK)
         *err = e;
     return s;
@@ -290,17 +306,23 @@ HS_API hs_status hs_rules_mapping_path(hs_rules *rules, const char *path, uint64
     hs_input *in;
     hs_error e;
     hs_status s;
+    int sys;
 
     if (!path || !rules) {
         hs_io_fail(err, HS_E_USAGE, "hs_rules_mapping_path: no %s", path ? "rules" : "path");
         return HS_E_USAGE;
     }
-    if (!(in = hs_input_open_path(path, &e))) {
+    if (!(in = open_path(path, &e, &sys))) {
         /* its message is "PATH: why" already. A mapping that is not
          * there (or a directory, or not ours to read) is the caller's
          * mistake, not a read to retry: usage, as a missing rule file */
         s = e.code == HS_E_NOMEM ? HS_E_NOMEM : HS_E_USAGE;
         hs_io_fail(err, s, "mapping %s", e.message);
+        hs_rules_begin_call(rules);
+        if (sys) /* e's may be cut: said again whole */
+            hs_keep_whole(&rules->message, &rules->alloc, "mapping %s: %s", path, strerror(sys));
+        else
+            hs_keep_whole(&rules->message, &rules->alloc, "mapping %s", e.message);
         return s;
     }
     s = hs_rules_mapping_input(rules, in, max_held, path, err);

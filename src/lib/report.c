@@ -143,15 +143,25 @@ void hs_report_salvage(hs_report *r, hs_status code, const hs_error *where, cons
 
 HS_STATIC_API void hs_report_warn(hs_report *r, const char *fmt, ...)
 {
-    char w[sizeof r->warnings[0]];
+    char w[sizeof r->warnings[0]], *m;
+    size_t cap = 0;
     va_list ap;
 
     if (!r)
         return;
     va_start(ap, fmt);
-    vsnprintf(w, sizeof w, fmt, ap);
+    m = format_whole(&cap, fmt, ap);
     va_end(ap);
-    say(r, HS_MSG_WARNING, HS_OK, NULL, w, sizeof w);
+    if (m) { /* said whole (a long path in it); the JSON's copy is what fits */
+        say(r, HS_MSG_WARNING, HS_OK, NULL, m, cap);
+        copy_fitting(w, sizeof w, m);
+        free(m);
+    } else {
+        va_start(ap, fmt);
+        vsnprintf(w, sizeof w, fmt, ap);
+        va_end(ap);
+        say(r, HS_MSG_WARNING, HS_OK, NULL, w, sizeof w);
+    }
     if (r->n_warnings < HS_REPORT_MAX_WARNINGS) /* when full, said only */
         memcpy(r->warnings[r->n_warnings++], w, sizeof w);
 }

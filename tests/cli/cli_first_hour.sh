@@ -56,6 +56,30 @@ expect_rc 3 "a cut dump"
 expect_grep "bytes are missing) (--salvage writes the complete records before the cut)\$" err "a long message, stderr"
 grep -q '"message":"[^"]*(--salvage writes the complete records before the cut)"' rep.json && ok ||
     bad "a long message in the JSON report is cut: $(cat rep.json)"
+# ... nor a rule file's, a mapping's or a warning's naming a long path: the
+# library's hs_error holds 320 bytes (hs_rules_message has the whole), a
+# warning was cut at 240
+"$BIN" -p default -r "$long/missing.rules" "$JVM" -o r.hprof 2>err; rc=$?
+expect_rc 2 "a missing rule file"
+expect_grep "$long/missing.rules: No such file or directory\$" err "a missing rule file, whole"
+printf 'bogus rule\n' >"$long/bad.rules"
+"$BIN" -p default -r "$long/bad.rules" "$JVM" -o r.hprof 2>err; rc=$?
+expect_rc 2 "a bad rule file"
+expect_grep "$long/bad.rules:1:1: unknown directive 'bogus' (.*preset)\$" err "a bad rule file, whole"
+"$BIN" -p default --mapping "$long/missing.txt" "$JVM" -o m.hprof 2>err; rc=$?
+expect_rc 2 "a missing mapping"
+expect_grep "mapping $long/missing.txt: No such file or directory\$" err "a missing mapping, whole"
+printf 'a -> b:\n    junk\n' >"$long/bad.txt"
+"$BIN" -p default --mapping "$long/bad.txt" --stats-file m.json "$JVM" -o m.hprof 2>err; rc=$?
+expect_rc 2 "a bad mapping"
+expect_grep "$long/bad.txt:2:9: expected a member name after the type\$" err "a bad mapping, whole"
+grep -q "\"message\":\"[^\"]*$long/bad.txt:2:9: expected a member name after the type\"" m.json && ok ||
+    bad "a bad mapping's message in the JSON report is cut: $(cat m.json)"
+printf 'JAVA PROFILE 1.0.2\000\000\000\000\010\000\000\000\000\000\000\000\000' >"$long/noheap.hprof"
+printf '\016\000\000\000\000\000\000\000\006\000\000\000\002\000\004' >>"$long/noheap.hprof"
+"$BIN" "$long/noheap.hprof" >nh.hprof 2>err; rc=$?
+expect_rc 0 "no heap dump, under a long path"
+expect_grep "warning: $long/noheap.hprof holds no heap dump (valid HPROF, but no object in it: nothing was stripped)\$" err "a long warning, whole"
 
 # 4. a name saying a compression not written here is a usage error
 for ext in bz2 xz lz4 zip; do

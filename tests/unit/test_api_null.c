@@ -207,6 +207,11 @@ ROW(hs_compression_of_path)
     cr_assert_eq(hs_compression_of_path(NULL, &k), HS_COMPRESS_NONE);
     cr_assert_eq(k, 0);
 }
+ROW(hs_rules_message)
+{
+    cr_assert_null(hs_rules_message(NULL));
+    cr_assert_null(hs_rules_message(R));
+}
 ROW(hs_compression_foreign_of_path) { cr_assert_null(hs_compression_foreign_of_path(NULL)); }
 ROW(hs_compression_levels)
 {
@@ -396,7 +401,8 @@ static const row g_rows[] = {
     R_(hs_report_set_audit), R_(hs_report_set_times), R_(hs_report_fail_other),
     R_(hs_report_json_parts), R_(hs_report_json), R_(hs_job_run), R_(hs_free),
     R_(hs_sniff), R_(hs_compression_of_name), R_(hs_compression_of_path),
-    R_(hs_compression_levels), R_(hs_compression_foreign_of_path), R_(hs_push_new), R_(hs_push_write), R_(hs_push_try_write),
+    R_(hs_compression_levels), R_(hs_compression_foreign_of_path), R_(hs_rules_message),
+    R_(hs_push_new), R_(hs_push_write), R_(hs_push_try_write),
     R_(hs_push_try_end), R_(hs_push_fd), R_(hs_push_done), R_(hs_push_finish), R_(hs_push_free),
 };
 #define N_ROWS (sizeof g_rows / sizeof g_rows[0])
