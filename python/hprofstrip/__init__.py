@@ -830,6 +830,50 @@ def output_name(src: _PathArg, out_dir: _PathArg, compress: _typing.Optional[str
     return _os.path.join(_os.fsdecode(out_dir), base + ext)
 
 
+def _make_out_dir(out_dir: _PathArg, srcs: _typing.List[_PathArg]) -> None:
+    """`out_dir` that is not there is made as the command makes -o DIR
+    (src/cli/many.c), as `mkdir -p` would, parents and all: 0700 when an
+    input is private (no one else may read it), so the outputs' names are
+    not shown to those the dumps were kept from; else 0777 less the umask.
+    A name that reads as one dump's (x.hprof, x.hprof.zst) is a slip, not a
+    directory to make."""
+    name = _os.fsdecode(out_dir)
+    try:
+        _os.stat(name)
+        missing = False
+    except FileNotFoundError:
+        missing = True
+    except OSError:  # under a file, say: no directory to make, as the command
+        missing = False
+    if not missing or name.endswith((".hprof", ".gz", ".zst", ".zstd")):
+        raise _usage(f"{name} is not a directory")
+    mode = 0o777
+    for src in srcs:
+        try:
+            if not _os.stat(src).st_mode & (_stat.S_IRGRP | _stat.S_IROTH):
+                mode = 0o700
+        except OSError:
+            pass  # the run says it
+    # os.makedirs gives the parents it makes the umask's mode, not `mode`
+    todo = []
+    path = _os.path.normpath(name)
+    while path and not _os.path.lexists(path):
+        todo.append(path)
+        parent = _os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    try:
+        for path in reversed(todo):
+            try:
+                _os.mkdir(path, mode)
+            except FileExistsError:
+                pass
+    except OSError as e:
+        raise Error(f"hprofstrip: cannot make the directory '{name}': {e.strerror}",
+                    "write", 4) from e
+
+
 def strip_many(srcs: _typing.Iterable[_PathArg], out_dir: _PathArg, *,
                jobs: _typing.Optional[int] = None, **options: _typing.Any
                ) -> _typing.List[_typing.Union[_Report, Error]]:
@@ -841,6 +885,8 @@ def strip_many(srcs: _typing.Iterable[_PathArg], out_dir: _PathArg, *,
     obfuscate_names: one mapping per run). Returns, in the order given,
     each one's report or the Error its run raised; a second input of the
     same output name is refused (a UsageError), as the command does.
+    `out_dir` that is not there is made, as the command's -o DIR is
+    (mode 0700 when an input is private: no one else may read it).
     worst_exit_status(results) is the command's exit status."""
     if "obfuscate_names" in options:
         raise TypeError("hprofstrip: strip_many takes no obfuscate_names (one mapping per run)")
@@ -848,7 +894,7 @@ def strip_many(srcs: _typing.Iterable[_PathArg], out_dir: _PathArg, *,
     if not all(_is_path(src) for src in srcs):
         raise TypeError("hprofstrip: strip_many takes paths (the outputs are named after them)")
     if not _os.path.isdir(out_dir):
-        raise _usage(f"{_os.fsdecode(out_dir)} is not a directory")
+        _make_out_dir(out_dir, srcs)
     workers = _in_range("jobs", jobs, (0, 1024)) or _os.cpu_count() or 1
     compress = options.get("compress")
     outs = [output_name(src, out_dir, compress) for src in srcs]

@@ -221,3 +221,34 @@ def test_strip_many_into_a_directory(hs, cli, tmp_path, compress, flag):
     assert results[0]["exit_status"] == results[1]["exit_status"] == results[3]["exit_status"] == 0
     assert isinstance(results[2], hs.Error) and results[2].exit_status == 3
     assert isinstance(results[4], hs.UsageError)
+
+
+@pytest.mark.parametrize("private", [False, True])
+def test_strip_many_makes_a_missing_directory(hs, cli, tmp_path, private):
+    """A missing out_dir is made as the command makes -o DIR (#55): parents
+    and all, 0700 when an input is private, else 0777 less the umask; a
+    name that reads as a dump's, or one under a file, is refused."""
+    src = tmp_path / "in.hprof"
+    src.write_bytes(read(JVM))
+    src.chmod(0o600 if private else 0o644)
+    a, b = tmp_path / "cli" / "x" / "y", tmp_path / "py" / "x" / "y"
+    p = subprocess.run([cli_path(), "-q", "-o", str(a), str(src), str(src)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    results = hs.strip_many([str(src), str(src)], b)
+    assert p.returncode == hs.worst_exit_status(results) == 2  # the second: the same name
+    assert read(a / "in.hprof") == read(b / "in.hprof")
+    for d in ("", "x", "x/y"):
+        mode = os.stat(tmp_path / "py" / d).st_mode & 0o777
+        assert mode == os.stat(tmp_path / "cli" / d).st_mode & 0o777, d
+        if private:
+            assert mode == 0o700, d
+    with pytest.raises(hs.UsageError):
+        hs.strip_many([str(src)], tmp_path / "new.hprof.zst")
+    assert not (tmp_path / "new.hprof.zst").exists()
+    with pytest.raises(hs.UsageError):  # the command's exit 2 too
+        hs.strip_many([str(src)], src / "sub")
+    if os.geteuid() != 0:  # root makes it anyway
+        (tmp_path / "ro").mkdir(mode=0o500)
+        with pytest.raises(hs.Error) as e:
+            hs.strip_many([str(src)], tmp_path / "ro" / "sub")
+        assert e.value.exit_status == 4 and not isinstance(e.value, hs.UsageError)
