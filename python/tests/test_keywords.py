@@ -252,3 +252,44 @@ def test_strip_many_makes_a_missing_directory(hs, cli, tmp_path, private):
         with pytest.raises(hs.Error) as e:
             hs.strip_many([str(src)], tmp_path / "ro" / "sub")
         assert e.value.exit_status == 4 and not isinstance(e.value, hs.UsageError)
+
+
+@pytest.mark.parametrize("name", ["x.hprof.7z", "out.xz", "x.zstd"])
+def test_strip_many_refuses_a_compressed_name_as_the_command(hs, cli, tmp_path, name):
+    """-o DIR with a compression's suffix, one written here or not (.7z,
+    .xz: the library's table, hs_compression_foreign_of_path), reads as a
+    dump's name: refused, nothing made, by the command as here (#55)."""
+    src = tmp_path / "in.hprof"
+    src.write_bytes(read(JVM))
+    p = subprocess.run([cli_path(), "-q", "-o", str(tmp_path / name), str(src), str(src)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.returncode == 2 and not (tmp_path / name).exists()
+    with pytest.raises(hs.UsageError):
+        hs.strip_many([str(src), str(src)], tmp_path / name)
+    assert not (tmp_path / name).exists()
+
+
+def test_output_name_asks_the_library(hs):
+    """output_name() drops the suffix the library's codec table names and
+    adds the one it gives the compression, as the command's -o DIR."""
+    assert hs.output_name("/d/a.hprof.zstd", "o") == os.path.join("o", "a.hprof")
+    assert hs.output_name("a.gz", "o", compress="zstd") == os.path.join("o", "a.hprof.zst")
+    assert hs.output_name("a.hprof.xz", "o", compress="gzip") == os.path.join(
+        "o", "a.hprof.xz.hprof.gz")
+
+
+def test_an_input_message_under_a_long_path_is_whole(hs, tmp_path):
+    """hs_error holds 320 bytes: a path past them is said whole
+    (hs_input_open_path_ex), for an xz file and a directory (#55)."""
+    d = tmp_path
+    for _ in range(7):
+        d = d / ("d" * 60)
+    d.mkdir(parents=True)
+    xz = d / "x.hprof.xz"
+    xz.write_bytes(b"\xfd7zXZ\x00 and more")
+    with pytest.raises(hs.Error) as e:
+        hs.strip(str(xz), tmp_path / "o.hprof")
+    assert str(e.value).startswith(f"{xz}: ") and "xz -dc" in str(e.value), str(e.value)
+    with pytest.raises(hs.Error) as e:
+        hs.strip(str(d), tmp_path / "o.hprof")
+    assert str(e.value) == f"{d}: {os.strerror(21)}"

@@ -659,6 +659,11 @@ typedef struct hs_input hs_input; /* opaque */
  * valid and unchanged until hs_input_close. read: as hs_source.read. */
 HS_API hs_input *hs_input_open_path(const char *path, hs_error *err);
 HS_API hs_input *hs_input_open_fd(int fd, hs_error *err);
+/* hs_input_open_path, and on failure *message (when `message` is not NULL)
+ * the whole of err's message (0.8), which a path past hs_error's 320 bytes
+ * cuts, to give back with hs_free; NULL on success, or with no memory for
+ * it (err's is then the one). */
+HS_API hs_input *hs_input_open_path_ex(const char *path, hs_error *err, char **message);
 HS_API hs_input *hs_input_open_memory(const void *data, size_t size, hs_error *err);
 HS_API hs_input *hs_input_open_read(long (*read)(void *ctx, void *buf, size_t cap), void *ctx,
                                     hs_error *err);

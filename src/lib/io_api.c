@@ -7,6 +7,7 @@
  * read through them.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "alloc.h"
 #include "fail.h"
 #include "hprof_strip.h"
 #include "input.h"
@@ -57,28 +58,37 @@ static hs_input *open_failed(hs_input *in, int r, const char *name, hs_error *er
     return NULL;
 }
 
-/* hs_input_open_path, with the errno of an open that failed in *sys
- * (0 for another failure), for a caller that says it whole. */
-static hs_input *open_path(const char *path, hs_error *err, int *sys)
+/* A failure of open_path's, said "PATH: why" in `err` and, when `whole` is
+ * not NULL, whole in *whole from `a` (a long path passes err's room). */
+static void path_failed(hs_error *err, hs_status code, char **whole, const hs_alloc *a,
+                        const char *path, const char *why)
+{
+    hs_io_fail(err, code, "%s: %s", path, why);
+    if (whole)
+        hs_keep_whole(whole, a, "%s: %s", path, why);
+}
+
+/* hs_input_open_path, its message kept whole in *whole when `whole` is not
+ * NULL. */
+static hs_input *open_path(const char *path, hs_error *err, char **whole, const hs_alloc *a)
 {
     hs_input *in = NULL;
     struct stat st;
     int fd, r;
 
-    *sys = 0;
     if (!path) {
         hs_io_fail(err, HS_E_USAGE, "hs_input_open_path: no path");
+        if (whole)
+            hs_keep_whole(whole, a, "hs_input_open_path: no path");
         return NULL;
     }
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-        *sys = errno;
-        hs_io_fail(err, HS_E_READ, "%s: %s", path, strerror(*sys));
+        path_failed(err, HS_E_READ, whole, a, path, strerror(errno));
         return NULL;
     }
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         close(fd);
-        *sys = EISDIR;
-        hs_io_fail(err, HS_E_READ, "%s: %s", path, strerror(EISDIR));
+        path_failed(err, HS_E_READ, whole, a, path, strerror(EISDIR));
         return NULL;
     }
     r = hs_input_open(&in, fd);
@@ -86,14 +96,25 @@ static hs_input *open_path(const char *path, hs_error *err, int *sys)
         hs_input_own_fd(in);
     else
         close(fd);
+    if (r != 0 && whole) /* open_failed's message, before it closes `in` */
+        hs_keep_whole(whole, a, "%s: %s", path,
+                      in && hs_input_error(in) ? hs_input_error(in) : "out of memory");
     return r == 0 ? in : open_failed(in, r, path, err);
 }
 
 HS_API hs_input *hs_input_open_path(const char *path, hs_error *err)
 {
-    int sys;
+    return open_path(path, err, NULL, NULL);
+}
 
-    return open_path(path, err, &sys);
+HS_API hs_input *hs_input_open_path_ex(const char *path, hs_error *err, char **message)
+{
+    hs_alloc a;
+
+    hs_alloc_init(&a, NULL); /* malloc's: given back with hs_free */
+    if (message)
+        *message = NULL;
+    return open_path(path, err, message, &a);
 }
 
 HS_API hs_input *hs_input_open_fd(int fd, hs_error *err)
@@ -306,23 +327,22 @@ HS_API hs_status hs_rules_mapping_path(hs_rules *rules, const char *path, uint64
     hs_input *in;
     hs_error e;
     hs_status s;
-    int sys;
+    char *whole = NULL;
 
     if (!path || !rules) {
         hs_io_fail(err, HS_E_USAGE, "hs_rules_mapping_path: no %s", path ? "rules" : "path");
         return HS_E_USAGE;
     }
-    if (!(in = open_path(path, &e, &sys))) {
+    if (!(in = open_path(path, &e, &whole, &rules->alloc))) {
         /* its message is "PATH: why" already. A mapping that is not
          * there (or a directory, or not ours to read) is the caller's
          * mistake, not a read to retry: usage, as a missing rule file */
         s = e.code == HS_E_NOMEM ? HS_E_NOMEM : HS_E_USAGE;
         hs_io_fail(err, s, "mapping %s", e.message);
         hs_rules_begin_call(rules);
-        if (sys) /* e's may be cut: said again whole */
-            hs_keep_whole(&rules->message, &rules->alloc, "mapping %s: %s", path, strerror(sys));
-        else
-            hs_keep_whole(&rules->message, &rules->alloc, "mapping %s", e.message);
+        /* e's may be cut: said again whole */
+        hs_keep_whole(&rules->message, &rules->alloc, "mapping %s", whole ? whole : e.message);
+        hs_alloc_free(&rules->alloc, whole);
         return s;
     }
     s = hs_rules_mapping_input(rules, in, max_held, path, err);

@@ -228,6 +228,25 @@ hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt)
     return c;
 }
 
+/* The refusal of a mapping that renames a platform class where values are
+ * removed: its start in `err` (may be NULL), the whole in *whole from `a`
+ * when `whole` is not NULL (the file's name may pass hs_error's room). */
+static hs_status refuse_platform_mapping(const hs_rules *r, hs_error *err, char **whole,
+                                         const hs_alloc *a)
+{
+    const char *name = NULL;
+    size_t line;
+
+    if (!r->mapping || !hs_rules_remove_values(r) ||
+        !(line = hs_mapping_platform_line(r->mapping, &name)))
+        return HS_OK;
+    return hs_fail_whole(err, whole, a, HS_E_USAGE,
+                         "%s:%zu: renames %.200s, a class of the JDK's or Android's own "
+                         "packages: refused where values are removed, since a mapping may not "
+                         "name the fields kept on purpose (issue #50)",
+                         r->mapping_file, line, name);
+}
+
 /* The mapping `m` parsed (or NULL, `e` saying why) becomes the rules'. */
 static hs_status take_mapping(hs_rules *r, hs_mapping *m, hs_error *e, const char *origin,
                               hs_error *err)
@@ -249,7 +268,7 @@ static hs_status take_mapping(hs_rules *r, hs_mapping *m, hs_error *e, const cha
     n = strlen(origin) < sizeof r->mapping_file ? strlen(origin) : sizeof r->mapping_file - 1;
     memcpy(r->mapping_file, origin, n);
     r->mapping_file[n] = 0;
-    if (hs_rules_check_mapping(r, err) != HS_OK) {
+    if (refuse_platform_mapping(r, err, &r->message, &r->alloc) != HS_OK) {
         hs_mapping_free(r->mapping);
         r->mapping = NULL;
         return HS_E_USAGE;
@@ -264,19 +283,15 @@ int hs_rules_remove_fields(const hs_rules *r)
 
 hs_status hs_rules_check_mapping(const hs_rules *r, hs_error *err)
 {
-    const char *name = NULL;
-    size_t line;
+    return refuse_platform_mapping(r, err, NULL, NULL);
+}
 
-    if (!r->mapping || !hs_rules_remove_values(r) ||
-        !(line = hs_mapping_platform_line(r->mapping, &name)))
-        return HS_OK;
-    if (err)
-        hs_fail_plain(err, HS_E_USAGE,
-                      "%s:%zu: renames %.200s, a class of the JDK's or Android's own "
-                      "packages: refused where values are removed, since a mapping may not "
-                      "name the fields kept on purpose (issue #50)",
-                      r->mapping_file, line, name);
-    return HS_E_USAGE;
+char *hs_rules_mapping_refusal(const hs_rules *r)
+{
+    char *whole = NULL;
+
+    refuse_platform_mapping(r, NULL, &whole, &r->alloc);
+    return whole;
 }
 
 static hs_status usage(hs_error *err, const char *what)

@@ -121,6 +121,10 @@ int hs_rules_remove_fields(const hs_rules *r);
  * such a class's fields: HS_E_USAGE naming the file and line, else HS_OK.
  * Checked when a mapping is taken and when a filter is created. */
 hs_status hs_rules_check_mapping(const hs_rules *r, hs_error *err);
+/* hs_rules_check_mapping's refusal whole, from the rules' allocator (free
+ * it with hs_alloc_free(&r->alloc, ...)), or NULL when there is none or no
+ * memory: hs_job_run reports it so when its filter is refused. */
+char *hs_rules_mapping_refusal(const hs_rules *r);
 
 /* True when roots of kind `subtag` are dropped. */
 int hs_rules_root_dropped(const hs_rules *r, unsigned subtag);
