@@ -203,10 +203,12 @@ def _check_binary(f, what):
         raise TypeError(f"hprofstrip: {what} is a text file: open it in binary mode ('rb', 'wb')")
 
 
-def _open_error(err, what):
+def _open_error(err, what, whole=None):
+    """`whole`: err's message whole (hs_input_open_path_ex), which a long
+    path passes hs_error's 320 bytes."""
     code = err.code
     status, exit_status = _STATUS.get(code, ("read", 4))
-    msg = err.message.decode(errors="replace") or f"{what}: {status}"
+    msg = whole or err.message.decode(errors="replace") or f"{what}: {status}"
     return _error(msg, status, exit_status)
 
 
@@ -223,10 +225,26 @@ class _Run:
         self.cancellable = False  # the library takes a progress callback (0.3)
         self.resync = []  # file objects given by descriptor
 
+    def open_path(self, src, err):
+        """hs_input_open_path; its message whole (0.8), or None."""
+        fn = getattr(self.lib, "hs_input_open_path_ex", None)
+        if fn is None:
+            self.input = self.lib.hs_input_open_path(_os.fsencode(src), _ctypes.byref(err))
+            return None
+        msg = _ctypes.c_void_p()
+        self.input = fn(_os.fsencode(src), _ctypes.byref(err), _ctypes.byref(msg))
+        if not msg.value:
+            return None
+        try:
+            return _ctypes.string_at(msg.value).decode(errors="replace")
+        finally:
+            self.lib.hs_free(msg)
+
     def open_input(self, src):
         err = _lib.HsError()
+        whole = None
         if _is_path(src):
-            self.input = self.lib.hs_input_open_path(_os.fsencode(src), _ctypes.byref(err))
+            whole = self.open_path(src, err)
         else:
             _check_binary(src, "src")
             fd = _fileno(src, True)
@@ -239,7 +257,7 @@ class _Run:
                 self.input = self.lib.hs_input_open_read(cb.fn, None, _ctypes.byref(err))
         if not self.input:
             self.reraise()
-            e = _open_error(err, "input")
+            e = _open_error(err, "input", whole)
             if _is_path(src) and not _os.path.lexists(src):
                 # the message the library gave, with the exception Python's own
                 # open() would raise
@@ -814,20 +832,96 @@ def audit_many(srcs: _typing.Iterable[_Src], rules: _Rules = None,
         return list(pool.map(one, srcs))
 
 
+def _compression_suffix_len(name: str) -> int:
+    """The length of the compression suffix ending `name` (.gz, .zst, .zstd:
+    the library's codec table says which), 0 for none."""
+    lib = _lib.load()
+    fn = getattr(lib, "hs_compression_of_path", None)
+    if fn is None:  # a library older than its codec table (0.7): its suffixes
+        tail = next((t for t in (".gz", ".zst", ".zstd") if name.endswith(t)), "")
+        return len(tail)
+    n = _ctypes.c_size_t(0)
+    fn(_os.fsencode(name), _ctypes.byref(n))
+    return n.value
+
+
+def _compression_foreign(name: str) -> _typing.Optional[str]:
+    """The compression `name`'s suffix says, one this library does not
+    write (.bz2, .xz, .7z, ...: hs_compression_foreign_of_path), or None."""
+    fn = getattr(_lib.load(), "hs_compression_foreign_of_path", None)
+    got = fn(_os.fsencode(name)) if fn is not None else None  # before 0.8: none
+    return got.decode() if got else None
+
+
+def _compression_ext(compress: _typing.Optional[str]) -> str:
+    """The suffix an output compressed with `compress` ("zstd", "gzip")
+    gets, "" for none."""
+    lib = _lib.load()
+    of_name = getattr(lib, "hs_compression_of_name", None)
+    suffix = getattr(lib, "hs_compression_suffix", None)
+    if not compress or of_name is None or suffix is None:  # before 0.7: its two
+        return {"zstd": ".zst", "gzip": ".gz"}.get(compress, "")
+    got = suffix(of_name(compress.encode()))
+    return got.decode() if got else ""
+
+
 def output_name(src: _PathArg, out_dir: _PathArg, compress: _typing.Optional[str] = None) -> str:
     """The output strip_many() gives `src` in `out_dir`, the command's rule
     for -o DIR (hprof-strip(1)): src's last component, less one trailing
     .gz, .zst or .zstd, ending in .hprof (added when missing), then .zst
     for compress="zstd" or .gz for "gzip"."""
     base = _os.path.basename(_os.fsdecode(src))
-    for tail in (".gz", ".zst", ".zstd"):
-        if base.endswith(tail) and len(base) > len(tail):
-            base = base[:-len(tail)]
-            break
+    cut = _compression_suffix_len(base)
+    if 0 < cut < len(base):
+        base = base[:-cut]
     if not (base.endswith(".hprof") and len(base) > len(".hprof")):
         base += ".hprof"
-    ext = {"zstd": ".zst", "gzip": ".gz"}.get(compress, "")
-    return _os.path.join(_os.fsdecode(out_dir), base + ext)
+    return _os.path.join(_os.fsdecode(out_dir), base + _compression_ext(compress))
+
+
+def _make_out_dir(out_dir: _PathArg, srcs: _typing.List[_PathArg]) -> None:
+    """`out_dir` that is not there is made as the command makes -o DIR
+    (src/cli/many.c), as `mkdir -p` would, parents and all: 0700 when an
+    input is private (no one else may read it), so the outputs' names are
+    not shown to those the dumps were kept from; else 0777 less the umask.
+    A name that reads as one dump's (x.hprof, x.hprof.zst, x.hprof.7z) is a
+    slip, not a directory to make."""
+    name = _os.fsdecode(out_dir)
+    try:
+        _os.stat(name)
+        missing = False
+    except FileNotFoundError:
+        missing = True
+    except OSError:  # under a file, say: no directory to make, as the command
+        missing = False
+    if (not missing or name.endswith(".hprof") or _compression_suffix_len(name)
+            or _compression_foreign(name)):
+        raise _usage(f"{name} is not a directory")
+    mode = 0o777
+    for src in srcs:
+        try:
+            if not _os.stat(src).st_mode & (_stat.S_IRGRP | _stat.S_IROTH):
+                mode = 0o700
+        except OSError:
+            pass  # the run says it
+    # os.makedirs gives the parents it makes the umask's mode, not `mode`
+    todo = []
+    path = _os.path.normpath(name)
+    while path and not _os.path.lexists(path):
+        todo.append(path)
+        parent = _os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    try:
+        for path in reversed(todo):
+            try:
+                _os.mkdir(path, mode)
+            except FileExistsError:
+                pass
+    except OSError as e:
+        raise Error(f"hprofstrip: cannot make the directory '{name}': {e.strerror}",
+                    "write", 4) from e
 
 
 def strip_many(srcs: _typing.Iterable[_PathArg], out_dir: _PathArg, *,
@@ -841,6 +935,8 @@ def strip_many(srcs: _typing.Iterable[_PathArg], out_dir: _PathArg, *,
     obfuscate_names: one mapping per run). Returns, in the order given,
     each one's report or the Error its run raised; a second input of the
     same output name is refused (a UsageError), as the command does.
+    `out_dir` that is not there is made, as the command's -o DIR is
+    (mode 0700 when an input is private: no one else may read it).
     worst_exit_status(results) is the command's exit status."""
     if "obfuscate_names" in options:
         raise TypeError("hprofstrip: strip_many takes no obfuscate_names (one mapping per run)")
@@ -848,7 +944,7 @@ def strip_many(srcs: _typing.Iterable[_PathArg], out_dir: _PathArg, *,
     if not all(_is_path(src) for src in srcs):
         raise TypeError("hprofstrip: strip_many takes paths (the outputs are named after them)")
     if not _os.path.isdir(out_dir):
-        raise _usage(f"{_os.fsdecode(out_dir)} is not a directory")
+        _make_out_dir(out_dir, srcs)
     workers = _in_range("jobs", jobs, (0, 1024)) or _os.cpu_count() or 1
     compress = options.get("compress")
     outs = [output_name(src, out_dir, compress) for src in srcs]

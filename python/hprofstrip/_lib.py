@@ -155,6 +155,15 @@ _OPTIONAL = {
     "hs_rules_preset": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, _ERR]),
     "hs_rules_print": (ctypes.c_size_t, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]),
     "hs_preset_summary": (ctypes.c_char_p, [ctypes.c_char_p]),
+    # 0.7: the codec table's suffixes and names
+    "hs_compression_of_path": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t)]),
+    "hs_compression_of_name": (ctypes.c_int, [ctypes.c_char_p]),
+    "hs_compression_suffix": (ctypes.c_char_p, [ctypes.c_int]),
+    # 0.8: a compression not written here, by its suffix; an input's
+    # message whole (a char * to give back with hs_free: c_void_p)
+    "hs_compression_foreign_of_path": (ctypes.c_char_p, [ctypes.c_char_p]),
+    "hs_input_open_path_ex": (ctypes.c_void_p, [ctypes.c_char_p, _ERR,
+                                                ctypes.POINTER(ctypes.c_void_p)]),
 }
 
 

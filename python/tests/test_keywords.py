@@ -221,3 +221,75 @@ def test_strip_many_into_a_directory(hs, cli, tmp_path, compress, flag):
     assert results[0]["exit_status"] == results[1]["exit_status"] == results[3]["exit_status"] == 0
     assert isinstance(results[2], hs.Error) and results[2].exit_status == 3
     assert isinstance(results[4], hs.UsageError)
+
+
+@pytest.mark.parametrize("private", [False, True])
+def test_strip_many_makes_a_missing_directory(hs, cli, tmp_path, private):
+    """A missing out_dir is made as the command makes -o DIR (#55): parents
+    and all, 0700 when an input is private, else 0777 less the umask; a
+    name that reads as a dump's, or one under a file, is refused."""
+    src = tmp_path / "in.hprof"
+    src.write_bytes(read(JVM))
+    src.chmod(0o600 if private else 0o644)
+    a, b = tmp_path / "cli" / "x" / "y", tmp_path / "py" / "x" / "y"
+    p = subprocess.run([cli_path(), "-q", "-o", str(a), str(src), str(src)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    results = hs.strip_many([str(src), str(src)], b)
+    assert p.returncode == hs.worst_exit_status(results) == 2  # the second: the same name
+    assert read(a / "in.hprof") == read(b / "in.hprof")
+    for d in ("", "x", "x/y"):
+        mode = os.stat(tmp_path / "py" / d).st_mode & 0o777
+        assert mode == os.stat(tmp_path / "cli" / d).st_mode & 0o777, d
+        if private:
+            assert mode == 0o700, d
+    with pytest.raises(hs.UsageError):
+        hs.strip_many([str(src)], tmp_path / "new.hprof.zst")
+    assert not (tmp_path / "new.hprof.zst").exists()
+    with pytest.raises(hs.UsageError):  # the command's exit 2 too
+        hs.strip_many([str(src)], src / "sub")
+    if os.geteuid() != 0:  # root makes it anyway
+        (tmp_path / "ro").mkdir(mode=0o500)
+        with pytest.raises(hs.Error) as e:
+            hs.strip_many([str(src)], tmp_path / "ro" / "sub")
+        assert e.value.exit_status == 4 and not isinstance(e.value, hs.UsageError)
+
+
+@pytest.mark.parametrize("name", ["x.hprof.7z", "out.xz", "x.zstd"])
+def test_strip_many_refuses_a_compressed_name_as_the_command(hs, cli, tmp_path, name):
+    """-o DIR with a compression's suffix, one written here or not (.7z,
+    .xz: the library's table, hs_compression_foreign_of_path), reads as a
+    dump's name: refused, nothing made, by the command as here (#55)."""
+    src = tmp_path / "in.hprof"
+    src.write_bytes(read(JVM))
+    p = subprocess.run([cli_path(), "-q", "-o", str(tmp_path / name), str(src), str(src)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.returncode == 2 and not (tmp_path / name).exists()
+    with pytest.raises(hs.UsageError):
+        hs.strip_many([str(src), str(src)], tmp_path / name)
+    assert not (tmp_path / name).exists()
+
+
+def test_output_name_asks_the_library(hs):
+    """output_name() drops the suffix the library's codec table names and
+    adds the one it gives the compression, as the command's -o DIR."""
+    assert hs.output_name("/d/a.hprof.zstd", "o") == os.path.join("o", "a.hprof")
+    assert hs.output_name("a.gz", "o", compress="zstd") == os.path.join("o", "a.hprof.zst")
+    assert hs.output_name("a.hprof.xz", "o", compress="gzip") == os.path.join(
+        "o", "a.hprof.xz.hprof.gz")
+
+
+def test_an_input_message_under_a_long_path_is_whole(hs, tmp_path):
+    """hs_error holds 320 bytes: a path past them is said whole
+    (hs_input_open_path_ex), for an xz file and a directory (#55)."""
+    d = tmp_path
+    for _ in range(7):
+        d = d / ("d" * 60)
+    d.mkdir(parents=True)
+    xz = d / "x.hprof.xz"
+    xz.write_bytes(b"\xfd7zXZ\x00 and more")
+    with pytest.raises(hs.Error) as e:
+        hs.strip(str(xz), tmp_path / "o.hprof")
+    assert str(e.value).startswith(f"{xz}: ") and "xz -dc" in str(e.value), str(e.value)
+    with pytest.raises(hs.Error) as e:
+        hs.strip(str(d), tmp_path / "o.hprof")
+    assert str(e.value) == f"{d}: {os.strerror(21)}"

@@ -172,3 +172,23 @@ def test_the_servers_memory_stays_flat(tmp_path):
     # 22 MB more pushed; what the filter still holds for the rest of the
     # dump (strings whose user comes late) is a few MiB at most
     assert growth < 8 << 20, f"RSS grew {growth} bytes over the last {size * 3 // 4} bytes"
+
+
+def test_the_readmes_python_examples_run(tmp_path, monkeypatch):
+    """Every ```python block of python/README.md runs as written (the push
+    section's too), in a directory holding the app.hprof and app.hprof.gz
+    they name; the push outputs are strip()'s bytes."""
+    import re
+    import shutil
+    from conftest import decompress_zstd
+    with open(os.path.join(ROOT, "python", "README.md"), encoding="utf-8") as f:
+        blocks = re.findall(r"^```python\n(.*?)^```", f.read(), re.S | re.M)
+    assert len(blocks) >= 2
+    shutil.copy(JVM, tmp_path / "app.hprof")
+    shutil.copy(JVM_GZ, tmp_path / "app.hprof.gz")
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        exec(compile(block, "python/README.md", "exec"), {"__name__": "readme"})
+    assert any("Stripper(" in b for b in blocks) and any("AsyncStripper(" in b for b in blocks)
+    for name, preset in (("app-push.hprof.zst", "default"), ("app-upload.hprof.zst", "privacy")):
+        assert decompress_zstd(name) == _reference(_read(JVM), preset=preset)[0], name

@@ -207,7 +207,8 @@ static int add_rules(hs_rules *rules, int is_file, const char *arg)
     s = hs_rules_parse(rules, text, len, arg, &err);
     free(text);
     if (s != HS_OK) /* a bad line, a preset it names that does not exist: usage */
-        return hs_report_fail(g_report, HS_E_USAGE, NULL, "%s", err.message);
+        return hs_report_fail(g_report, HS_E_USAGE, NULL, "%s",
+                              hs_rules_message(rules) ? hs_rules_message(rules) : err.message);
     return HS_EXIT_OK;
 }
 
@@ -387,38 +388,23 @@ static int ends_with(const char *s, const char *tail)
     return n > k && strcmp(s + n - k, tail) == 0;
 }
 
-/* The compressor an output name says when it is one this command does not
- * write (x.hprof.bz2 would otherwise be plain HPROF under that name), or
- * NULL. */
-static const char *foreign_compression(const char *o)
-{
-    static const char *const tails[][2] = {
-        {".bz2", "bzip2"}, {".xz", "xz"},   {".lzma", "lzma"}, {".lz4", "lz4"},
-        {".lz", "lzip"},   {".zip", "zip"}, {".7z", "7-Zip"},  {".br", "brotli"},
-        {".Z", "compress"}, {".sz", "snappy"}};
-    size_t i;
-
-    for (i = 0; i < sizeof tails / sizeof tails[0]; i++)
-        if (ends_with(o, tails[i][0]))
-            return tails[i][1];
-    return NULL;
-}
-
 /* -z into "x.gz" (or --gzip into "x.zst") would write one format under the
  * other's name, which every tool then fails to open: refuse. So is -z into
  * "x.hprof", hprof-conv's habit (its -z drops the zygote heap): an analyzer
- * told the file is plain HPROF cannot open it. */
+ * told the file is plain HPROF cannot open it. And a name for a compression
+ * this command does not write (x.hprof.bz2) would be plain HPROF under it. */
 static int check_output_name(const hs_cli *cli)
 {
     const char *o = cli->out_path;
+    const char *foreign = hs_compression_foreign_of_path(o);
     int named;
 
-    if (o && foreign_compression(o)) {
+    if (foreign) {
         fprintf(stderr,
                 "%s: '%s' names a compression this command does not write (%s): name "
                 "the output *.hprof (plain), *.hprof.zst (zstd) or *.hprof.gz (gzip), "
                 "or pipe plain HPROF to the compressor\n",
-                g_prog, o, foreign_compression(o));
+                g_prog, o, foreign);
         return HS_EXIT_USAGE;
     }
     if (!o || !cli->format_given || cli->format == HS_COMPRESS_NONE)

@@ -407,13 +407,15 @@ static int lines_close(many_lines *l, const hs_cli *cli)
     return HS_EXIT_OK;
 }
 
-/* A name that reads as one dump's (x.hprof, x.hprof.zst): several FILEs
- * and -o naming it is a slip, not a directory to make. */
+/* A name that reads as one dump's (x.hprof, x.hprof.zst, x.hprof.7z, a
+ * compression's suffix this command does not write included): several
+ * FILEs and -o naming it is a slip, not a directory to make. */
 static int names_a_dump(const char *path)
 {
     size_t n = strlen(path);
 
-    return ends_with(path, n, ".hprof") || hs_compression_of_path(path, NULL) != HS_COMPRESS_NONE;
+    return ends_with(path, n, ".hprof") || hs_compression_of_path(path, NULL) != HS_COMPRESS_NONE ||
+           hs_compression_foreign_of_path(path) != NULL;
 }
 
 /* -o DIR that is not there is made, as `mkdir -p` would, parents and all:

@@ -20,14 +20,16 @@ int hs_cli_load_mapping(hs_report *report, hs_rules *rules, const char *path, ui
 {
     hs_error err;
     hs_status s = hs_rules_mapping_path(rules, path, max_held, &err);
-    const char *cap = strstr(err.message, "(max_held)");
+    /* err's message is cut at 320 bytes: a long path passes it */
+    const char *msg = s != HS_OK && hs_rules_message(rules) ? hs_rules_message(rules) : err.message;
+    const char *cap = strstr(msg, "(max_held)");
 
     if (s == HS_OK)
         return HS_EXIT_OK;
     if (s != HS_E_LIMIT && s != HS_E_NOMEM)
         s = HS_E_USAGE;
     if (s == HS_E_LIMIT && cap) /* the library names its option, we name ours */
-        return hs_report_fail(report, s, NULL, "%.*s(--max-held)%s", (int)(cap - err.message),
-                              err.message, cap + sizeof "(max_held)" - 1);
-    return hs_report_fail(report, s, NULL, "%s", err.message);
+        return hs_report_fail(report, s, NULL, "%.*s(--max-held)%s", (int)(cap - msg), msg,
+                              cap + sizeof "(max_held)" - 1);
+    return hs_report_fail(report, s, NULL, "%s", msg);
 }

@@ -111,18 +111,6 @@ void hs_cli_print_stats(FILE *to, const hs_report *r, const hs_stats *st, const 
     print_dups(to, st);
 }
 
-/* The name of an Android heap, for the histogram. */
-static const char *heap_name(uint32_t heap)
-{
-    switch (heap) {
-    case 0: return "default";
-    case 'A': return "app";
-    case 'Z': return "zygote";
-    case 'I': return "image";
-    default: return "other";
-    }
-}
-
 void hs_cli_print_histogram(FILE *to, const hs_report *r, size_t top, const char *name)
 {
     const hs_class_count *rows;
@@ -139,7 +127,7 @@ void hs_cli_print_histogram(FILE *to, const hs_report *r, size_t top, const char
         fprintf(to, "  %12llu %22s %12llu %22s  %s%s%s\n", U(c->instances_in),
                 hs_report_human(in, sizeof in, c->bytes_in), U(c->instances_out),
                 hs_report_human(out, sizeof out, c->bytes_out), c->name, heaps ? " @" : "",
-                heaps ? heap_name(c->heap) : "");
+                heaps ? hs_heap_name(c->heap) : "");
     }
 }
 

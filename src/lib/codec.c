@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codec.c - the table of compressions (codec.h), and the public calls that
- * read it (hs_sniff, hs_compression_name, hs_compression_of_path...).
+ * read it (hs_sniff, hs_compression_name, hs_compression_of_path,
+ * hs_compression_foreign_of_path...).
  */
 #include <string.h>
 
@@ -17,15 +18,22 @@ static const hs_codec g_codecs[] = {
      {{"\x28\xb5\x2f\xfd", 4, 0xff}, {"\x50\x2a\x4d\x18", 4, 0xf0}}, -7, 19, &hs_unzstd_decoder,
      &hs_zstd_encoder},
     {HS_CODEC_FOREIGN, "zip", "a zip archive", "unzip -p ARCHIVE MEMBER.hprof | hprof-strip",
-     {NULL}, {{"PK\x03\x04", 4, 0xff}}, 0, 0, NULL, NULL},
-    {HS_CODEC_FOREIGN, "xz", "xz data", "xz -dc FILE | hprof-strip", {NULL},
+     {".zip", NULL}, {{"PK\x03\x04", 4, 0xff}}, 0, 0, NULL, NULL},
+    {HS_CODEC_FOREIGN, "xz", "xz data", "xz -dc FILE | hprof-strip", {".xz", NULL},
      {{"\xfd" "7zXZ\x00", 6, 0xff}}, 0, 0, NULL, NULL},
-    {HS_CODEC_FOREIGN, "bzip2", "bzip2 data", "bzip2 -dc FILE | hprof-strip", {NULL},
+    {HS_CODEC_FOREIGN, "bzip2", "bzip2 data", "bzip2 -dc FILE | hprof-strip", {".bz2", NULL},
      {{"BZh", 3, 0xff}}, 0, 0, NULL, NULL},
-    {HS_CODEC_FOREIGN, "lz4", "lz4 data", "lz4 -dc FILE | hprof-strip", {NULL},
+    {HS_CODEC_FOREIGN, "lz4", "lz4 data", "lz4 -dc FILE | hprof-strip", {".lz4", NULL},
      {{"\x04\x22\x4d\x18", 4, 0xff}}, 0, 0, NULL, NULL},
-    {HS_CODEC_FOREIGN, "7z", "a 7-Zip archive", "7z x -so ARCHIVE | hprof-strip", {NULL},
+    {HS_CODEC_FOREIGN, "7-Zip", "a 7-Zip archive", "7z x -so ARCHIVE | hprof-strip", {".7z", NULL},
      {{"7z\xbc\xaf\x27\x1c", 6, 0xff}}, 0, 0, NULL, NULL},
+    /* known by their names alone: an output named for one is refused, an
+     * input in one is not sniffed (it reads as not HPROF) */
+    {HS_CODEC_FOREIGN, "lzma", NULL, NULL, {".lzma", NULL}, {{0}}, 0, 0, NULL, NULL},
+    {HS_CODEC_FOREIGN, "lzip", NULL, NULL, {".lz", NULL}, {{0}}, 0, 0, NULL, NULL},
+    {HS_CODEC_FOREIGN, "brotli", NULL, NULL, {".br", NULL}, {{0}}, 0, 0, NULL, NULL},
+    {HS_CODEC_FOREIGN, "compress", NULL, NULL, {".Z", NULL}, {{0}}, 0, 0, NULL, NULL},
+    {HS_CODEC_FOREIGN, "snappy", NULL, NULL, {".sz", NULL}, {{0}}, 0, 0, NULL, NULL},
 };
 
 #define N_CODECS (sizeof g_codecs / sizeof g_codecs[0])
@@ -64,11 +72,16 @@ HS_API int hs_sniff(const void *head, size_t n)
     return c ? c->id : HS_COMPRESS_NONE;
 }
 
+const char *hs_codec_name(int id)
+{
+    const hs_codec *row = hs_codec_of(id);
+
+    return id == HS_COMPRESS_NONE ? "none" : row ? row->name : NULL;
+}
+
 HS_API const char *hs_compression_name(int c)
 {
-    const hs_codec *row = hs_codec_of(c);
-
-    return row ? row->name : NULL;
+    return c == HS_COMPRESS_NONE ? NULL : hs_codec_name(c);
 }
 
 HS_API int hs_compression_of_name(const char *name)
@@ -77,7 +90,7 @@ HS_API int hs_compression_of_name(const char *name)
 
     if (!name)
         return -1;
-    if (strcmp(name, "none") == 0)
+    if (strcmp(name, hs_codec_name(HS_COMPRESS_NONE)) == 0)
         return HS_COMPRESS_NONE;
     for (i = 0; i < N_CODECS; i++)
         if (g_codecs[i].dec && strcmp(g_codecs[i].name, name) == 0)
@@ -85,24 +98,40 @@ HS_API int hs_compression_of_name(const char *name)
     return -1;
 }
 
-HS_API int hs_compression_of_path(const char *path, size_t *suffix_len)
+/* The row, read here (`foreign` 0) or not (1), whose suffix ends `path`,
+ * with that suffix's length in *len; NULL for none. A name that is only
+ * the suffix (".gz") names no file of it. */
+static const hs_codec *row_of_path(const char *path, int foreign, size_t *len)
 {
     size_t i, k, n = path ? strlen(path) : 0;
 
-    if (suffix_len)
-        *suffix_len = 0;
     for (i = 0; i < N_CODECS; i++)
-        for (k = 0; g_codecs[i].dec && g_codecs[i].suffix[k]; k++) {
+        for (k = 0; (g_codecs[i].dec == NULL) == foreign && g_codecs[i].suffix[k]; k++) {
             const char *s = g_codecs[i].suffix[k];
-            size_t len = strlen(s);
-            /* a name that is only the suffix (".gz") names no file of it */
-            if (n > len && strcmp(path + n - len, s) == 0) {
-                if (suffix_len)
-                    *suffix_len = len;
-                return g_codecs[i].id;
-            }
+            *len = strlen(s);
+            if (n > *len && strcmp(path + n - *len, s) == 0)
+                return &g_codecs[i];
         }
-    return HS_COMPRESS_NONE;
+    *len = 0;
+    return NULL;
+}
+
+HS_API int hs_compression_of_path(const char *path, size_t *suffix_len)
+{
+    size_t len;
+    const hs_codec *row = row_of_path(path, 0, &len);
+
+    if (suffix_len)
+        *suffix_len = len;
+    return row ? row->id : HS_COMPRESS_NONE;
+}
+
+HS_API const char *hs_compression_foreign_of_path(const char *path)
+{
+    size_t len;
+    const hs_codec *row = row_of_path(path, 1, &len);
+
+    return row ? row->name : NULL;
 }
 
 HS_API const char *hs_compression_suffix(int c)

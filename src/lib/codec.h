@@ -13,7 +13,9 @@
  *
  * Formats a dump arrives in but that are not read here (zip, xz, bzip2,
  * lz4, 7z) have rows too, with no decoder: their magic is known only to say
- * how to get the dump out.
+ * how to get the dump out, their suffixes to refuse an output named for
+ * one (hs_compression_foreign_of_path: it would be plain HPROF under that
+ * name). Some (lzma, lzip, brotli, compress, snappy) have suffixes alone.
  */
 #ifndef HS_CODEC_H
 #define HS_CODEC_H
@@ -74,8 +76,8 @@ typedef struct {
 typedef struct {
     int id;                 /* hs_compression, or HS_CODEC_FOREIGN */
     const char *name;       /* "gzip": the report's and the messages' */
-    const char *what;       /* "gzip data": the phrase of a message */
-    const char *how;        /* the command that gets the dump out of it */
+    const char *what;       /* "gzip data": the phrase of a message (NULL: no magic) */
+    const char *how;        /* the command that gets the dump out of it (NULL: no magic) */
     const char *suffix[3];  /* file name suffixes, the first an output's; NULL-ended */
     hs_codec_magic magic[2]; /* the first bytes (len 0: none) */
     int level_min, level_max;
@@ -88,6 +90,10 @@ const hs_codec *hs_codec_sniff(const uint8_t *p, size_t n);
 /* The row of compression `id` (a HS_COMPRESS_* other than _NONE), NULL for
  * none. */
 const hs_codec *hs_codec_of(int id);
+
+/* The name of compression `id` in a message: "none" for HS_COMPRESS_NONE
+ * (where hs_compression_name has NULL), the row's, NULL for no such id. */
+const char *hs_codec_name(int id);
 
 /* The decoders and encoders the table names (their files). */
 extern const hs_decoder hs_gunzip_decoder, hs_unzstd_decoder;

@@ -8,6 +8,8 @@
  */
 #include "fail.h"
 
+#include "alloc.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,5 +69,49 @@ hs_status hs_fail_plain(hs_error *e, hs_status code, const char *fmt, ...)
     va_start(ap, fmt);
     fill(e, code, UINT64_MAX, "", fmt, ap);
     va_end(ap);
+    return code;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 0)))
+#endif
+static void keep_whole(char **whole, const hs_alloc *a, const char *fmt, va_list ap)
+{
+    va_list aq;
+    int n;
+
+    hs_alloc_free(a, *whole);
+    *whole = NULL;
+    va_copy(aq, ap);
+    n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    if (n >= 0 && (*whole = hs_malloc(a, (size_t)n + 1)) != NULL)
+        vsnprintf(*whole, (size_t)n + 1, fmt, ap);
+}
+
+void hs_keep_whole(char **whole, const hs_alloc *a, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    keep_whole(whole, a, fmt, ap);
+    va_end(ap);
+}
+
+hs_status hs_fail_whole(hs_error *e, char **whole, const hs_alloc *a, hs_status code,
+                        const char *fmt, ...)
+{
+    va_list ap;
+
+    if (e) {
+        va_start(ap, fmt);
+        fill(e, code, UINT64_MAX, "", fmt, ap);
+        va_end(ap);
+    }
+    if (whole) {
+        va_start(ap, fmt);
+        keep_whole(whole, a, fmt, ap);
+        va_end(ap);
+    }
     return code;
 }

@@ -24,6 +24,24 @@ hs_status hs_fail_plain(hs_error *e, hs_status code, const char *fmt, ...)
 #endif
     ;
 
+/* The whole of a printf message in memory from `a`, replacing *whole (the
+ * earlier one freed; NULL when there is no memory for it): for a message
+ * hs_error's 320 bytes may cut, one naming a path (hs_rules_message). */
+void hs_keep_whole(char **whole, const hs_alloc *a, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* hs_fail_plain into `e` (may be NULL), and the whole message kept as
+ * hs_keep_whole does when `whole` is not NULL. */
+hs_status hs_fail_whole(hs_error *e, char **whole, const hs_alloc *a, hs_status code,
+                        const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
 #define HS_TRY(expr)                                                          \
     do {                                                                      \
         hs_status hs_try_status_ = (expr);                                    \

@@ -4,6 +4,7 @@
  * the verifier and their messages.
  */
 #include "format.h"
+#include "hprof_strip.h"
 
 #define HS_X_RECORD(id, tag, name, kind, body, fb, fi, at, eb, ei, n, nb, ni) \
     [tag] = {name, HS_REC_##kind, HS_BODY_##body, fb, fi, at, eb, ei, n, nb, ni},
@@ -49,7 +50,7 @@ const char *hs_type_name(unsigned type)
     return "invalid";
 }
 
-const char *hs_heap_name(uint32_t heap)
+HS_API const char *hs_heap_name(uint32_t heap)
 {
     switch (heap) {
 #define HS_X_HEAP_CASE(id, code, name) \

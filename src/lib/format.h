@@ -261,7 +261,7 @@ static inline const char *hs_subtag_name(unsigned subtag)
 }
 
 const char *hs_type_name(unsigned type);
-const char *hs_heap_name(uint32_t heap);
+/* hs_heap_name, the heaps' names, is public (hprof_strip.h). */
 
 /* Size of a sub-record's fixed part (tag byte included) that must be read to
  * know its full size, or 0 for an unknown sub-tag. CLASS_DUMP returns its

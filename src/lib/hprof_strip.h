@@ -260,6 +260,14 @@ HS_API hs_status hs_rules_mapping_read(hs_rules *rules, const hs_source *src, ui
  * hands its text to hs_rules_mapping. NULL when nothing waits. */
 HS_API const char *hs_rules_mapping_file(const hs_rules *rules);
 
+/* The whole message of the failure of the last call on `rules` that takes
+ * an hs_error (hs_rules_preset, _parse, _mapping, _mapping_read,
+ * _mapping_path, _mapping_input), given or not (0.8): hs_error's message
+ * is its first 319 bytes, cut when it names a longer path. NULL when that
+ * call succeeded, or when there was no memory for it (err's message is
+ * then the one). Valid until the next such call or hs_rules_free. */
+HS_API const char *hs_rules_message(const hs_rules *rules);
+
 /* ---- filter -------------------------------------------------------------- */
 
 /* A store for instances held back while their class dump is awaited
@@ -625,13 +633,20 @@ typedef enum { HS_COMPRESS_NONE = 0, HS_COMPRESS_ZSTD = 1, HS_COMPRESS_GZIP = 2 
  * *suffix_len (may be NULL; 0 for none); hs_compression_suffix: the
  * suffix an output gets (".gz", ".zst"), NULL for none.
  * hs_compression_levels: the range of levels hs_output_open_* take (the
- * command's -z and --gzip ranges): 0, or -1 for none. */
+ * command's -z and --gzip ranges): 0, or -1 for none.
+ * hs_compression_foreign_of_path: the name of a compression this library
+ * does not write when a file name's suffix says one (0.8): "bzip2" (.bz2),
+ * "xz" (.xz), "lzma" (.lzma), "lz4" (.lz4), "lzip" (.lz), "zip" (.zip),
+ * "7-Zip" (.7z), "brotli" (.br), "compress" (.Z), "snappy" (.sz); NULL
+ * for any other name (.gz and .zst ones too), so that a program need not
+ * write plain HPROF under such a name. */
 HS_API int hs_sniff(const void *head, size_t n);
 HS_API const char *hs_compression_name(int c);
 HS_API int hs_compression_of_name(const char *name);
 HS_API int hs_compression_of_path(const char *path, size_t *suffix_len);
 HS_API const char *hs_compression_suffix(int c);
 HS_API int hs_compression_levels(int c, int *min, int *max);
+HS_API const char *hs_compression_foreign_of_path(const char *path);
 
 typedef struct hs_input hs_input; /* opaque */
 
@@ -647,6 +662,11 @@ typedef struct hs_input hs_input; /* opaque */
  * valid and unchanged until hs_input_close. read: as hs_source.read. */
 HS_API hs_input *hs_input_open_path(const char *path, hs_error *err);
 HS_API hs_input *hs_input_open_fd(int fd, hs_error *err);
+/* hs_input_open_path, and on failure *message (when `message` is not NULL)
+ * the whole of err's message (0.8), which a path past hs_error's 320 bytes
+ * cuts, to give back with hs_free; NULL on success, or with no memory for
+ * it (err's is then the one). */
+HS_API hs_input *hs_input_open_path_ex(const char *path, hs_error *err, char **message);
 HS_API hs_input *hs_input_open_memory(const void *data, size_t size, hs_error *err);
 HS_API hs_input *hs_input_open_read(long (*read)(void *ctx, void *buf, size_t cap), void *ctx,
                                     hs_error *err);
@@ -1023,6 +1043,12 @@ HS_API hs_status hs_status_of_exit(int exit_code);
  * "char", "float", "double", "byte", "short", "int", "long" for 4..11, ""
  * below 4 and "?" past 11. */
 HS_API const char *hs_basic_type_name(unsigned type);
+
+/* The name of an Android heap, a HEAP_DUMP_INFO's heap id, as the report's
+ * "heap" and the command's histogram write it (0.8): "app" for 'A',
+ * "zygote" for 'Z', "image" for 'I', "default" for 0 (the heap a segment
+ * starts in), "other" for any other id. */
+HS_API const char *hs_heap_name(uint32_t heap);
 
 /* ---- the push API: a dump handed in as it arrives (0.8) ------------------- */
 

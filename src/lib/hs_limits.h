@@ -133,6 +133,11 @@
 #define HS_MAX_WARNINGS 16
 /* Each warning's room, NUL included: a sentence naming a rule or a class. */
 #define HS_WARNING_MAX 240
+/* A warning's copy in the JSON report, NUL included: whole, as said (a
+ * sentence naming an input's path, which may be PATH_MAX's 4096 bytes),
+ * and bounded, the report keeping HS_REPORT_MAX_WARNINGS of them: 128 KiB
+ * at most. */
+#define HS_REPORT_WARNING_MAX 8192
 /* The least input between two calls of the progress callback
  * (hs_filter_set_progress, whose documentation states it): a call per MiB
  * is ten thousand calls on a 10 GB dump, nothing next to the filter, and

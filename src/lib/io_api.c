@@ -7,10 +7,13 @@
  * read through them.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "alloc.h"
+#include "fail.h"
 #include "hprof_strip.h"
 #include "input.h"
 #include "ioerr.h"
 #include "output.h"
+#include "rules.h"
 #include "sized.h"
 
 #include <assert.h>
@@ -40,7 +43,19 @@ static hs_input *open_failed(hs_input *in, hs_status r, const char *name, hs_err
     return NULL;
 }
 
-HS_API hs_input *hs_input_open_path(const char *path, hs_error *err)
+/* A failure of open_path's, said "PATH: why" in `err` and, when `whole` is
+ * not NULL, whole in *whole from `a` (a long path passes err's room). */
+static void path_failed(hs_error *err, hs_status code, char **whole, const hs_alloc *a,
+                        const char *path, const char *why)
+{
+    hs_io_fail(err, code, "%s: %s", path, why);
+    if (whole)
+        hs_keep_whole(whole, a, "%s: %s", path, why);
+}
+
+/* hs_input_open_path, its message kept whole in *whole when `whole` is not
+ * NULL. */
+static hs_input *open_path(const char *path, hs_error *err, char **whole, const hs_alloc *a)
 {
     hs_input *in = NULL;
     struct stat st;
@@ -49,15 +64,17 @@ HS_API hs_input *hs_input_open_path(const char *path, hs_error *err)
 
     if (!path) {
         hs_io_fail(err, HS_E_USAGE, "hs_input_open_path: no path");
+        if (whole)
+            hs_keep_whole(whole, a, "hs_input_open_path: no path");
         return NULL;
     }
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-        hs_io_fail(err, HS_E_READ, "%s: %s", path, strerror(errno));
+        path_failed(err, HS_E_READ, whole, a, path, strerror(errno));
         return NULL;
     }
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         close(fd);
-        hs_io_fail(err, HS_E_READ, "%s: %s", path, strerror(EISDIR));
+        path_failed(err, HS_E_READ, whole, a, path, strerror(EISDIR));
         return NULL;
     }
     r = hs_input_open(&in, fd);
@@ -65,7 +82,25 @@ HS_API hs_input *hs_input_open_path(const char *path, hs_error *err)
         hs_input_own_fd(in);
     else
         close(fd);
+    if (r != HS_OK && whole) /* open_failed's message, before it closes `in` */
+        hs_keep_whole(whole, a, "%s: %s", path,
+                      in && hs_input_error(in) ? hs_input_error(in) : "out of memory");
     return r == HS_OK ? in : open_failed(in, r, path, err);
+}
+
+HS_API hs_input *hs_input_open_path(const char *path, hs_error *err)
+{
+    return open_path(path, err, NULL, NULL);
+}
+
+HS_API hs_input *hs_input_open_path_ex(const char *path, hs_error *err, char **message)
+{
+    hs_alloc a;
+
+    hs_alloc_init(&a, NULL); /* malloc's: given back with hs_free */
+    if (message)
+        *message = NULL;
+    return open_path(path, err, message, &a);
 }
 
 HS_API hs_input *hs_input_open_fd(int fd, hs_error *err)
@@ -265,9 +300,10 @@ HS_API hs_status hs_rules_mapping_input(hs_rules *rules, hs_input *in, uint64_t 
     if (s == HS_E_READ) {
         /* a cut or corrupt .gz says at which compressed byte, as the
          * message does */
-        const hs_error *why = hs_input_fault(in);
-        hs_io_error(&e, s, why ? why->offset : UINT64_MAX, "mapping %s: %s", origin,
-                    why ? why->message : strerror(errno ? errno : EIO));
+        const hs_error *fault = hs_input_fault(in);
+        const char *why = fault ? fault->message : strerror(errno ? errno : EIO);
+        hs_io_error(&e, s, fault ? fault->offset : UINT64_MAX, "mapping %s: %s", origin, why);
+        hs_keep_whole(&rules->message, &rules->alloc, "mapping %s: %s", origin, why);
     }
     if (err && s != HS_OK)
         *err = e;
@@ -280,17 +316,22 @@ HS_API hs_status hs_rules_mapping_path(hs_rules *rules, const char *path, uint64
     hs_input *in;
     hs_error e;
     hs_status s;
+    char *whole = NULL;
 
     if (!path || !rules) {
         hs_io_fail(err, HS_E_USAGE, "hs_rules_mapping_path: no %s", path ? "rules" : "path");
         return HS_E_USAGE;
     }
-    if (!(in = hs_input_open_path(path, &e))) {
+    if (!(in = open_path(path, &e, &whole, &rules->alloc))) {
         /* its message is "PATH: why" already. A mapping that is not
          * there (or a directory, or not ours to read) is the caller's
          * mistake, not a read to retry: usage, as a missing rule file */
         s = e.code == HS_E_NOMEM ? HS_E_NOMEM : HS_E_USAGE;
         hs_io_fail(err, s, "mapping %s", e.message);
+        hs_rules_begin_call(rules);
+        /* e's may be cut: said again whole */
+        hs_keep_whole(&rules->message, &rules->alloc, "mapping %s", whole ? whole : e.message);
+        hs_alloc_free(&rules->alloc, whole);
         return s;
     }
     s = hs_rules_mapping_input(rules, in, max_held, path, err);

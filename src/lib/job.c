@@ -20,6 +20,8 @@
  * --obfuscate-names file (finished) as hooks.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "alloc.h"
+#include "codec.h"
 #include "filter.h"
 #include "hasher.h"
 #include "hs_port.h"
@@ -29,6 +31,7 @@
 #include "ioerr.h"
 #include "output.h"
 #include "report.h"
+#include "rules.h"
 #include "sized.h"
 #include "verify.h"
 
@@ -74,6 +77,26 @@ static int discard(void *ctx, const void *buf, size_t len)
     return 0;
 }
 
+/* The whole message of the failed call on `rules` that filled `err`, whose
+ * room a long path passes (hs_rules_message). */
+static const char *whole(const hs_rules *rules, const hs_error *err)
+{
+    return hs_rules_message(rules) ? hs_rules_message(rules) : err->message;
+}
+
+/* The filter refused the rules (`err`): said whole, a mapping's refusal
+ * naming its file at whatever length. */
+static int filter_refused(run *j, const hs_error *err)
+{
+    char *refusal = hs_rules_mapping_refusal(j->use_rules);
+    /* the refusal `err` holds the start of, not another failure */
+    int is_it = refusal && strncmp(refusal, err->message, strlen(err->message)) == 0;
+    int rc = hs_report_fail(j->r, err->code, NULL, "%s", is_it ? refusal : err->message);
+
+    hs_alloc_free(&j->use_rules->alloc, refusal);
+    return rc;
+}
+
 /* The rule set the job asks for; the exit code, the failure recorded. */
 static int make_rules(run *j)
 {
@@ -113,7 +136,7 @@ static int make_rules(run *j)
             hs_report_note_rules(j->r, 1, "rules_text");
         if (hs_rules_parse(j->rules, job->rules_text, job->rules_len, "rules_text", &err) !=
             HS_OK)
-            return hs_report_fail(j->r, HS_E_USAGE, NULL, "%s", err.message);
+            return hs_report_fail(j->r, HS_E_USAGE, NULL, "%s", whole(j->rules, &err));
     }
     /* the job's mapping wins over the rule text's `mapping` line */
     map = job->mapping_path ? job->mapping_path : hs_rules_mapping_file(j->rules);
@@ -127,7 +150,7 @@ static int make_rules(run *j)
      * is 4, and it is retryable) */
     if (s != HS_E_LIMIT && s != HS_E_NOMEM)
         s = HS_E_USAGE;
-    return hs_report_fail(j->r, s, NULL, "%s", err.message);
+    return hs_report_fail(j->r, s, NULL, "%s", whole(j->rules, &err));
 }
 
 /* A message of the filter about the input: in a compressed input its
@@ -307,7 +330,7 @@ static int filter(run *j)
     opt.histogram |= j->job.histogram;
     opt.findings |= j->job.audit;
     if (!(j->filter = hs_filter_create_ex(j->use_rules, &opt, sizeof opt, NULL, &err)))
-        return hs_report_fail(j->r, err.code, NULL, "%s", err.message);
+        return filter_refused(j, &err);
     if (j->job.progress && hs_filter_set_progress(j->filter, progress, j) != HS_OK)
         return hs_report_fail(j->r, HS_E_USAGE, NULL, "the filter would take no progress");
     src = source(j);
@@ -523,18 +546,11 @@ static void figures(run *j, int rc)
     }
 }
 
-/* A compression's name in a message ("none", "zstd", "gzip"; the codec
- * table's), NULL for a number it does not have. */
-static const char *compression_name(int c)
-{
-    return c == HS_COMPRESS_NONE ? "none" : hs_compression_name(c);
-}
-
 /* The output says its compression; the job's `compress`, when a caller
  * still sets it (0 is the output's), must agree, each named by name. */
 static int check_compression(run *j)
 {
-    const char *asked = compression_name((int)j->job.compress);
+    const char *asked = hs_codec_name((int)j->job.compress);
 
     j->format = hs_output_is(j->out);
     if (j->job.compress == HS_COMPRESS_NONE || (int)j->job.compress == j->format)
@@ -545,7 +561,7 @@ static int check_compression(run *j)
     return hs_report_fail(j->r, HS_E_USAGE, NULL,
                           "the job says compression %s, the output was opened for %s "
                           "(leave the job's 0: the output's)",
-                          asked, compression_name(j->format));
+                          asked, hs_codec_name(j->format));
 }
 
 static int start(run *j)

@@ -421,6 +421,8 @@ typedef struct {
     hs_mapping *m;
     const char *origin;
     hs_error *err;
+    char **whole;            /* NULL, or where the whole message goes too */
+    const hs_alloc *whole_a; /* ... allocated from */
     const char *s; /* the current line, without its end */
     size_t n;
     size_t line;   /* 1-based */
@@ -445,32 +447,22 @@ static hs_status perr(parser *ps, size_t i, const char *fmt, ...)
     for (p = msg; *p; p++) /* the text quoted may hold anything: one line */
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
-    if (ps->err)
-        hs_fail_plain(ps->err, HS_E_MALFORMED, "%s:%zu:%zu: %s", ps->origin, ps->line, i + 1,
-                      msg);
-    return HS_E_MALFORMED;
+    return hs_fail_whole(ps->err, ps->whole, ps->whole_a, HS_E_MALFORMED, "%s:%zu:%zu: %s",
+                         ps->origin, ps->line, i + 1, msg);
 }
 
 static hs_status nomem(parser *ps)
 {
-    if (ps->m && ps->m->too_big) {
-        if (ps->err)
-            hs_fail_plain(ps->err, HS_E_LIMIT, "%s:%zu: the mapping's names pass 4 GiB",
-                          ps->origin, ps->line);
-        return HS_E_LIMIT;
-    }
-    if (ps->meter && ps->meter->refused) {
-        if (ps->err)
-            hs_fail_plain(ps->err, HS_E_LIMIT,
-                          "%s:%zu: the mapping would hold more than the limit of %llu bytes "
-                          "(max_held)",
-                          ps->origin, ps->line, (unsigned long long)ps->meter->cap);
-        return HS_E_LIMIT;
-    }
-    if (ps->err)
-        hs_fail_plain(ps->err, HS_E_NOMEM, "%s: out of memory reading the mapping",
-                      ps->origin);
-    return HS_E_NOMEM;
+    if (ps->m && ps->m->too_big)
+        return hs_fail_whole(ps->err, ps->whole, ps->whole_a, HS_E_LIMIT,
+                             "%s:%zu: the mapping's names pass 4 GiB", ps->origin, ps->line);
+    if (ps->meter && ps->meter->refused)
+        return hs_fail_whole(ps->err, ps->whole, ps->whole_a, HS_E_LIMIT,
+                             "%s:%zu: the mapping would hold more than the limit of %llu bytes "
+                             "(max_held)",
+                             ps->origin, ps->line, (unsigned long long)ps->meter->cap);
+    return hs_fail_whole(ps->err, ps->whole, ps->whole_a, HS_E_NOMEM,
+                         "%s: out of memory reading the mapping", ps->origin);
 }
 
 static int is_blank(char c)
@@ -954,6 +946,12 @@ hs_mapping *hs_mapping_end(hs_mapping_parser *p, int complete)
     }
     hs_alloc_free(&raw, p);
     return m;
+}
+
+void hs_mapping_keep_whole(hs_mapping_parser *p, char **whole, const hs_alloc *a)
+{
+    p->ps.whole = whole;
+    p->ps.whole_a = a;
 }
 
 hs_mapping *hs_mapping_parse(const char *text, size_t len, const char *origin,

@@ -54,6 +54,10 @@ hs_mapping_parser *hs_mapping_begin(const char *origin, const hs_alloc *a, uint6
                                     hs_error *err);
 hs_status hs_mapping_feed(hs_mapping_parser *p, const char *text, size_t len);
 hs_mapping *hs_mapping_end(hs_mapping_parser *p, int complete);
+/* Keeps the whole of the parse's error message in *whole (from `a`, as
+ * hs_fail_whole does) as well as in its hs_error, whose room a long origin
+ * (a path) passes: hs_rules_message's. */
+void hs_mapping_keep_whole(hs_mapping_parser *p, char **whole, const hs_alloc *a);
 
 /* Bytes of memory the mapping holds (the caller counts them as held). */
 size_t hs_mapping_bytes(const hs_mapping *m);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "hs_limits.h"
 #include "report.h"
 #include "sized.h"
 
@@ -141,19 +142,42 @@ void hs_report_salvage(hs_report *r, hs_status code, const hs_error *where, cons
     va_end(ap);
 }
 
+/* The JSON's copy of warning `m`: whole up to HS_REPORT_WARNING_MAX bytes
+ * (NUL included), in fresh memory; NULL when there is none for it. */
+static char *warning_copy(const char *m)
+{
+    size_t n = strlen(m) + 1;
+    char *w = malloc(n < HS_REPORT_WARNING_MAX ? n : HS_REPORT_WARNING_MAX);
+
+    if (w)
+        copy_fitting(w, n < HS_REPORT_WARNING_MAX ? n : HS_REPORT_WARNING_MAX, m);
+    return w;
+}
+
 HS_STATIC_API void hs_report_warn(hs_report *r, const char *fmt, ...)
 {
-    char w[sizeof r->warnings[0]];
+    char w[HS_WARNING_MAX], *m, *kept;
+    size_t cap = 0;
     va_list ap;
 
     if (!r)
         return;
     va_start(ap, fmt);
-    vsnprintf(w, sizeof w, fmt, ap);
+    m = format_whole(&cap, fmt, ap);
     va_end(ap);
-    say(r, HS_MSG_WARNING, HS_OK, NULL, w, sizeof w);
-    if (r->n_warnings < HS_REPORT_MAX_WARNINGS) /* when full, said only */
-        memcpy(r->warnings[r->n_warnings++], w, sizeof w);
+    if (m) { /* said whole (a long path in it), and so kept for the JSON */
+        say(r, HS_MSG_WARNING, HS_OK, NULL, m, cap);
+        kept = r->n_warnings < HS_REPORT_MAX_WARNINGS ? warning_copy(m) : NULL;
+        free(m);
+    } else { /* no memory: what fits, said only */
+        va_start(ap, fmt);
+        vsnprintf(w, sizeof w, fmt, ap);
+        va_end(ap);
+        say(r, HS_MSG_WARNING, HS_OK, NULL, w, sizeof w);
+        kept = NULL;
+    }
+    if (kept) /* when full, said only */
+        r->warnings[r->n_warnings++] = kept;
 }
 
 void hs_report_note(hs_report *r, const char *fmt, ...)
@@ -661,6 +685,9 @@ void hs_report_clear(hs_report *r)
 
     free(r->message);
     r->message = NULL;
+    for (i = 0; i < (size_t)r->n_warnings; i++)
+        free(r->warnings[i]);
+    r->n_warnings = 0;
     for (i = 0; i < r->n_findings; i++)
         free((char *)(uintptr_t)r->findings[i].name);
     free(r->findings);
@@ -677,7 +704,7 @@ void hs_report_begin_run(hs_report *r)
 {
     static const hs_report zero;
     const char *args[HS_REPORT_MAX_RULES];
-    char is_file[HS_REPORT_MAX_RULES], warnings[HS_REPORT_MAX_WARNINGS][sizeof r->warnings[0]];
+    char is_file[HS_REPORT_MAX_RULES], *warnings[HS_REPORT_MAX_WARNINGS];
     int n_rules, n_warnings;
     hs_message_fn hook;
     void *hook_ctx;
@@ -690,6 +717,7 @@ void hs_report_begin_run(hs_report *r)
     memcpy(args, r->rule_arg + r->rules_at_end, (size_t)n_rules * sizeof *args);
     memcpy(is_file, r->rule_is_file + r->rules_at_end, (size_t)n_rules);
     memcpy(warnings, r->warnings + r->warnings_at_end, (size_t)n_warnings * sizeof warnings[0]);
+    r->n_warnings = r->warnings_at_end; /* the next run's are moved, not freed */
     hook = r->say;
     hook_ctx = r->say_ctx;
     hs_report_clear(r);

@@ -79,7 +79,8 @@ struct hs_report {
     /* --audit: where the data is (hs_filter_findings; names owned here) */
     hs_finding *findings;
     size_t n_findings;
-    char warnings[HS_REPORT_MAX_WARNINGS][240]; /* the filter's, for the JSON */
+    char *warnings[HS_REPORT_MAX_WARNINGS]; /* for the JSON, whole (each freed
+                                                  by hs_report_clear) */
     int n_warnings;
     int output_kept;          /* the complete dump is under the output's name */
     /* a failure of the command's own, not the library's (the CLI's --jvm):

@@ -105,9 +105,9 @@ static hs_status perr(parser *ps, size_t col, const char *fmt, ...)
     for (p = msg; *p; p++) /* the offending text may hold anything: one line */
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
-    if (ps->err)
-        hs_fail_plain(ps->err, HS_E_USAGE, "%s:%zu:%zu: %s", ps->origin, ps->line, col, msg);
-    return HS_E_USAGE;
+    /* a long origin (a path) passes hs_error's room: the whole is kept */
+    return hs_fail_whole(ps->err, &ps->rules->message, &ps->rules->alloc, HS_E_USAGE,
+                         "%s:%zu:%zu: %s", ps->origin, ps->line, col, msg);
 }
 
 static int is_space(char c)
@@ -578,12 +578,12 @@ static hs_status usage(hs_error *err, const char *what)
     return HS_E_USAGE;
 }
 
-hs_status hs_rules_parse(hs_rules *rules, const char *text, size_t len, const char *origin,
-                         hs_error *err)
+static hs_status parse_rules(hs_rules *rules, const char *text, size_t len, const char *origin,
+                             hs_error *err)
 {
     parser ps;
 
-    if (!rules || (!text && len))
+    if (!text && len)
         return usage(err, "hs_rules_parse: no rule set, or no text for a length");
     if (!text)
         return HS_OK; /* no text: no rule */
@@ -597,24 +597,43 @@ hs_status hs_rules_parse(hs_rules *rules, const char *text, size_t len, const ch
     return parse_text(&ps, text, len);
 }
 
-hs_status hs_rules_preset(hs_rules *rules, const char *name, hs_error *err)
+hs_status hs_rules_parse(hs_rules *rules, const char *text, size_t len, const char *origin,
+                         hs_error *err)
+{
+    hs_error e, *to = err ? err : &e; /* made either way, for hs_rules_message */
+
+    if (!rules)
+        return usage(err, "hs_rules_parse: no rule set, or no text for a length");
+    hs_rules_begin_call(rules);
+    return hs_rules_end_call(rules, parse_rules(rules, text, len, origin, to), to);
+}
+
+static hs_status apply_named_preset(hs_rules *rules, const char *name, hs_error *err)
 {
     parser ps;
 
-    if (!rules || !name)
+    if (!name)
         return usage(err, "hs_rules_preset: no rule set, or no preset name");
-    if (!hs_preset_summary(name)) { /* said as such: the name is no rule text */
-        if (err)
-            hs_fail_plain(err, HS_E_USAGE,
-                          "unknown preset '%.200s' (none, default, privacy, android-app)", name);
-        return HS_E_USAGE;
-    }
+    if (!hs_preset_summary(name)) /* said as such: the name is no rule text */
+        return hs_fail_plain(err, HS_E_USAGE,
+                             "unknown preset '%.200s' (none, default, privacy, android-app)",
+                             name);
     memset(&ps, 0, sizeof ps);
     ps.rules = rules;
     ps.origin = "preset"; /* for a nested preset's mistake, which is ours */
     ps.line = 1;
     ps.err = err;
     return apply_preset(&ps, name, strlen(name), 1);
+}
+
+hs_status hs_rules_preset(hs_rules *rules, const char *name, hs_error *err)
+{
+    hs_error e, *to = err ? err : &e;
+
+    if (!rules)
+        return usage(err, "hs_rules_preset: no rule set, or no preset name");
+    hs_rules_begin_call(rules);
+    return hs_rules_end_call(rules, apply_named_preset(rules, name, to), to);
 }
 
 const char *hs_preset_summary(const char *name)

@@ -40,6 +40,7 @@ void hs_rules_free(hs_rules *r)
     if (r) {
         hs_alloc a = r->alloc;
         hs_mapping_free(r->mapping);
+        hs_alloc_free(&a, r->message);
         hs_alloc_free(&a, r);
     }
 }
@@ -47,10 +48,32 @@ void hs_rules_free(hs_rules *r)
 void hs_rules_reset(hs_rules *r)
 {
     hs_alloc a = r->alloc;
+    char *message = r->message; /* the call's, not a rule */
 
     hs_mapping_free(r->mapping); /* a rule like the others: none drops it */
     memset(r, 0, sizeof *r);
     r->alloc = a;
+    r->message = message;
+}
+
+void hs_rules_begin_call(hs_rules *r)
+{
+    hs_alloc_free(&r->alloc, r->message);
+    r->message = NULL;
+}
+
+hs_status hs_rules_end_call(hs_rules *r, hs_status s, const hs_error *e)
+{
+    if (s == HS_OK)
+        hs_rules_begin_call(r); /* a message kept on the way is no failure's */
+    else if (!r->message || strncmp(r->message, e->message, strlen(e->message)) != 0)
+        hs_keep_whole(&r->message, &r->alloc, "%s", e->message); /* no whole of e's */
+    return s;
+}
+
+HS_API const char *hs_rules_message(const hs_rules *r)
+{
+    return r ? r->message : NULL;
 }
 
 int hs_rules_add_array(hs_rules *r, uint16_t types, uint64_t min_bytes, hs_arr_verdict v)
@@ -205,6 +228,25 @@ hs_caps hs_rules_caps(const hs_rules *r, const hs_options *opt)
     return c;
 }
 
+/* The refusal of a mapping that renames a platform class where values are
+ * removed: its start in `err` (may be NULL), the whole in *whole from `a`
+ * when `whole` is not NULL (the file's name may pass hs_error's room). */
+static hs_status refuse_platform_mapping(const hs_rules *r, hs_error *err, char **whole,
+                                         const hs_alloc *a)
+{
+    const char *name = NULL;
+    size_t line;
+
+    if (!r->mapping || !hs_rules_remove_values(r) ||
+        !(line = hs_mapping_platform_line(r->mapping, &name)))
+        return HS_OK;
+    return hs_fail_whole(err, whole, a, HS_E_USAGE,
+                         "%s:%zu: renames %.200s, a class of the JDK's or Android's own "
+                         "packages: refused where values are removed, since a mapping may not "
+                         "name the fields kept on purpose (issue #50)",
+                         r->mapping_file, line, name);
+}
+
 /* The mapping `m` parsed (or NULL, `e` saying why) becomes the rules'. */
 static hs_status take_mapping(hs_rules *r, hs_mapping *m, hs_error *e, const char *origin,
                               hs_error *err)
@@ -226,7 +268,7 @@ static hs_status take_mapping(hs_rules *r, hs_mapping *m, hs_error *e, const cha
     n = strlen(origin) < sizeof r->mapping_file ? strlen(origin) : sizeof r->mapping_file - 1;
     memcpy(r->mapping_file, origin, n);
     r->mapping_file[n] = 0;
-    if (hs_rules_check_mapping(r, err) != HS_OK) {
+    if (refuse_platform_mapping(r, err, &r->message, &r->alloc) != HS_OK) {
         hs_mapping_free(r->mapping);
         r->mapping = NULL;
         return HS_E_USAGE;
@@ -241,19 +283,15 @@ int hs_rules_remove_fields(const hs_rules *r)
 
 hs_status hs_rules_check_mapping(const hs_rules *r, hs_error *err)
 {
-    const char *name = NULL;
-    size_t line;
+    return refuse_platform_mapping(r, err, NULL, NULL);
+}
 
-    if (!r->mapping || !hs_rules_remove_values(r) ||
-        !(line = hs_mapping_platform_line(r->mapping, &name)))
-        return HS_OK;
-    if (err)
-        hs_fail_plain(err, HS_E_USAGE,
-                      "%s:%zu: renames %.200s, a class of the JDK's or Android's own "
-                      "packages: refused where values are removed, since a mapping may not "
-                      "name the fields kept on purpose (issue #50)",
-                      r->mapping_file, line, name);
-    return HS_E_USAGE;
+char *hs_rules_mapping_refusal(const hs_rules *r)
+{
+    char *whole = NULL;
+
+    refuse_platform_mapping(r, NULL, &whole, &r->alloc);
+    return whole;
 }
 
 static hs_status usage(hs_error *err, const char *what)
@@ -263,24 +301,40 @@ static hs_status usage(hs_error *err, const char *what)
     return HS_E_USAGE;
 }
 
-hs_status hs_rules_mapping(hs_rules *r, const char *text, size_t len, const char *origin,
-                           hs_error *err)
+static hs_status mapping_text(hs_rules *r, const char *text, size_t len, const char *origin,
+                              hs_error *err)
 {
+    hs_mapping_parser *p;
     hs_error e;
 
     memset(&e, 0, sizeof e);
-    if (!r || (!text && len))
+    if (!text && len)
         return usage(err, "hs_rules_mapping: no rule set, or no text for a length");
-    return take_mapping(r, hs_mapping_parse(text ? text : "", len, origin, &r->alloc, &e), &e,
-                        origin, err);
+    p = hs_mapping_begin(origin, &r->alloc, 0, &e);
+    if (p) { /* hs_mapping_parse, with the whole message kept */
+        hs_mapping_keep_whole(p, &r->message, &r->alloc);
+        hs_mapping_feed(p, text ? text : "", len);
+    }
+    return take_mapping(r, hs_mapping_end(p, 1), &e, origin, err);
+}
+
+hs_status hs_rules_mapping(hs_rules *r, const char *text, size_t len, const char *origin,
+                           hs_error *err)
+{
+    hs_error e, *to = err ? err : &e; /* made either way, for hs_rules_message */
+
+    if (!r)
+        return usage(err, "hs_rules_mapping: no rule set, or no text for a length");
+    hs_rules_begin_call(r);
+    return hs_rules_end_call(r, mapping_text(r, text, len, origin, to), to);
 }
 
 /* The read buffer of hs_rules_mapping_read: the parse keeps no more than
  * a line of it, so its size only sets how often read is called. */
 #define MAPPING_CHUNK ((size_t)64 << 10)
 
-hs_status hs_rules_mapping_read(hs_rules *r, const hs_source *src, uint64_t max_held,
-                                const char *origin, hs_error *err)
+static hs_status mapping_read(hs_rules *r, const hs_source *src, uint64_t max_held,
+                              const char *origin, hs_error *err)
 {
     hs_mapping_parser *p;
     hs_error e;
@@ -288,7 +342,7 @@ hs_status hs_rules_mapping_read(hs_rules *r, const hs_source *src, uint64_t max_
     long got = 0;
 
     memset(&e, 0, sizeof e);
-    if (!r || !src || (!src->read && !src->data))
+    if (!src || (!src->read && !src->data))
         return usage(err, "hs_rules_mapping_read: no rule set, or no source to read");
     origin = origin ? origin : "mapping";
     buf = src->data ? NULL : hs_malloc(&r->alloc, MAPPING_CHUNK);
@@ -301,6 +355,7 @@ hs_status hs_rules_mapping_read(hs_rules *r, const hs_source *src, uint64_t max_
             hs_fail_plain(&e, HS_E_NOMEM, "%s: out of memory reading the mapping", origin);
         return take_mapping(r, NULL, &e, origin, err);
     }
+    hs_mapping_keep_whole(p, &r->message, &r->alloc);
     if (src->data) { /* the text in place: one piece */
         hs_mapping_feed(p, src->data, (size_t)src->size);
         got = 0;
@@ -312,11 +367,22 @@ hs_status hs_rules_mapping_read(hs_rules *r, const hs_source *src, uint64_t max_
             break;
     }
     if (got < 0 || got > (long)MAPPING_CHUNK) /* the parse's error, else the read's */
-        hs_fail_plain(&e, HS_E_READ, "%s: %s", origin,
+        hs_fail_whole(&e, &r->message, &r->alloc, HS_E_READ, "%s: %s", origin,
                       got < 0 ? "reading the mapping failed"
                               : "the read callback returned more bytes than asked for");
     hs_alloc_free(&r->alloc, buf);
     return take_mapping(r, hs_mapping_end(p, got == 0), &e, origin, err);
+}
+
+hs_status hs_rules_mapping_read(hs_rules *r, const hs_source *src, uint64_t max_held,
+                                const char *origin, hs_error *err)
+{
+    hs_error e, *to = err ? err : &e;
+
+    if (!r)
+        return usage(err, "hs_rules_mapping_read: no rule set, or no source to read");
+    hs_rules_begin_call(r);
+    return hs_rules_end_call(r, mapping_read(r, src, max_held, origin, to), to);
 }
 
 const char *hs_rules_mapping_file(const hs_rules *r)

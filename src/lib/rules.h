@@ -79,7 +79,17 @@ struct hs_rules {
     hs_mapping *mapping;
     char mapping_file[HS_MAX_PATH];
     int mapping_pending;
+    /* the whole message of the last failed call (hs_rules_message), from
+     * `alloc`; NULL when the last call succeeded */
+    char *message;
 };
+
+/* Each public call that takes an hs_error begins by forgetting the last
+ * call's message, and ends, when it failed, keeping `e`'s unless the whole
+ * of it was kept on the way (hs_fail_whole into r->message: `e` holds its
+ * start); hs_rules_end_call returns `s`. */
+void hs_rules_begin_call(hs_rules *r);
+hs_status hs_rules_end_call(hs_rules *r, hs_status s, const hs_error *e);
 
 /* What a rule set needs of the filter, worked out once before a run: the
  * filter sets up only what these ask for, and nothing but rules.c reads the
@@ -111,6 +121,10 @@ int hs_rules_remove_fields(const hs_rules *r);
  * such a class's fields: HS_E_USAGE naming the file and line, else HS_OK.
  * Checked when a mapping is taken and when a filter is created. */
 hs_status hs_rules_check_mapping(const hs_rules *r, hs_error *err);
+/* hs_rules_check_mapping's refusal whole, from the rules' allocator (free
+ * it with hs_alloc_free(&r->alloc, ...)), or NULL when there is none or no
+ * memory: hs_job_run reports it so when its filter is refused. */
+char *hs_rules_mapping_refusal(const hs_rules *r);
 
 /* True when roots of kind `subtag` are dropped. */
 int hs_rules_root_dropped(const hs_rules *r, unsigned subtag);

@@ -56,6 +56,53 @@ expect_rc 3 "a cut dump"
 expect_grep "bytes are missing) (--salvage writes the complete records before the cut)\$" err "a long message, stderr"
 grep -q '"message":"[^"]*(--salvage writes the complete records before the cut)"' rep.json && ok ||
     bad "a long message in the JSON report is cut: $(cat rep.json)"
+# ... nor a rule file's, a mapping's or a warning's naming a long path: the
+# library's hs_error holds 320 bytes (hs_rules_message has the whole), a
+# warning was cut at 240
+"$BIN" -p default -r "$long/missing.rules" "$JVM" -o r.hprof 2>err; rc=$?
+expect_rc 2 "a missing rule file"
+expect_grep "$long/missing.rules: No such file or directory\$" err "a missing rule file, whole"
+printf 'bogus rule\n' >"$long/bad.rules"
+"$BIN" -p default -r "$long/bad.rules" "$JVM" -o r.hprof 2>err; rc=$?
+expect_rc 2 "a bad rule file"
+expect_grep "$long/bad.rules:1:1: unknown directive 'bogus' (.*preset)\$" err "a bad rule file, whole"
+"$BIN" -p default --mapping "$long/missing.txt" "$JVM" -o m.hprof 2>err; rc=$?
+expect_rc 2 "a missing mapping"
+expect_grep "mapping $long/missing.txt: No such file or directory\$" err "a missing mapping, whole"
+printf 'a -> b:\n    junk\n' >"$long/bad.txt"
+"$BIN" -p default --mapping "$long/bad.txt" --stats-file m.json "$JVM" -o m.hprof 2>err; rc=$?
+expect_rc 2 "a bad mapping"
+expect_grep "$long/bad.txt:2:9: expected a member name after the type\$" err "a bad mapping, whole"
+grep -q "\"message\":\"[^\"]*$long/bad.txt:2:9: expected a member name after the type\"" m.json && ok ||
+    bad "a bad mapping's message in the JSON report is cut: $(cat m.json)"
+printf 'JAVA PROFILE 1.0.2\000\000\000\000\010\000\000\000\000\000\000\000\000' >"$long/noheap.hprof"
+printf '\016\000\000\000\000\000\000\000\006\000\000\000\002\000\004' >>"$long/noheap.hprof"
+"$BIN" "$long/noheap.hprof" >nh.hprof 2>err; rc=$?
+expect_rc 0 "no heap dump, under a long path"
+expect_grep "warning: $long/noheap.hprof holds no heap dump (valid HPROF, but no object in it: nothing was stripped)\$" err "a long warning, whole"
+"$BIN" --stats-file nh.json "$long/noheap.hprof" >nh.hprof 2>/dev/null
+grep -q "\"warnings\":\[\"$long/noheap.hprof holds no heap dump (valid HPROF, but no object in it: nothing was stripped)\"\]" nh.json && ok ||
+    bad "a long warning in the JSON report is cut: $(cat nh.json)"
+# a mapping renaming a JDK class where values are removed, one that is xz
+# data, an input that is xz data or a directory: whole, stderr and JSON
+printf 'java.lang.String -> com.company.MyTask:\n    byte coder -> x\n' >"$long/evil.txt"
+refused="$long/evil.txt:1: renames java.lang.String, a class of the JDK's or Android's own packages: refused where values are removed, since a mapping may not name the fields kept on purpose (issue #50)"
+"$BIN" -p privacy --mapping "$long/evil.txt" --stats-file ev.json "$JVM" -o ev.hprof 2>err; rc=$?
+expect_rc 2 "a mapping into java.lang under -p privacy"
+expect_grep "$refused\$" err "a refused mapping, whole"
+grep -qF "\"message\":\"$refused\"" ev.json && ok || bad "a refused mapping in the JSON report is cut: $(cat ev.json)"
+printf '\3757zXZ\000 and more' >"$long/map.xz"
+"$BIN" -p default --mapping "$long/map.xz" "$JVM" -o mx.hprof 2>err; rc=$?
+expect_rc 2 "a mapping that is xz data"
+expect_grep "mapping $long/map.xz: this is xz data, not a heap dump; decompress it first: xz -dc FILE | hprof-strip\$" err "an xz mapping, whole"
+cp "$long/map.xz" "$long/in.hprof.xz"
+for input in "$long/in.hprof.xz" "$long"; do
+    "$BIN" -p default --stats=json "$input" -o in.hprof 2>err; rc=$?
+    [ "$input" = "$long" ] && why="$long is a directory; give a heap dump file as INPUT" ||
+        why="$input: this is xz data, not a heap dump; decompress it first: xz -dc FILE | hprof-strip"
+    [ "$(head -n 1 err)" = "hprof-strip: $why" ] && ok || bad "an input under a long path, stderr: $(head -n 1 err)"
+    grep -qF "\"message\":\"$why\"" err && ok || bad "an input under a long path, JSON: $(tail -n 1 err)"
+done
 
 # 4. a name saying a compression not written here is a usage error
 for ext in bz2 xz lz4 zip; do
@@ -104,6 +151,12 @@ expect_grep "running .*jvm17-64bit.hprof" err "the progress line names a running
 # a --stats=json batch keeps standard error JSON Lines: no summary there
 "$BIN" -p default --stats=json -o js in/jvm17-64bit.hprof in/android-art2025-ahat-test-dump.hprof 2>err
 expect_no_grep " files: " err "--stats=json: no summary line"
+# -o naming a dump, compressed as this command writes or not: refused, made not
+for name in x.hprof x.hprof.zst x.hprof.7z out.xz; do
+    "$BIN" -q -p default -o "$name" in/jvm17-64bit.hprof in/android-art2025-ahat-test-dump.hprof 2>err; rc=$?
+    expect_rc 2 "a batch's -o $name"
+    [ -e "$name" ] && bad "a batch's -o $name was made" || ok
+done
 # a directory that cannot be made: said, exit 4
 touch afile
 "$BIN" -p default -o afile/sub in/jvm17-64bit.hprof in/android-art2025-ahat-test-dump.hprof 2>err; rc=$?

@@ -160,6 +160,16 @@ Test(api, basic_type_names)
     cr_expect_str_eq(hs_basic_type_name(12), "?");
 }
 
+/* the heaps' names the report and the command's histogram share (#53) */
+Test(api, heap_names)
+{
+    cr_expect_str_eq(hs_heap_name('A'), "app");
+    cr_expect_str_eq(hs_heap_name('Z'), "zygote");
+    cr_expect_str_eq(hs_heap_name('I'), "image");
+    cr_expect_str_eq(hs_heap_name(0), "default");
+    cr_expect_str_eq(hs_heap_name('J'), "other");
+}
+
 /* Every allocation the library makes is returned, on success and on every
  * failure path, and a failed allocation is reported, never a crash. */
 Test(api, allocation_failures)

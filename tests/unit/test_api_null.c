@@ -162,6 +162,16 @@ ROW(hs_input_open_path)
     cr_assert_eq(e.code, HS_E_USAGE);
     cr_assert_null(hs_input_open_path("/nonexistent/x.hprof", NULL));
 }
+ROW(hs_input_open_path_ex)
+{
+    hs_error e;
+    char *m = (char *)1;
+    cr_assert_null(hs_input_open_path_ex(NULL, NULL, NULL));
+    cr_assert_null(hs_input_open_path_ex(NULL, &e, &m));
+    cr_assert_eq(e.code, HS_E_USAGE);
+    cr_assert_str_eq(m, e.message);
+    hs_free(m);
+}
 ROW(hs_input_open_fd) { cr_assert_null(hs_input_open_fd(-1, NULL)); }
 ROW(hs_input_open_memory)
 {
@@ -217,6 +227,12 @@ ROW(hs_compression_of_path)
     cr_assert_eq(hs_compression_of_path(NULL, &k), HS_COMPRESS_NONE);
     cr_assert_eq(k, 0);
 }
+ROW(hs_rules_message)
+{
+    cr_assert_null(hs_rules_message(NULL));
+    cr_assert_null(hs_rules_message(R));
+}
+ROW(hs_compression_foreign_of_path) { cr_assert_null(hs_compression_foreign_of_path(NULL)); }
 ROW(hs_compression_levels)
 {
     cr_assert_eq(hs_compression_levels(HS_COMPRESS_ZSTD, NULL, NULL), 0);
@@ -405,7 +421,9 @@ static const row g_rows[] = {
     R_(hs_report_set_audit), R_(hs_report_set_times), R_(hs_report_fail_other),
     R_(hs_report_json_parts), R_(hs_report_json), R_(hs_job_run), R_(hs_free),
     R_(hs_sniff), R_(hs_compression_of_name), R_(hs_compression_of_path),
-    R_(hs_compression_levels), R_(hs_push_new), R_(hs_push_write), R_(hs_push_try_write),
+    R_(hs_compression_levels), R_(hs_compression_foreign_of_path), R_(hs_rules_message),
+    R_(hs_input_open_path_ex),
+    R_(hs_push_new), R_(hs_push_write), R_(hs_push_try_write),
     R_(hs_push_try_end), R_(hs_push_fd), R_(hs_push_done), R_(hs_push_finish), R_(hs_push_free),
 };
 #define N_ROWS (sizeof g_rows / sizeof g_rows[0])

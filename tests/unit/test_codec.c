@@ -56,6 +56,32 @@ Test(codec, suffixes_as_the_command_reads_them)
     cr_assert_null(hs_compression_suffix(HS_COMPRESS_NONE));
 }
 
+/* what the command refuses as an output name (#53: the table's suffixes,
+ * not a copy of them in src/cli) */
+Test(codec, foreign_suffixes_name_their_compressor)
+{
+    static const char *const named[][2] = {
+        {"x.hprof.bz2", "bzip2"}, {"x.xz", "xz"},       {"x.lzma", "lzma"},
+        {"x.lz4", "lz4"},         {"a/x.lz", "lzip"},   {"x.zip", "zip"},
+        {"x.7z", "7-Zip"},        {"x.br", "brotli"},   {"x.Z", "compress"},
+        {"x.sz", "snappy"}};
+    size_t i, len = 9;
+
+    for (i = 0; i < sizeof named / sizeof named[0]; i++) {
+        const char *got = hs_compression_foreign_of_path(named[i][0]);
+        cr_assert(got && strcmp(got, named[i][1]) == 0, "%s: %s", named[i][0], got);
+        cr_assert_eq(hs_compression_of_path(named[i][0], &len), HS_COMPRESS_NONE);
+        cr_assert_eq(len, 0);
+    }
+    cr_assert_null(hs_compression_foreign_of_path("x.hprof.gz"), "written here");
+    cr_assert_null(hs_compression_foreign_of_path("x.hprof.zst"));
+    cr_assert_null(hs_compression_foreign_of_path("x.hprof"));
+    cr_assert_null(hs_compression_foreign_of_path("x.z"), "compress's is .Z");
+    cr_assert_null(hs_compression_foreign_of_path(".bz2"), "no file name before it");
+    cr_assert_eq(hs_compression_of_name("bzip2"), -1, "not read");
+    cr_assert_null(hs_compression_name(HS_COMPRESS_NONE));
+}
+
 Test(codec, level_ranges_are_the_commands)
 {
     int lo = 1, hi = 1;

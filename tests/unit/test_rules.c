@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -702,5 +703,33 @@ Test(rulefile, prefix_at_u4_max)
     hs_rules *r = hs_rules_create(NULL);
     static const char t[] = "arrays all prefix 4294967295\n";
     cr_expect_eq(hs_rules_parse(r, t, sizeof t - 1, "t", NULL), HS_OK);
+    hs_rules_free(r);
+}
+
+/* hs_error's message holds 320 bytes: a failure naming a longer path is
+ * whole in hs_rules_message (#55), until a call succeeds */
+Test(rules, the_whole_message_of_a_long_origin)
+{
+    hs_rules *r = hs_rules_create(NULL);
+    char origin[600], want[700];
+    hs_error err;
+
+    memset(origin, 'p', sizeof origin - 1);
+    origin[sizeof origin - 1] = 0;
+    cr_assert_null(hs_rules_message(r));
+    cr_assert_eq(hs_rules_parse(r, "bogus rule\n", 11, origin, &err), HS_E_USAGE);
+    snprintf(want, sizeof want, "%s:1:1: unknown directive 'bogus'", origin);
+    cr_assert_eq(strlen(err.message), sizeof err.message - 1, "cut in hs_error");
+    cr_assert(strncmp(hs_rules_message(r), want, strlen(want)) == 0);
+    cr_assert(strncmp(hs_rules_message(r), err.message, strlen(err.message)) == 0);
+    cr_assert_eq(hs_rules_parse(r, "bogus\n", 6, origin, NULL), HS_E_USAGE);
+    cr_assert_not_null(hs_rules_message(r), "made with no hs_error given too");
+    cr_assert_eq(hs_rules_mapping(r, "a -> b:\n    junk\n", 17, origin, NULL), HS_E_USAGE);
+    snprintf(want, sizeof want, "%s:2:9: expected a member name after the type", origin);
+    cr_assert_str_eq(hs_rules_message(r), want);
+    cr_assert_eq(hs_rules_preset(r, "default", NULL), HS_OK);
+    cr_assert_null(hs_rules_message(r), "the last call succeeded");
+    cr_assert_eq(hs_rules_preset(r, "nope", NULL), HS_E_USAGE);
+    cr_assert(strncmp(hs_rules_message(r), "unknown preset 'nope'", 21) == 0);
     hs_rules_free(r);
 }
