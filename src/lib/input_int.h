@@ -6,8 +6,8 @@
  *   inbuf.c            the bytes as read: the descriptor, the callback or
  *                      the mapping, the compressed buffer, plain reads,
  *                      damage
- *   in_gzip_members.c  HotSpot's -gz members, two at a time (two workers
- *                      the reader thread feeds through a ring)
+ *   in_gzip_members.c  HotSpot's -gz members, two at a time (on the reader
+ *                      thread)
  *   in_gzip_stream.c   gzip members, streaming (ISA-L)
  *   in_zstd.c          zstd frames (libzstd)
  *   inthread.c         the reader thread, on the ring (ring.h)

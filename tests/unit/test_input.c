@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_input.c - the library's gzip reader (src/lib/input.c) on HotSpot's -gz
- * shape: members inflated two at a time (in_gzip_members.c), also past
+ * shape: members inflated two at a time on the reader thread, also past
  * bytes inside a member that look like the next member's header.
  *
  * Also: a compressed regular file, mapped and decoded in place.
