@@ -15,16 +15,15 @@
 
 typedef struct {
     struct inflate_state st; /* the streaming inflater's */
-    struct inflate_state *helper; /* the second members worker's: HotSpot's -gz */
+    struct inflate_state *helper; /* the members helper's: HotSpot's -gz */
     size_t block;         /* HotSpot's most bytes in a member */
     int member_done;
     uint64_t false_headers; /* header-like bytes met inside members */
 } hs_gunzip;
 
 /* in_gzip_members.c: the block size a HotSpot first member header at p gives, or
- * 0; and the members inflated two at a time by two workers (the first with
- * `st`), from block `first` on the reader thread's ring, while they are
- * HotSpot's: returns the next block
+ * 0; and the members inflated two at a time, from block `first` on the
+ * reader thread's ring, while they are HotSpot's: returns the next block
  * number (the streaming inflater goes on from there). */
 size_t hs_members_block(const uint8_t *p, size_t n);
 unsigned hs_members_parallel(hs_input *in, unsigned first);

@@ -36,7 +36,7 @@ const hs_source *hs_input_source_threads(hs_input *in, int threaded);
 long hs_input_read(void *ctx, void *buf, size_t cap);
 /* Decompresses a gzip input on a thread of its own, ahead of the reads,
  * so that it runs beside the filter (5 MiB of buffers; HotSpot's -gz
- * members two at a time, on two threads more), and gives the page-table
+ * members two at a time, on a second thread), and gives the page-table
  * work of a mapped file, plain or compressed, to a pager thread (pager.h).
  * Returns 0, or -1 when the thread could not be started (the input is then
  * read as before). Before the first read only. */

@@ -3,13 +3,11 @@
  * ring.c - the bounded ring of blocks the library's threads hand their work
  * through (ring.h): the gzip/zstd reader thread to the filter (input.c),
  * the filter to the gzip compressor workers and back to the writer
- * (output.c), HotSpot's gzip members from the reader thread to their two
- * inflaters and back (in_gzip_members.c), the filter's progress to the
- * pager thread (pager.c), what is hashed to the digest thread (hasher.c),
- * and a push API's writes to the run that reads them (push.c).
+ * (output.c), the filter's progress to the pager thread (pager.c), and
+ * a push API's writes to the run that reads them (push.c).
  *
  * Why a ring and not a pool (in the manner of zstd's pool.c, which owns its
- * threads and queues functions to run): the users' threads each run
+ * threads and queues functions to run): the three users' threads each run
  * a loop of their own (a decoder that keeps state from block to block, a
  * worker with its compressor, a pager walking page tables), and what they
  * share is not how to run a job but how to hand a numbered block on and
@@ -103,8 +101,7 @@ int hs_ring_room(hs_ring *r, unsigned k)
 
     pthread_mutex_lock(&r->mu);
     /* a producer asks for a block not posted yet, within a ring's reach of
-     * the posted ones (in_gzip_members.c asks for the slots of the
-     * members it hands its workers ahead of them) */
+     * the posted ones (input.c's two inflaters ask out of turn) */
     assert(k - r->posted < r->slots);
     while (!r->stop && k - r->taken >= r->slots)
         pthread_cond_wait(&r->room, &r->mu);
