@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include <zlib.h>
@@ -384,6 +385,52 @@ const char *const *dump_paths_sampled(void)
         done = 1;
     }
     return list;
+}
+
+/* 1 when the dump load_file reads from `path` is at most max_bytes long:
+ * a .gz's length as its last member's trailer says it (ISIZE: the corpus's
+ * are one member each, and far under 4 GiB), any other file's on disk. */
+static int dump_fits(const char *path, size_t max_bytes)
+{
+    size_t n = strlen(path);
+    struct stat st;
+    uint8_t isize[4];
+    uint64_t len;
+    FILE *f;
+
+    if (stat(path, &st) != 0 || st.st_size < 4)
+        return 0;
+    len = (uint64_t)st.st_size;
+    if (n > 3 && strcmp(path + n - 3, ".gz") == 0) {
+        if (!(f = fopen(path, "rb")))
+            return 0;
+        if (fseek(f, -4, SEEK_END) != 0 || fread(isize, 1, 4, f) != 4) {
+            fclose(f);
+            return 0;
+        }
+        fclose(f);
+        len = (uint64_t)isize[0] | (uint64_t)isize[1] << 8 | (uint64_t)isize[2] << 16 |
+              (uint64_t)isize[3] << 24;
+    }
+    return len > 0 && len <= max_bytes;
+}
+
+const char *const *dump_paths_sampled_upto(size_t max_bytes)
+{
+    static const char *one[2];
+    const char *const *sampled = dump_paths_sampled(), *const *q;
+
+    for (q = sampled; *q; q++)
+        if (dump_fits(*q, max_bytes))
+            return sampled;
+    for (q = dump_paths(); *q; q++)
+        if (dump_fits(*q, max_bytes)) {
+            cr_log_info("the sample holds no dump of %zu bytes or less: %s instead", max_bytes,
+                        *q);
+            one[0] = *q;
+            return one;
+        }
+    return sampled;
 }
 
 long mapping_resident_kib(const void *addr)

@@ -131,7 +131,7 @@ Test(runs, same_bytes_and_counters_as_the_slow_path, .timeout = 600)
         "preset none\nfields zero\nkeep-field java.lang.String.hash\n",
         "preset android-app\nfields zero\n",
     };
-    const char *const *paths = dump_paths_sampled();
+    const char *const *paths = dump_paths_sampled_upto(64u << 20);
     uint64_t total = 0;
     size_t k, j;
 
