@@ -108,6 +108,10 @@ const char *const *dump_paths_sampled(void);
  * only the corpus's 500 MB dump), the first of all the dumps that is, said
  * in the log, so that a sampled run of the test still reads one. */
 const char *const *dump_paths_sampled_upto(size_t max_bytes);
+/* The length of the dump load_file reads from `path` (a .gz inflated),
+ * counting no further than cap + 1 bytes, so a huge one is not inflated
+ * just to be skipped; 0 when it cannot be read. */
+size_t dump_size_upto(const char *path, size_t cap);
 
 /* The resident KiB of the mapping that holds `addr`, from /proc/self/smaps
  * (a mapped file's pages this process has mapped), or -1 when no mapping

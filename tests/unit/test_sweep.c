@@ -124,31 +124,6 @@ static uint64_t draw(uint64_t seed, uint64_t file, unsigned kind, size_t i, unsi
 
 /* ---- the inputs ------------------------------------------------------------ */
 
-/* Uncompressed size of a dump, counting at most SWEEP_MAX_BYTES + 1 bytes
- * of a .gz (so a huge dump is not inflated just to be skipped). */
-static size_t probe_size(const char *path)
-{
-    size_t n = strlen(path), total = 0;
-    struct stat st;
-
-    if (!(n > 3 && strcmp(path + n - 3, ".gz") == 0))
-        return stat(path, &st) == 0 ? (size_t)st.st_size : 0;
-    {
-        char cmd[4200], buf[65536];
-        FILE *fp;
-        size_t k;
-
-        snprintf(cmd, sizeof cmd, "gzip -dc '%s' 2>/dev/null", path);
-        fp = popen(cmd, "r");
-        if (!fp)
-            return 0;
-        while (total <= SWEEP_MAX_BYTES && (k = fread(buf, 1, sizeof buf, fp)) > 0)
-            total += k;
-        pclose(fp);
-    }
-    return total;
-}
-
 typedef struct {
     const char *path;
     uint8_t *data;
@@ -169,7 +144,7 @@ static int next_input(const char *const **pp, input *in, uint64_t *seen, size_t 
 {
     for (; **pp; (*pp)++) {
         const char *path = **pp;
-        size_t size = probe_size(path), j;
+        size_t size = dump_size_upto(path, SWEEP_MAX_BYTES), j;
         const uint8_t *nul;
         uint64_t h;
 
@@ -429,24 +404,10 @@ static size_t cut_at(const input *in, uint64_t seed, size_t i)
 
 /* The dumps a sweep reads: dump_paths_sampled(), or, when the sample holds
  * none the sweep takes (HS_TEST_DUMPS=1 may pick only the 500 MB one, over
- * SWEEP_MAX_BYTES), the first of all the dumps that it does take, so that a
- * sampled run still sweeps one. */
+ * SWEEP_MAX_BYTES), the first of all the dumps that it does take. */
 static const char *const *sweep_list(void)
 {
-    static const char *one[2];
-    const char *const *sampled = dump_paths_sampled(), *const *q;
-    size_t size;
-
-    for (q = sampled; *q; q++)
-        if ((size = probe_size(*q)) > 0 && size <= SWEEP_MAX_BYTES)
-            return sampled;
-    for (q = dump_paths(); *q; q++)
-        if ((size = probe_size(*q)) > 0 && size <= SWEEP_MAX_BYTES) {
-            cr_log_info("sweep: the sample holds no dump of 64 MB or less: %s instead", *q);
-            one[0] = *q;
-            return one;
-        }
-    return sampled;
+    return dump_paths_sampled_upto(SWEEP_MAX_BYTES);
 }
 
 static void sweep_cuts(unsigned shard)
