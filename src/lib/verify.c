@@ -1521,6 +1521,7 @@ hs_status hs_verify_run(long (*read)(void *ctx, void *buf, size_t cap), void *ct
     res->status = HS_OK;
     if (!v) {
         res->status = res->err.code = HS_E_NOMEM;
+        res->err.offset = res->err.record_offset = UINT64_MAX; /* at no byte */
         snprintf(res->err.message, sizeof res->err.message, "out of memory");
         return res->status;
     }

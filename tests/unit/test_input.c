@@ -292,6 +292,33 @@ Test(input, members_past_the_buffer_and_header_bytes_across_a_refill)
     cr_assert_eq(read_back_n(decoys, MANY), 25);
 }
 
+/* Closed after one block, while members are out (one of them at a false
+ * start, so some are dropped): the close stops the reader thread and its
+ * helper, and returns (a hang is the failure; ASan and TSan see the
+ * rest). */
+Test(input, closing_while_members_are_out_stops_every_thread, .timeout = 60)
+{
+    int decoys[MANY] = {0};
+    size_t n;
+    uint8_t *d, buf[4096];
+    hs_input *in;
+    int fd, round;
+
+    decoys[2] = 1;
+    d = dump_bytes(&n, decoys, MANY);
+    fd = gz_file(d, n);
+    for (round = 0; round < 20; round++) {
+        cr_assert_eq(lseek(fd, 0, SEEK_SET), 0);
+        cr_assert_eq(hs_input_open(&in, fd), 0);
+        cr_assert_eq(hs_input_start_thread(in), 0);
+        cr_assert_eq(hs_input_read(in, buf, sizeof buf), (long)sizeof buf);
+        cr_assert(memcmp(buf, d, sizeof buf) == 0);
+        hs_input_close(in);
+    }
+    close(fd);
+    free(d);
+}
+
 /* A real `jcmd PID GC.heap_dump -gz=1` file (JDK 17; fixtures/README.md),
  * not made up here: all four members go through the two-thread path,
  * and give what zlib gives. */
