@@ -103,8 +103,8 @@ const char *const *dump_paths(void);
  * HS_TEST_DUMPS=K in the environment, K of them, a sample that depends on
  * the test and is logged (see sample_dumps in helpers.c). */
 const char *const *dump_paths_sampled(void);
-/* dump_paths_sampled() for a test that skips dumps over `max_bytes` (on
- * disk): when the sample holds none that small (HS_TEST_DUMPS=1 may pick
+/* dump_paths_sampled() for a test that skips dumps over `max_bytes` (as
+ * load_file reads them: a .gz inflated, dump_size_upto): when the sample holds none that small (HS_TEST_DUMPS=1 may pick
  * only the corpus's 500 MB dump), the first of all the dumps that is, said
  * in the log, so that a sampled run of the test still reads one. */
 const char *const *dump_paths_sampled_upto(size_t max_bytes);
