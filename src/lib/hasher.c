@@ -39,9 +39,7 @@ struct hs_hasher {
     struct block slot[SLOTS];               /* block k in slot[k % SLOTS] */
     struct block filling[HS_HASH_STREAMS];  /* each stream's, being filled */
     /* puts come from the reader thread and the filter's: the next block's
-     * number, and its slot, are taken in turn under `mu` (the waits for a
-     * free slot are the ring's) */
-    pthread_mutex_t mu;
+     * number, and its slot, are taken in turn by the ring's lead */
     unsigned next;
 };
 
@@ -79,18 +77,14 @@ hs_hasher *hs_hasher_start(int threaded)
             return h;
     if (!(h->ring = hs_ring_new(SLOTS, 0)))
         return h;
-    if (pthread_mutex_init(&h->mu, NULL) != 0)
+    if (pthread_create(&h->thread, NULL, hash_thread, h) != 0)
         return h;
-    if (pthread_create(&h->thread, NULL, hash_thread, h) != 0) {
-        pthread_mutex_destroy(&h->mu);
-        return h;
-    }
     h->threaded = 1;
     return h;
 }
 
 /* Hands `stream`'s buffer to the thread (`status` > 0), or the end (0), in
- * the next block; under h->mu. */
+ * the next block; leading h->ring. */
 static void post(hs_hasher *h, int stream, long status)
 {
     unsigned k = h->next++;
@@ -121,10 +115,10 @@ void hs_hasher_put(hs_hasher *h, enum hs_hash_stream stream, const void *p, size
         return;
     }
     f = &h->filling[stream];
-    pthread_mutex_lock(&h->mu);
+    hs_ring_lead(h->ring, NULL);
     while (n > 0) {
         size_t k = SLOT_SIZE - f->len < n ? SLOT_SIZE - f->len : n;
-        /* the copy under the lock: a stream's buffer is its own, but the
+        /* the copy while leading: a stream's buffer is its own, but the
          * reader thread's puts and the filter's take turns here, and a
          * copy is short */
         memcpy(f->buf + f->len, at, k);
@@ -135,7 +129,7 @@ void hs_hasher_put(hs_hasher *h, enum hs_hash_stream stream, const void *p, size
         if (f->len == SLOT_SIZE)
             post(h, (int)stream, 1);
     }
-    pthread_mutex_unlock(&h->mu);
+    hs_ring_unlead(h->ring, 0);
 }
 
 int hs_hasher_used(const hs_hasher *h, enum hs_hash_stream stream)
@@ -149,12 +143,12 @@ void hs_hasher_digests(hs_hasher *h, hs_digest out[HS_HASH_STREAMS])
 
     assert(!h->ended);
     if (h->threaded) {
-        pthread_mutex_lock(&h->mu);
+        hs_ring_lead(h->ring, NULL);
         for (i = 0; i < HS_HASH_STREAMS; i++)
             if (h->filling[i].len)
                 post(h, i, 1);
         post(h, 0, 0);
-        pthread_mutex_unlock(&h->mu);
+        hs_ring_unlead(h->ring, 0);
         /* the thread hashes every block before the end, then returns */
         pthread_join(h->thread, NULL);
         h->joined = 1;
@@ -175,7 +169,6 @@ void hs_hasher_free(hs_hasher *h)
             hs_ring_stop(h->ring);
             pthread_join(h->thread, NULL);
         }
-        pthread_mutex_destroy(&h->mu);
     }
     hs_ring_free(h->ring);
     for (i = 0; i < SLOTS; i++)

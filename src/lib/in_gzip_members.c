@@ -13,15 +13,15 @@
  * before ended exactly where it began, so one that began at a false start
  * is never given out.
  *
- * Not on ring.c, though the library's other threads are: a ring has one
- * thread that hands out and takes back, and here that thread is also an
- * inflater, so while it inflates (or the filter's thread has its core)
- * the other waits for work it could have taken itself. Tried twice and
- * measured on a 199 MiB `jcmd -gz` dump (bench/ab.sh, 15 to 25 pairs):
- * with two workers beside the reader thread, 6 to 10 % slower; with the
- * reader thread as the second worker, inflating in pieces to serve the
- * helper between them, 2 to 3 % slower. Here either thread hands out and
- * gives back, under the lock below.
+ * The members out are a ring of their own (ring.h), whose lead either
+ * thread takes to hand a member out or give the filter those inflated,
+ * then lets go to inflate. Not one thread handing out and taking back for
+ * two workers: that thread is also an inflater, so while it inflates (or
+ * the filter's thread has its core) the other waits for work it could have
+ * taken itself. Tried twice and measured on a 199 MiB `jcmd -gz` dump
+ * (bench/ab.sh, 15 to 25 pairs): with two workers beside the reader
+ * thread, 6 to 10 % slower; with the reader thread as the second worker,
+ * inflating in pieces to serve the helper between them, 2 to 3 % slower.
  *
  * Header-like bytes inside compressed data (a header's first four bytes
  * turn up about once in 2 GB of it) make a member run out of input there:
@@ -33,6 +33,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "in_gzip.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -104,32 +105,39 @@ typedef struct {
     size_t a, b;    /* the member: raw[a, b) */
     unsigned n;     /* its number: it goes to slot[n % HS_IN_SLOTS] */
     size_t got;     /* bytes it gave */
-    int r, ok, done;
+    int r, ok;
 } member_job;
 
-/* The two threads' shared state, under mu (cv: a member is done, or the
- * reading is). Which member may go in which slot, and when the filter is
- * done with it, is the ring's. Members are numbered from
- * `first`, the first block the reader thread posts here; `given` have been
- * handed out and `posted` of them given to the filter. */
+/* The two threads' shared state, the lead's (ring.h): the members out are
+ * blocks of `out`, block k the member numbered first + k, in job[k % JOBS]
+ * (numbered from `first`, the first block the reader thread posts here,
+ * the block of the input's ring, and its slot, that it goes to). `given`
+ * have been handed out (posted on `out`) and `posted` of them given to the
+ * filter (released). */
 typedef struct {
     hs_input *in;
+    hs_ring *out;
     member_job job[JOBS];
     unsigned first, given, posted;
     size_t next;    /* the next member to hand out starts at raw[next] */
     size_t past;    /* and ends at the first header after raw[past]: past
                      * is next but for a member handed out again */
-    int running;    /* members being inflated */
-    int reading;    /* a thread is reading after raw_len, unlocked */
+    int reading;    /* a thread is reading after raw_len, not leading */
     int failed;     /* member `posted` did not end where the next begins */
     int over;       /* no more members: the streaming path goes on */
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
+    int news;       /* this lead changed something the other may wait for */
 } members;
 
+/* Lets go of the lead until the other thread did something: a member
+ * inflated, given to the filter or handed out, or news of its own. */
 static void wait_on(members *m)
 {
-    pthread_cond_wait(&m->cv, &m->mu);
+    int news = m->news;
+    unsigned seen;
+
+    m->news = 0;
+    seen = hs_ring_unlead(m->out, news);
+    hs_ring_lead(m->out, &seen);
 }
 
 /* Gives the filter every member inflated, in order, up to the first that
@@ -137,27 +145,24 @@ static void wait_on(members *m)
 static void post_members(members *m)
 {
     hs_input *in = m->in;
-    unsigned was = m->posted;
+    unsigned was = m->posted, k;
+    long status;
 
-    while (m->posted < m->given && !m->failed) {
-        member_job *j = &m->job[m->posted % JOBS];
-        if (!j->done)
-            break;
+    while (!m->failed && hs_ring_try_take(m->out, &k, &status) == 1) {
+        member_job *j = &m->job[k % JOBS];
+        assert(k == m->posted && m->posted != m->given);
         if (!j->ok) {
-            m->failed = 1;
+            m->failed = m->news = 1;
             break;
         }
         in->raw_pos = j->b;
         hs_in_post_block(in, j->n, (long)j->got);
         in->paired++;
         m->posted++;
+        hs_ring_release(m->out);
     }
     if (in->raw_mapped && m->posted != was)
         hs_in_map_done(in, in->map_skip + in->raw_pos, HS_IN_MAP_STEP);
-    /* only on news: two threads waiting here must not wake each other for
-     * nothing, over and over */
-    if (m->posted != was || m->failed)
-        pthread_cond_broadcast(&m->cv);
 }
 
 /* Reads more compressed bytes after raw_len, moving the member not handed
@@ -177,7 +182,7 @@ static int more_raw(members *m)
     if (m->reading)
         return 0;
     if (len == in->raw_cap) {
-        if (m->running || m->posted < m->given)
+        if (m->posted < m->given)
             return 0;
         if (in->raw_pos == 0)
             return -1; /* one member fills the buffer: not HotSpot's */
@@ -187,11 +192,12 @@ static int more_raw(members *m)
         m->past -= moved;
     }
     m->reading = 1;
-    pthread_mutex_unlock(&m->mu);
+    m->news = 0;
+    hs_ring_unlead(m->out, 1);
     n = hs_in_read_some(in, in->raw + len, in->raw_cap - len);
-    pthread_mutex_lock(&m->mu);
+    hs_ring_lead(m->out, NULL);
     m->reading = 0;
-    pthread_cond_broadcast(&m->cv);
+    m->news = 1;
     if (n < 0)
         return -1; /* the streaming reader meets it again and says so */
     hs_in_raw_got(in, (size_t)n);
@@ -208,6 +214,7 @@ static int try_again(members *m)
 
     if (j->r != ISAL_END_INPUT || !may_try_another_header(m->in))
         return 0;
+    hs_ring_unpost(m->out);
     m->failed = 0;
     m->given = m->posted;
     m->next = j->a;
@@ -215,7 +222,7 @@ static int try_again(members *m)
     return 1;
 }
 
-/* Under m->mu: the next member to inflate, or NULL when there is none
+/* Leading: the next member to inflate, or NULL when there is none
  * (m->over, or the filter stopped the ring). Every wait here is for the
  * other thread, which wakes it when its member is done: also when the
  * ring stopped it before it began. */
@@ -226,12 +233,13 @@ static member_job *hand_out(members *m)
     for (;;) {
         member_job *j;
         size_t b;
-        int more;
+        unsigned k;
+        int more, got;
         post_members(m);
         if (m->over || hs_ring_stopped(in->ring))
             return NULL;
         if (m->failed) {
-            if (m->running)
+            if (hs_ring_busy(m->out))
                 wait_on(m);
             else if (!try_again(m))
                 m->over = 1;
@@ -262,10 +270,16 @@ static member_job *hand_out(members *m)
         j = &m->job[m->given % JOBS];
         j->a = m->next;
         j->b = b;
-        j->n = m->first + m->given++;
-        j->done = j->ok = 0;
+        j->n = m->first + m->given;
+        j->ok = 0;
+        hs_ring_post(m->out, m->given, 1);
+        /* this thread's to inflate: only a lead posts, and it takes at once
+         * what it posted */
+        got = hs_ring_work(m->out, &k);
+        assert(got == 0 && k == m->given);
+        (void)got;
+        m->given++;
         m->next = m->past = b;
-        m->running++;
         return j;
     }
 }
@@ -292,20 +306,19 @@ static void inflate_members(members *m, struct inflate_state *st)
     hs_input *in = m->in;
     member_job *j;
 
-    pthread_mutex_lock(&m->mu);
+    hs_ring_lead(m->out, NULL);
     while ((j = hand_out(m)) != NULL) {
-        pthread_mutex_unlock(&m->mu);
+        m->news = 0;
+        hs_ring_unlead(m->out, 1);
         /* the filter may still be reading the member JOBS back; stopped,
          * the member stays not ok, and hand_out sees the stop */
         if (hs_ring_room(in->ring, j->n) == 0)
             inflate_member(in, st, j, in->slot[j->n % HS_IN_SLOTS].buf);
-        pthread_mutex_lock(&m->mu);
-        j->done = 1;
-        m->running--;
-        pthread_cond_broadcast(&m->cv); /* the other may wait for it */
+        hs_ring_worked(m->out, j->n - m->first, 1); /* the other may wait for it */
+        hs_ring_lead(m->out, NULL);
     }
-    pthread_cond_broadcast(&m->cv); /* and for m->over */
-    pthread_mutex_unlock(&m->mu);
+    m->news = 0;
+    hs_ring_unlead(m->out, 1); /* the other may wait for m->over */
 }
 
 static void *helper_thread(void *arg)
@@ -328,17 +341,12 @@ unsigned hs_members_parallel(hs_input *in, unsigned first)
     m.in = in;
     m.first = first;
     m.next = m.past = in->raw_pos;
-    if (pthread_mutex_init(&m.mu, NULL) != 0)
-        return first;
-    if (pthread_cond_init(&m.cv, NULL) != 0) {
-        pthread_mutex_destroy(&m.mu);
+    if (!(m.out = hs_ring_new(JOBS, 1)))
         return first; /* the streaming path does it all */
-    }
     helped = pthread_create(&helper, NULL, helper_thread, &m) == 0;
     inflate_members(&m, &((hs_gunzip *)in->dec)->st);
     if (helped)
         pthread_join(helper, NULL);
-    pthread_cond_destroy(&m.cv);
-    pthread_mutex_destroy(&m.mu);
+    hs_ring_free(m.out);
     return first + m.posted;
 }

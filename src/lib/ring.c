@@ -3,11 +3,13 @@
  * ring.c - the bounded ring of blocks the library's threads hand their work
  * through (ring.h): the gzip/zstd reader thread to the filter (input.c),
  * the filter to the gzip compressor workers and back to the writer
- * (output.c), the filter's progress to the pager thread (pager.c), and
- * a push API's writes to the run that reads them (push.c).
+ * (output.c), HotSpot's gzip members between their two inflaters and to
+ * the reader (in_gzip_members.c), the filter's progress to the pager
+ * thread (pager.c), what is hashed to the digest thread (hasher.c), and a
+ * push API's writes to the run that reads them (push.c).
  *
  * Why a ring and not a pool (in the manner of zstd's pool.c, which owns its
- * threads and queues functions to run): the three users' threads each run
+ * threads and queues functions to run): the users' threads each run
  * a loop of their own (a decoder that keeps state from block to block, a
  * worker with its compressor, a pager walking page tables), and what they
  * share is not how to run a job but how to hand a numbered block on and
@@ -17,11 +19,17 @@
  * numbers (wrapping is harmless: only differences are compared), so block
  * k's slot is k % slots, with no head and tail to keep apart.
  *
- * One lock, two condition variables: `room` for the producers (a release
+ * One lock, three condition variables: `room` for the producers (a release
  * wakes them), `ready` for the workers and the consumer (a post or a
- * worked block wakes them). Blocks are large (1 MiB) and few are in
- * flight, so a broadcast on every change costs nothing measurable and
- * spares any reasoning about who must be woken.
+ * worked block wakes them), `turn` for threads waiting to lead (ring.h:
+ * every change wakes them, when there are some). Blocks are large (1 MiB)
+ * and few are in flight, so a broadcast on every change costs nothing
+ * measurable and spares any reasoning about who must be woken.
+ *
+ * The lead is the ring's and not a mutex of its users' so that every wait
+ * of the library's threads is here, and a lead that waits for news cannot
+ * miss one: the count it waits on is kept under the same lock as the
+ * blocks whose changes it counts.
  */
 #include "ring.h"
 
@@ -31,7 +39,7 @@
 
 struct hs_ring {
     pthread_mutex_t mu;
-    pthread_cond_t room, ready;
+    pthread_cond_t room, ready, turn;
     unsigned slots;
     int worked;     /* blocks go through workers */
     /* under mu; taken <= working <= posted, posted - taken <= slots */
@@ -40,6 +48,11 @@ struct hs_ring {
     unsigned taken;   /* blocks before it are released by the consumer */
     int ended;        /* block posted - 1 is the end of the stream */
     int stop;
+    unsigned busy;     /* blocks taken by a worker and not worked yet */
+    int leading;       /* a thread leads (hs_ring_lead) */
+    unsigned waiting;  /* threads waiting to lead */
+    unsigned for_news; /* of them, those waiting for a change too */
+    unsigned changes;  /* what a waiting lead waits for, counted */
     long *status;     /* per slot: what the block's last hand gave with it */
     unsigned char *done; /* per slot: worked (a ring with workers) */
 };
@@ -49,7 +62,17 @@ static void check(const hs_ring *r)
     assert(r->posted - r->taken <= r->slots);
     assert(r->working - r->taken <= r->posted - r->taken);
     assert(r->worked || r->working == r->posted);
+    assert(r->busy <= r->working - r->taken);
     (void)r;
+}
+
+/* Under mu: something a waiting lead may wait for happened (those waiting
+ * for the lead alone are woken when it is free, not at every block). */
+static void changed(hs_ring *r)
+{
+    r->changes++;
+    if (r->for_news)
+        pthread_cond_broadcast(&r->turn);
 }
 
 hs_ring *hs_ring_new(unsigned slots, int worked)
@@ -71,7 +94,11 @@ hs_ring *hs_ring_new(unsigned slots, int worked)
         goto fail_room;
     if (pthread_cond_init(&r->ready, NULL) != 0)
         goto fail_ready;
+    if (pthread_cond_init(&r->turn, NULL) != 0)
+        goto fail_turn;
     return r;
+fail_turn:
+    pthread_cond_destroy(&r->ready);
 fail_ready:
     pthread_cond_destroy(&r->room);
 fail_room:
@@ -87,6 +114,7 @@ void hs_ring_free(hs_ring *r)
 {
     if (!r)
         return;
+    pthread_cond_destroy(&r->turn);
     pthread_cond_destroy(&r->ready);
     pthread_cond_destroy(&r->room);
     pthread_mutex_destroy(&r->mu);
@@ -101,7 +129,8 @@ int hs_ring_room(hs_ring *r, unsigned k)
 
     pthread_mutex_lock(&r->mu);
     /* a producer asks for a block not posted yet, within a ring's reach of
-     * the posted ones (input.c's two inflaters ask out of turn) */
+     * the posted ones (HotSpot's two member inflaters ask for their
+     * members' slots out of turn: in_gzip_members.c) */
     assert(k - r->posted < r->slots);
     while (!r->stop && k - r->taken >= r->slots)
         pthread_cond_wait(&r->room, &r->mu);
@@ -134,6 +163,7 @@ void hs_ring_post(hs_ring *r, unsigned k, long status)
     if (status <= 0)
         r->ended = 1;
     check(r);
+    changed(r);
     pthread_cond_broadcast(&r->ready);
     pthread_mutex_unlock(&r->mu);
 }
@@ -148,6 +178,7 @@ int hs_ring_work(hs_ring *r, unsigned *k)
         pthread_cond_wait(&r->ready, &r->mu);
     if (!r->stop) {
         *k = r->working++;
+        r->busy++;
         ok = 0;
     }
     check(r);
@@ -159,9 +190,11 @@ void hs_ring_worked(hs_ring *r, unsigned k, long status)
 {
     pthread_mutex_lock(&r->mu);
     assert(r->worked && k - r->taken < r->working - r->taken);
-    assert(!r->done[k % r->slots]);
+    assert(!r->done[k % r->slots] && r->busy > 0);
     r->status[k % r->slots] = status;
     r->done[k % r->slots] = 1;
+    r->busy--;
+    changed(r);
     pthread_cond_broadcast(&r->ready);
     pthread_mutex_unlock(&r->mu);
 }
@@ -197,7 +230,76 @@ void hs_ring_release(hs_ring *r)
     r->done[r->taken % r->slots] = 0;
     r->taken++;
     check(r);
+    changed(r);
     pthread_cond_broadcast(&r->room);
+    pthread_mutex_unlock(&r->mu);
+}
+
+int hs_ring_try_take(hs_ring *r, unsigned *k, long *status)
+{
+    int ok;
+
+    pthread_mutex_lock(&r->mu);
+    ok = ready(r) ? 1 : r->stop ? -1 : 0;
+    if (ok == 1) {
+        *k = r->taken;
+        *status = r->status[r->taken % r->slots];
+    }
+    pthread_mutex_unlock(&r->mu);
+    return ok;
+}
+
+void hs_ring_lead(hs_ring *r, const unsigned *seen)
+{
+    pthread_mutex_lock(&r->mu);
+    r->waiting++;
+    r->for_news += seen != NULL;
+    while (r->leading || (seen && *seen == r->changes))
+        pthread_cond_wait(&r->turn, &r->mu);
+    r->waiting--;
+    r->for_news -= seen != NULL;
+    r->leading = 1;
+    pthread_mutex_unlock(&r->mu);
+}
+
+unsigned hs_ring_unlead(hs_ring *r, int news)
+{
+    unsigned n;
+
+    pthread_mutex_lock(&r->mu);
+    assert(r->leading);
+    r->leading = 0;
+    if (news)
+        r->changes++;
+    /* the lead is free: a thread waiting for it alone may go on */
+    if (r->waiting)
+        pthread_cond_broadcast(&r->turn);
+    n = r->changes;
+    pthread_mutex_unlock(&r->mu);
+    return n;
+}
+
+unsigned hs_ring_busy(hs_ring *r)
+{
+    unsigned n;
+
+    pthread_mutex_lock(&r->mu);
+    n = r->busy;
+    pthread_mutex_unlock(&r->mu);
+    return n;
+}
+
+void hs_ring_unpost(hs_ring *r)
+{
+    unsigned k;
+
+    pthread_mutex_lock(&r->mu);
+    assert(r->busy == 0 && !r->ended);
+    for (k = r->taken; k != r->posted; k++)
+        r->done[k % r->slots] = 0;
+    r->posted = r->working = r->taken;
+    check(r);
+    changed(r);
     pthread_mutex_unlock(&r->mu);
 }
 
@@ -215,6 +317,7 @@ void hs_ring_stop(hs_ring *r)
 {
     pthread_mutex_lock(&r->mu);
     r->stop = 1;
+    changed(r);
     pthread_cond_broadcast(&r->room);
     pthread_cond_broadcast(&r->ready);
     pthread_mutex_unlock(&r->mu);

@@ -67,6 +67,41 @@ void hs_ring_release(hs_ring *r);
  * nobody else releases). */
 unsigned hs_ring_held(hs_ring *r);
 
+/* hs_ring_take without the wait: 1 with the oldest block (as there), 0
+ * when it is not ready yet, -1 once the ring is stopped and it is not. */
+int hs_ring_try_take(hs_ring *r, unsigned *k, long *status);
+
+/* ---- the lead: threads that take turns ----
+ *
+ * Where a ring's roles are not one thread's each (the hasher's two
+ * producers; HotSpot's members, where either inflater hands members out
+ * and takes them back), the thread in the role leads: one at a time, and
+ * what it does beside the ring (its own state: where the next block comes
+ * from) needs no lock of its own: what a lead wrote, the next one sees (the
+ * ring's lock orders them). A lead that finds nothing to do waits for
+ * news: a post, a worked block, a release, a stop, or another lead that
+ * changed something. */
+
+/* Waits until no other thread leads, then leads. With `seen` (a count
+ * hs_ring_unlead gave), also waits until the ring changed since. A stop is
+ * a change, and does not keep the lead from anyone: the lead looks at
+ * hs_ring_stopped (its own ring's, or the one its blocks go on to). */
+void hs_ring_lead(hs_ring *r, const unsigned *seen);
+
+/* Ends this thread's lead; `news`: it changed state of its own that a
+ * waiting lead may need (what it did on the ring counts by itself).
+ * Returns the count of changes so far, for hs_ring_lead's `seen`. */
+unsigned hs_ring_unlead(hs_ring *r, int news);
+
+/* Blocks a worker took and has not worked yet. */
+unsigned hs_ring_busy(hs_ring *r);
+
+/* Every block posted and not released is dropped, the one hs_ring_take
+ * gave too: the next to post is the oldest of them (a member that began at
+ * a false start, handed out again). None may be in a worker's hands
+ * (hs_ring_busy is 0), and the end may not have been posted. */
+void hs_ring_unpost(hs_ring *r);
+
 /* ---- stop ---- */
 
 /* Every wait, now and later, returns -1: the producer and the workers

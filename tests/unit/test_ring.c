@@ -5,6 +5,10 @@
  * finishing them out of order; a stop frees a producer waiting for room
  * and workers waiting for blocks; the end of the stream, an error with its
  * message, reaches the consumer after every block before it, and stays.
+ * The lead: one thread at a time; threads that take turns at it, each
+ * handing out, working and taking back (HotSpot's gzip members), get every
+ * block in order and never wait for news that came already; what a lead
+ * drops (hs_ring_unpost) is posted again from the oldest.
  */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
@@ -296,4 +300,242 @@ Test(ring, posting_past_the_room_aborts, .signal = SIGABRT, .init = cr_redirect_
     hs_ring_post(r, 0, 1);
     hs_ring_post(r, 1, 1);
     hs_ring_post(r, 2, 1);
+}
+
+/* ---- the lead ---- */
+
+struct turns {
+    hs_ring *r;
+    _Atomic int inside;   /* threads leading at once: never more than 1 */
+    _Atomic int overlaps;
+    unsigned plain;       /* written only by the lead, without atomics */
+    /* the members' shape in miniature, all the lead's */
+    unsigned given, delivered, redone;
+    unsigned buf[SLOTS];
+    unsigned bad;         /* blocks delivered out of order or wrong */
+};
+
+static void enter(struct turns *t)
+{
+    if (atomic_fetch_add(&t->inside, 1) != 0)
+        t->overlaps++;
+}
+
+static void leave(struct turns *t)
+{
+    atomic_fetch_sub(&t->inside, 1);
+}
+
+static void *lead_often(void *arg)
+{
+    struct turns *t = arg;
+    int i;
+
+    for (i = 0; i < 20000; i++) {
+        hs_ring_lead(t->r, NULL);
+        enter(t);
+        t->plain++;
+        if (i % 1000 == 0)
+            nap_us(100);
+        leave(t);
+        hs_ring_unlead(t->r, 0);
+    }
+    return NULL;
+}
+
+Test(ring, the_lead_is_one_thread_at_a_time, .timeout = 60)
+{
+    struct turns t;
+    pthread_t th[3];
+    int i;
+
+    memset(&t, 0, sizeof t);
+    t.r = hs_ring_new(SLOTS, 0);
+    cr_assert(t.r);
+    for (i = 0; i < 3; i++)
+        cr_assert_eq(pthread_create(&th[i], NULL, lead_often, &t), 0);
+    for (i = 0; i < 3; i++)
+        pthread_join(th[i], NULL);
+    cr_assert_eq(t.overlaps, 0, "two threads led at once %d times", t.overlaps);
+    cr_assert_eq(t.plain, 3 * 20000u, "what only the lead writes: %u", t.plain);
+    hs_ring_free(t.r);
+}
+
+/* Lets go of the lead until another thread did something. */
+static void wait_for_news(struct turns *t, int news)
+{
+    unsigned seen;
+
+    leave(t);
+    seen = hs_ring_unlead(t->r, news);
+    hs_ring_lead(t->r, &seen);
+    enter(t);
+}
+
+/* Leading: gives every worked block, in order, and releases it. Block 37
+ * is found wrong the first time it is taken: the lead drops it and the
+ * ones after it, once nobody works any, and hands them out again (the
+ * members that began at a false start). */
+static void deliver(struct turns *t)
+{
+    unsigned k;
+    long st;
+
+    while (hs_ring_try_take(t->r, &k, &st) == 1) {
+        if (k != t->delivered || t->buf[k % SLOTS] != k * 7 + 1 || st != (long)k + 5)
+            t->bad++;
+        if (k == 37 && !t->redone) {
+            while (hs_ring_busy(t->r))
+                wait_for_news(t, 0);
+            hs_ring_unpost(t->r);
+            t->given = t->delivered;
+            t->redone = 1;
+            return;
+        }
+        t->delivered++;
+        hs_ring_release(t->r);
+    }
+}
+
+/* Each of the threads in turn hands the next block out to itself, works it
+ * without the lead, and gives back whatever is worked, in order: the only
+ * waits are for the other threads, so a wake-up missed is a hang. */
+static void *take_turns(void *arg)
+{
+    struct turns *t = arg;
+    unsigned k, mine;
+    int got;
+
+    hs_ring_lead(t->r, NULL);
+    enter(t);
+    for (;;) {
+        deliver(t);
+        if (t->delivered == BLOCKS)
+            break;
+        if (t->given == BLOCKS || t->given - t->delivered == SLOTS) {
+            wait_for_news(t, 0);
+            continue;
+        }
+        mine = t->given++;
+        hs_ring_post(t->r, mine, 1);
+        got = hs_ring_work(t->r, &k);
+        if (got != 0 || k != mine)
+            t->bad++;
+        leave(t);
+        hs_ring_unlead(t->r, 1);
+        if (mine % 5 == 0)
+            nap_us(50 + mine % 7 * 40); /* some finish after later ones */
+        t->buf[mine % SLOTS] = mine * 7 + 1;
+        hs_ring_worked(t->r, mine, (long)mine + 5);
+        hs_ring_lead(t->r, NULL);
+        enter(t);
+    }
+    leave(t);
+    hs_ring_unlead(t->r, 1); /* the others may wait for the last block */
+    return NULL;
+}
+
+Test(ring, threads_taking_turns_get_every_block_in_order, .timeout = 60)
+{
+    struct turns t;
+    pthread_t th[3];
+    int i;
+
+    memset(&t, 0, sizeof t);
+    t.r = hs_ring_new(SLOTS, 1);
+    cr_assert(t.r);
+    for (i = 0; i < 3; i++)
+        cr_assert_eq(pthread_create(&th[i], NULL, take_turns, &t), 0);
+    for (i = 0; i < 3; i++)
+        pthread_join(th[i], NULL);
+    cr_assert_eq(t.delivered, BLOCKS);
+    cr_assert_eq(t.bad, 0, "%u blocks came out wrong", t.bad);
+    cr_assert_eq(t.overlaps, 0);
+    cr_assert(t.redone, "block 37 was handed out again");
+    cr_assert_eq(hs_ring_held(t.r), 0);
+    hs_ring_free(t.r);
+}
+
+static void *lead_after_news(void *arg)
+{
+    struct turns *t = arg;
+    unsigned seen = t->given; /* the count, set before this thread began */
+
+    hs_ring_lead(t->r, &seen);
+    atomic_store(&t->inside, 1);
+    hs_ring_unlead(t->r, 0);
+    return NULL;
+}
+
+Test(ring, a_lead_waiting_for_news_goes_on_at_the_next_change_only, .timeout = 10)
+{
+    struct turns t;
+    pthread_t th;
+    unsigned k;
+
+    memset(&t, 0, sizeof t);
+    t.r = hs_ring_new(SLOTS, 1);
+    cr_assert(t.r);
+    hs_ring_lead(t.r, NULL);
+    hs_ring_post(t.r, 0, 1);
+    cr_assert_eq(hs_ring_work(t.r, &k), 0);
+    cr_assert_eq(hs_ring_busy(t.r), 1);
+    t.given = hs_ring_unlead(t.r, 0);
+    cr_assert_eq(pthread_create(&th, NULL, lead_after_news, &t), 0);
+    /* the lead is free, but nothing changed: it waits */
+    nap_us(100000);
+    hs_ring_lead(t.r, NULL);
+    hs_ring_unlead(t.r, 0); /* nothing new either */
+    nap_us(100000);
+    cr_assert_eq(atomic_load(&t.inside), 0, "it led with no news");
+    hs_ring_worked(t.r, 0, 1);
+    pthread_join(th, NULL);
+    cr_assert_eq(atomic_load(&t.inside), 1);
+    cr_assert_eq(hs_ring_busy(t.r), 0);
+    hs_ring_free(t.r);
+}
+
+Test(ring, unpost_drops_every_block_not_released, .timeout = 10)
+{
+    hs_ring *r = hs_ring_new(SLOTS, 1);
+    unsigned k, i;
+    long st;
+
+    cr_assert(r);
+    for (i = 0; i < 3; i++) {
+        hs_ring_post(r, i, 10 + (long)i);
+        cr_assert_eq(hs_ring_work(r, &k), 0);
+        hs_ring_worked(r, k, 20 + (long)k);
+    }
+    cr_assert_eq(hs_ring_try_take(r, &k, &st), 1);
+    hs_ring_release(r); /* block 0 is done with */
+    cr_assert_eq(hs_ring_try_take(r, &k, &st), 1);
+    cr_assert_eq(k, 1);
+    hs_ring_unpost(r);  /* 1 (taken, not released) and 2 go */
+    cr_assert_eq(hs_ring_held(r), 0);
+    cr_assert_eq(hs_ring_try_take(r, &k, &st), 0, "nothing is ready");
+    hs_ring_post(r, 1, 31); /* the next to post is the oldest dropped */
+    cr_assert_eq(hs_ring_try_take(r, &k, &st), 0, "posted, not worked");
+    cr_assert_eq(hs_ring_work(r, &k), 0);
+    cr_assert_eq(k, 1);
+    hs_ring_worked(r, 1, 41);
+    cr_assert_eq(hs_ring_try_take(r, &k, &st), 1);
+    cr_assert_eq(k, 1);
+    cr_assert_eq(st, 41);
+    hs_ring_stop(r);
+    cr_assert_eq(hs_ring_try_take(r, &k, &st), 1, "a block ready is given when stopped");
+    hs_ring_release(r);
+    cr_assert_eq(hs_ring_try_take(r, &k, &st), -1);
+    hs_ring_free(r);
+}
+
+Test(ring, unposting_a_block_in_a_workers_hands_aborts, .signal = SIGABRT, .init = cr_redirect_stderr)
+{
+    hs_ring *r = hs_ring_new(2, 1);
+    unsigned k;
+
+    cr_assert(r);
+    hs_ring_post(r, 0, 1);
+    cr_assert_eq(hs_ring_work(r, &k), 0);
+    hs_ring_unpost(r);
 }
