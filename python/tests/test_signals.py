@@ -103,8 +103,19 @@ def _interrupt_when_running(directory, sent, calls=None):
     return t
 
 
+@pytest.fixture
+def ctrl_c_as_at_a_prompt():
+    """SIGINT as Python sets it up for a user at a terminal. A process that
+    began with SIGINT ignored (`cmd &` in a script, nohup) gets no handler
+    from Python, so no KeyboardInterrupt: the tests below would fail for
+    how they were started, not for the library."""
+    was = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, was)
+
+
 @pytest.mark.parametrize("how", ["path", "file object", "progress"])
-def test_ctrl_c_is_keyboard_interrupt_at_once(hs, tmp_path, how):
+def test_ctrl_c_is_keyboard_interrupt_at_once(hs, tmp_path, how, ctrl_c_as_at_a_prompt):
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     out = out_dir / "out.hprof"
