@@ -161,6 +161,9 @@ TIMED = sh tests/timed.sh
 # fewer (test-asan, test-clang); TEST_FILTER, when set, is the Criterion
 # tests it runs (a --filter pattern).
 TEST_FILTER =
+# CHECK_LANES: how many CLI checks run at once (tests/lanes/scripts.sh);
+# one streams each check's output as it runs.
+CHECK_LANES = 1
 CHECK_SCRIPTS = cli cli_report cli_input cli_formats cli_args cli_safety cli_files cli_limits \
                 cli_destroy cli_digests cli_killed cli_obfuscate cli_cuts cli_privacy cli_many \
                 audit_adversarial cli_many_stops cli_audit cli_first_hour
@@ -169,10 +172,12 @@ check: $(BIN) $(TEST_BIN) $(FRESH_DUMP) $(ART_DUMP)
 	sh tests/lanes/layers.sh $(BUILD) $(CORE_SRC)
 	sh tests/lanes/spdx.sh
 	$(TIMED) $(TEST_BIN) --jobs 2 $(if $(TEST_FILTER),--filter '$(TEST_FILTER)')
-	set -e; for s in $(CHECK_SCRIPTS); do \
+	set -e; if [ $(CHECK_LANES) -gt 1 ]; then \
+	    sh tests/lanes/scripts.sh $(CHECK_LANES) ./$(BIN) $(CUTCHECK) $(CHECK_SCRIPTS); \
+	else for s in $(CHECK_SCRIPTS); do \
 	    if [ $$s = cli_cuts ]; then $(TIMED) sh tests/cli/$$s.sh ./$(BIN) $(CUTCHECK); \
 	    else $(TIMED) sh tests/cli/$$s.sh ./$(BIN); fi; \
-	done
+	done; fi
 	CC="$(CC)" CFLAGS="$(CFLAGS)" LDFLAGS="$(LDFLAGS)" $(TIMED) sh tests/lanes/abi.sh ./$(BIN) $(BUILD)
 
 # The signal, pipe and full-disk checks, STRESS_RUNS times, with two CPU
@@ -269,7 +274,9 @@ test-long: test-deps
 # tests/unit/helpers.c dump_paths_sampled), and the CLI checks leave out the
 # three whose work is file permutations, digests of large files and
 # obfuscation round trips in Python (cli_destroy, cli_digests,
-# cli_obfuscate: make test runs them on the normal build).
+# cli_obfuscate: make test runs them on the normal build). Each CLI check
+# runs one process at a time, so two run at once (CHECK_LANES): 360 s of
+# them took about 200 on CI's 2 cores.
 ASAN_DUMPS ?= 4
 # tests/cli/cli_cuts.sh cuts each compressed dump at this many places, not 20
 ASAN_CUTS ?= 20
@@ -279,7 +286,8 @@ test-asan: test-deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/unit/lsan.supp \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 HS_TEST_DUMPS=$(ASAN_DUMPS) CLI_CUTS_N=$(ASAN_CUTS) \
 	$(MAKE) BUILD=build-asan BIN=build-asan/hprof-strip CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	    LDFLAGS="-fsanitize=address,undefined" EXTRA_CFLAGS=-Werror CHECK_SCRIPTS="$(ASAN_SCRIPTS)" check
+	    LDFLAGS="-fsanitize=address,undefined" EXTRA_CFLAGS=-Werror CHECK_SCRIPTS="$(ASAN_SCRIPTS)" \
+	    CHECK_LANES=2 check
 
 # Everything built by clang, warnings as errors, in its own build tree, and
 # run: the Criterion suites but the long sweeps (LONG_TESTS: the same code
@@ -326,7 +334,8 @@ test-tsan: test-deps
 POSIX_SCRIPTS ?= cli cli_input cli_formats cli_safety cli_files cli_many cli_many_stops cli_report
 test-posix: test-deps $(BIN)
 	HS_TEST_DUMPS=1 $(MAKE) HS_PORT_POSIX=1 BUILD=build-posix BIN=build-posix/hprof-strip \
-	    EXTRA_CFLAGS=-Werror CHECK_SCRIPTS="$(POSIX_SCRIPTS)" TEST_FILTER='!($(LONG_LIST))' check
+	    EXTRA_CFLAGS=-Werror CHECK_SCRIPTS="$(POSIX_SCRIPTS)" TEST_FILTER='!($(LONG_LIST))' \
+	    CHECK_LANES=2 check
 	$(TIMED) sh tests/lanes/port_calls.sh ./$(BIN) linux
 	$(TIMED) sh tests/lanes/port_calls.sh build-posix/hprof-strip posix
 
