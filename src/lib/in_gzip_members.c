@@ -128,15 +128,21 @@ typedef struct {
     int news;       /* this lead changed something the other may wait for */
 } members;
 
+/* Lets go of the lead, telling a waiting one whether this lead changed
+ * anything (`news`, or m->news); returns the ring's count of changes. */
+static unsigned unlead(members *m, int news)
+{
+    news |= m->news;
+    m->news = 0;
+    return hs_ring_unlead(m->out, news);
+}
+
 /* Lets go of the lead until the other thread did something: a member
  * inflated, given to the filter or handed out, or news of its own. */
 static void wait_on(members *m)
 {
-    int news = m->news;
-    unsigned seen;
+    unsigned seen = unlead(m, 0);
 
-    m->news = 0;
-    seen = hs_ring_unlead(m->out, news);
     hs_ring_lead(m->out, &seen);
 }
 
@@ -192,8 +198,7 @@ static int more_raw(members *m)
         m->past -= moved;
     }
     m->reading = 1;
-    m->news = 0;
-    hs_ring_unlead(m->out, 1);
+    unlead(m, 1);
     n = hs_in_read_some(in, in->raw + len, in->raw_cap - len);
     hs_ring_lead(m->out, NULL);
     m->reading = 0;
@@ -308,8 +313,7 @@ static void inflate_members(members *m, struct inflate_state *st)
 
     hs_ring_lead(m->out, NULL);
     while ((j = hand_out(m)) != NULL) {
-        m->news = 0;
-        hs_ring_unlead(m->out, 1);
+        unlead(m, 1);
         /* the filter may still be reading the member JOBS back; stopped,
          * the member stays not ok, and hand_out sees the stop */
         if (hs_ring_room(in->ring, j->n) == 0)
@@ -317,8 +321,7 @@ static void inflate_members(members *m, struct inflate_state *st)
         hs_ring_worked(m->out, j->n - m->first, 1); /* the other may wait for it */
         hs_ring_lead(m->out, NULL);
     }
-    m->news = 0;
-    hs_ring_unlead(m->out, 1); /* the other may wait for m->over */
+    unlead(m, 1); /* the other may wait for m->over */
 }
 
 static void *helper_thread(void *arg)

@@ -21,10 +21,12 @@
  *
  * One lock, three condition variables: `room` for the producers (a release
  * wakes them), `ready` for the workers and the consumer (a post or a
- * worked block wakes them), `turn` for threads waiting to lead (ring.h:
- * every change wakes them, when there are some). Blocks are large (1 MiB)
- * and few are in flight, so a broadcast on every change costs nothing
- * measurable and spares any reasoning about who must be woken.
+ * worked block wakes them), `turn` for threads waiting to lead (a free
+ * lead wakes them, and every change those waiting for news). Blocks are
+ * large (1 MiB) and few are in flight, so a broadcast on every change
+ * costs nothing measurable and spares any reasoning about who must be
+ * woken; the one exception is a thread waiting for the lead alone, which
+ * every block woke for nothing (2 % of a run with the hasher busy).
  *
  * The lead is the ring's and not a mutex of its users' so that every wait
  * of the library's threads is here, and a lead that waits for news cannot
@@ -205,18 +207,25 @@ static int ready(const hs_ring *r)
     return r->taken != r->posted && (!r->worked || r->done[r->taken % r->slots]);
 }
 
+/* Under mu: 1 with the oldest block in *k and its status, when it is
+ * ready (even when stopped), else 0. */
+static int oldest(const hs_ring *r, unsigned *k, long *status)
+{
+    if (!ready(r))
+        return 0;
+    *k = r->taken;
+    *status = r->status[r->taken % r->slots];
+    return 1;
+}
+
 int hs_ring_take(hs_ring *r, unsigned *k, long *status)
 {
-    int ok = -1;
+    int ok;
 
     pthread_mutex_lock(&r->mu);
     while (!r->stop && !ready(r))
         pthread_cond_wait(&r->ready, &r->mu);
-    if (ready(r)) { /* a block ready is given even when stopped */
-        *k = r->taken;
-        *status = r->status[r->taken % r->slots];
-        ok = 0;
-    }
+    ok = oldest(r, k, status) ? 0 : -1;
     pthread_mutex_unlock(&r->mu);
     return ok;
 }
@@ -240,11 +249,7 @@ int hs_ring_try_take(hs_ring *r, unsigned *k, long *status)
     int ok;
 
     pthread_mutex_lock(&r->mu);
-    ok = ready(r) ? 1 : r->stop ? -1 : 0;
-    if (ok == 1) {
-        *k = r->taken;
-        *status = r->status[r->taken % r->slots];
-    }
+    ok = oldest(r, k, status) ? 1 : r->stop ? -1 : 0;
     pthread_mutex_unlock(&r->mu);
     return ok;
 }
